@@ -1,0 +1,13 @@
+# Install-side discovery: pkg-config (shoal.pc) and CMake (find_package(Shoal)).
+include(CMakePackageConfigHelpers)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/shoal.pc.in ${PROJECT_BINARY_DIR}/shoal.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/shoal.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+install(EXPORT ShoalTargets NAMESPACE Shoal:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Shoal)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ShoalConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/ShoalConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Shoal)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/ShoalConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/ShoalConfig.cmake ${PROJECT_BINARY_DIR}/ShoalConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Shoal)

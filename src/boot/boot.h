@@ -1,0 +1,47 @@
+/* boot/ — who am I, how many, and a few collective exchanges before any
+ * transport exists.  Owns: the launcher protocols (local = our oshrun,
+ * singleton = no launcher; pmix later).  May call: libc only — never core/,
+ * transport/ or api/ (errors are returned, the caller reports them).
+ *
+ * Every call except abort is collective over all ranks of the job and is
+ * made from one thread at a time (init, finalize, debug checks). */
+#ifndef SHOAL_BOOT_H
+#define SHOAL_BOOT_H
+#include <stddef.h>
+
+struct shoal_boot {
+    const char *name;   /* "local", "singleton", ... for shmem-info */
+    int rank;           /* 0 .. size-1 */
+    int size;
+    /* out[r*len .. r*len+len) receives rank r's `in`; returns 0 or -1. */
+    int (*allgather)(const void *in, void *out, size_t len);
+    int (*barrier)(void);
+    /* Tells the launcher this rank is finalizing cleanly (the launcher then
+     * treats its exit as normal).  Not collective. */
+    void (*finalize)(void);
+    /* Brings the whole job down with `status`; `reason` (may be NULL) is
+     * printed by the launcher.  Does not return: after telling the launcher
+     * it _exits this process with `status`. */
+    _Noreturn void (*abort)(int status, const char *reason);
+    /* Same as abort, but the job-wide exit is the program's wish
+     * (shmem_global_exit): the launcher exits with `status` and does not
+     * report it as a failure.  Returns so the caller can run exit(). */
+    void (*global_exit)(int status);
+};
+
+/* Picks the bootstrap from the environment: SHOAL_BOOT_FD set by oshrun ->
+ * local; otherwise a singleton job of one PE.  Returns 0, or -1 with a
+ * message in errbuf. */
+int shoal_boot_open(struct shoal_boot *b, char *errbuf, size_t errlen);
+
+/* Individual bootstraps (boot_local.c, boot_singleton.c). */
+int shoal_boot_local_open(struct shoal_boot *b, char *errbuf, size_t errlen);
+int shoal_boot_singleton_open(struct shoal_boot *b, char *errbuf, size_t errlen);
+
+/* Environment contract between oshrun and boot_local.c. */
+#define SHOAL_ENV_BOOT_FD  "SHOAL_BOOT_FD"   /* inherited socket to oshrun */
+#define SHOAL_ENV_RANK     "SHOAL_RANK"
+#define SHOAL_ENV_SIZE     "SHOAL_SIZE"
+#define SHOAL_ENV_JOBID    "SHOAL_JOBID"     /* unique per job on this node */
+
+#endif

@@ -1,0 +1,156 @@
+/* Reading and validating the environment (table: env_table.h). */
+#include "core/env.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum shoal_env_kind { KIND_SIZE, KIND_BOOL, KIND_UINT, KIND_STRING };
+
+struct shoal_env_row {
+    const char *name, *alias, *def, *meaning;
+    enum shoal_env_kind kind;
+};
+
+static const struct shoal_env_row rows[SHOAL_ENV_COUNT] = {
+#define SHOAL_ENV(id, name, alias, kind, def, meaning) \
+    [SHOAL_ENV_##id] = {name, alias, def, meaning, KIND_##kind},
+#include "core/env_table.h"
+#undef SHOAL_ENV
+};
+
+/* The spec's rule: the SHMEM_ spelling wins over the deprecated SMA_ one. */
+static const char *lookup(const struct shoal_env_row *r, const char **used)
+{
+    const char *v = getenv(r->name);
+    *used = r->name;
+    if (!v && r->alias) {
+        v = getenv(r->alias);
+        *used = r->alias;
+    }
+    return v;
+}
+
+int shoal_parse_size(const char *s, size_t *out)
+{
+    /* [digits][.digits][suffix[anything]]: at least one digit; only the first
+     * suffix letter counts (spec).  Exact integer arithmetic, rounded up. */
+    const char *p = s;
+    unsigned __int128 ip = 0, frac = 0, fscale = 1;
+    int ndig = 0;
+    while (isdigit((unsigned char)*p)) {
+        ip = ip * 10 + (unsigned)(*p++ - '0');
+        ndig++;
+        if (ip > ((unsigned __int128)1 << 70))
+            return -1;
+    }
+    if (*p == '.') {
+        p++;
+        while (isdigit((unsigned char)*p)) {
+            if (fscale < (unsigned __int128)1e30) {
+                frac = frac * 10 + (unsigned)(*p - '0');
+                fscale *= 10;
+            }
+            p++;
+            ndig++;
+        }
+    }
+    if (ndig == 0)
+        return -1;
+    unsigned __int128 factor = 1;
+    switch (*p) {
+    case '\0': break;
+    case 'k': case 'K': factor = (unsigned __int128)1 << 10; break;
+    case 'm': case 'M': factor = (unsigned __int128)1 << 20; break;
+    case 'g': case 'G': factor = (unsigned __int128)1 << 30; break;
+    case 't': case 'T': factor = (unsigned __int128)1 << 40; break;
+    default: return -1;
+    }
+    unsigned __int128 v = ip * factor + (frac * factor + fscale - 1) / fscale;
+    if (v > SIZE_MAX / 2)
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int parse_bool(const char *s)
+{
+    if (!strcasecmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "false") ||
+        !strcasecmp(s, "off"))
+        return 0;
+    return 1;
+}
+
+static int parse_uint(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int bad(char *errbuf, size_t errlen, const char *var, const char *val, const char *want)
+{
+    snprintf(errbuf, errlen, "environment variable %s='%s' is malformed: expected %s", var, val,
+             want);
+    return -1;
+}
+
+int shoal_env_load(struct shoal_config *cfg, char *errbuf, size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    for (int id = 0; id < SHOAL_ENV_COUNT; id++) {
+        const struct shoal_env_row *r = &rows[id];
+        const char *used;
+        const char *v = lookup(r, &used);
+        int from_env = v != NULL;
+        if (!v)
+            v = r->def;
+        switch (id) {
+        case SHOAL_ENV_SYMMETRIC_SIZE:
+            if (shoal_parse_size(v, &cfg->symmetric_size) < 0)
+                return bad(errbuf, errlen, used, v,
+                           "a number of bytes with an optional K/M/G/T suffix, e.g. 512M or 1.5G");
+            break;
+        case SHOAL_ENV_DEBUG: cfg->debug = parse_bool(v); break;
+        case SHOAL_ENV_INFO: cfg->info = from_env && parse_bool(v); break;
+        case SHOAL_ENV_VERSION: cfg->version = from_env && parse_bool(v); break;
+        case SHOAL_ENV_WAIT_SPIN_US:
+            cfg->wait_spin_us = -1;
+            if (strcmp(v, "auto") && parse_uint(v, &cfg->wait_spin_us) < 0)
+                return bad(errbuf, errlen, used, v, "a non-negative integer or 'auto'");
+            break;
+        case SHOAL_ENV_WAIT_SLEEP_MAX_US:
+            if (parse_uint(v, &cfg->wait_sleep_max_us) < 0 || cfg->wait_sleep_max_us < 1)
+                return bad(errbuf, errlen, used, v, "a positive integer");
+            break;
+        case SHOAL_ENV_TRANSPORTS:
+            if (strcmp(v, "shm") != 0)
+                return bad(errbuf, errlen, used, v,
+                           "'shm' (this build has no network transport)");
+            snprintf(cfg->transports, sizeof cfg->transports, "%s", v);
+            break;
+        }
+    }
+    return 0;
+}
+
+void shoal_env_print(FILE *f, const char *prefix)
+{
+    for (int id = 0; id < SHOAL_ENV_COUNT; id++) {
+        const struct shoal_env_row *r = &rows[id];
+        const char *used;
+        const char *v = lookup(r, &used);
+        fprintf(f, "%s%-24s = %-10s %s%s%s%s\n", prefix, r->name, v ? v : r->def,
+                v ? "(set)     " : "(default) ", r->meaning, r->alias ? " [alias: " : "",
+                r->alias ? r->alias : "", r->alias ? "]" : "");
+    }
+}

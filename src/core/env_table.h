@@ -1,0 +1,22 @@
+/* Every environment variable Shoal reads: one row each.  The same table
+ * drives parsing, validation (a malformed value is a fatal error naming the
+ * variable) and what shmem-info / SHMEM_INFO print.
+ *
+ * SHOAL_ENV(id, name, deprecated alias or NULL, kind, default, meaning)
+ * kinds: SIZE (bytes, K/M/G/T suffixes and fractions as the spec's
+ * SHMEM_SYMMETRIC_SIZE), BOOL (any value means set, except 0/no/false/off),
+ * UINT (decimal), STRING. */
+SHOAL_ENV(SYMMETRIC_SIZE, "SHMEM_SYMMETRIC_SIZE", "SMA_SYMMETRIC_SIZE", SIZE, "512M",
+          "Symmetric heap size per PE (K/M/G/T suffixes, fractions allowed: 1.5G)")
+SHOAL_ENV(DEBUG, "SHMEM_DEBUG", "SMA_DEBUG", BOOL, "0",
+          "Costly argument checks (overlap, alignment, symmetric allocation) and backtraces on error")
+SHOAL_ENV(INFO, "SHMEM_INFO", "SMA_INFO", BOOL, "0",
+          "PE 0 prints this configuration at start-up")
+SHOAL_ENV(VERSION, "SHMEM_VERSION", "SMA_VERSION", BOOL, "0",
+          "PE 0 prints the library version at start-up")
+SHOAL_ENV(WAIT_SPIN_US, "SHOAL_WAIT_SPIN_US", NULL, UINT, "auto",
+          "Microseconds a waiting PE spins before yielding and sleeping (auto: 50, or 2 when PEs outnumber CPUs)")
+SHOAL_ENV(WAIT_SLEEP_MAX_US, "SHOAL_WAIT_SLEEP_MAX_US", NULL, UINT, "1000",
+          "Longest single sleep of a waiting PE before it re-checks, in microseconds")
+SHOAL_ENV(TRANSPORTS, "SHOAL_TRANSPORTS", NULL, STRING, "shm",
+          "Transports to use: shm (on-node load/store; the only one built in this version)")

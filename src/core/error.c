@@ -1,0 +1,127 @@
+/* Fatal errors and warnings: one line naming the PE, the routine and the
+ * argument, an optional backtrace (SHMEM_DEBUG), then the job goes down
+ * through the bootstrap so the launcher reports it and kills the others. */
+#include "core/error.h"
+
+#include <execinfo.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "boot/boot.h"
+#include "core/state.h"
+
+static void vreport(const char *kind, const char *routine, const char *fmt, va_list ap)
+{
+    char msg[1024];
+    int n = 0;
+    if (shoal_g.init_count > 0)
+        n = snprintf(msg, sizeof msg, "shoal: PE %d: %s%s%s", shoal_g.my_pe, kind,
+                     routine ? routine : "", routine ? ": " : "");
+    else
+        n = snprintf(msg, sizeof msg, "shoal: %s%s%s", kind, routine ? routine : "",
+                     routine ? ": " : "");
+    if (n < 0 || (size_t)n >= sizeof msg)
+        n = 0;
+    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+    /* One write so lines of different PEs do not interleave. */
+    fprintf(stderr, "%s\n", msg);
+    fflush(stderr);
+}
+
+_Noreturn void shoal_fatal(const char *routine, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("", routine, fmt, ap);
+    va_end(ap);
+    if (shoal_g.debug) {
+        void *frames[64];
+        int n = backtrace(frames, 64);
+        fprintf(stderr, "shoal: PE %d: backtrace:\n", shoal_g.my_pe);
+        fflush(stderr);
+        backtrace_symbols_fd(frames, n, STDERR_FILENO);
+    }
+    if (shoal_g.boot && shoal_g.boot->abort)
+        shoal_g.boot->abort(1, routine ? routine : "fatal error");
+    _exit(1);
+}
+
+void shoal_warn(const char *routine, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("warning: ", routine, fmt, ap);
+    va_end(ap);
+}
+
+_Noreturn void shoal_err_not_init(const char *routine)
+{
+    shoal_fatal(routine, "called before shmem_init (or after the last shmem_finalize)");
+}
+
+_Noreturn void shoal_err_ctx(const struct shoal_ctx *ctx, const char *routine)
+{
+    if (shoal_g.init_count == 0 || shoal_g.finalized)
+        shoal_err_not_init(routine);
+    if (ctx == NULL)
+        shoal_fatal(routine, "argument 'ctx' is SHMEM_CTX_INVALID");
+    shoal_fatal(routine, "argument 'ctx' (%p) is not a live context (destroyed or never created)",
+                (const void *)ctx);
+}
+
+_Noreturn void shoal_err_pe(const struct shoal_ctx *ctx, int pe, const char *routine)
+{
+    const struct shoal_team *t = ctx->team;
+    if (t == &shoal_team_world)
+        shoal_fatal(routine, "argument 'pe' = %d is not a valid PE: the job has PEs 0..%d", pe,
+                    t->size - 1);
+    shoal_fatal(routine,
+                "argument 'pe' = %d is not a valid PE of the context's team: it has PEs 0..%d",
+                pe, t->size - 1);
+}
+
+_Noreturn void shoal_err_addr(const void *addr, size_t len, int pe, const char *routine,
+                              const char *arg)
+{
+    if (shoal_g.init_count == 0 || shoal_g.finalized)
+        shoal_err_not_init(routine);
+    char data[160];
+    if (shoal_g.data_size)
+        snprintf(data, sizeof data, "static data [%p, %p)", (void *)shoal_g.data_me,
+                 (void *)(shoal_g.data_me + shoal_g.data_size));
+    else
+        snprintf(data, sizeof data, "static data: not symmetric (%s)",
+                 shoal_g.data_note ? shoal_g.data_note : "unavailable");
+    shoal_fatal(routine,
+                "argument '%s' = %p (%zu bytes, target PE %d) is not in a symmetric segment: "
+                "symmetric heap [%p, %p), %s",
+                arg, addr, len, pe, (void *)(shoal_g.heap_me + SHOAL_CTL_SIZE),
+                (void *)(shoal_g.heap_me + shoal_g.heap_size), data);
+}
+
+_Noreturn void shoal_err_no_route(int pe, const char *routine)
+{
+    shoal_fatal(routine,
+                "PE %d is not on this node and this build has no network transport "
+                "(SHOAL_TRANSPORTS=shm)",
+                pe);
+}
+
+void shoal_debug_check_overlap(const void *a, size_t alen, const void *b, size_t blen,
+                               const char *routine, const char *aname, const char *bname)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    if (!a || !b || !alen || !blen)
+        return;
+    if (x < y + blen && y < x + alen)
+        shoal_fatal(routine, "arguments '%s' [%p, +%zu) and '%s' [%p, +%zu) overlap", aname, a,
+                    alen, bname, b, blen);
+}
+
+void shoal_debug_check_align(const void *p, size_t align, const char *routine, const char *arg)
+{
+    if ((uintptr_t)p % align)
+        shoal_fatal(routine, "argument '%s' = %p is not aligned to %zu bytes", arg, p, align);
+}

@@ -1,0 +1,29 @@
+/* Error reporting.  Every fatal error names the routine, the argument and
+ * the PE, then brings the job down (shmem_global_exit(1) semantics); under
+ * SHMEM_DEBUG a backtrace is printed first. */
+#ifndef SHOAL_CORE_ERROR_H
+#define SHOAL_CORE_ERROR_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct shoal_ctx;
+
+_Noreturn void shoal_fatal(const char *routine, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), cold));
+void shoal_warn(const char *routine, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), cold));
+
+/* The fast-path checks of core/ops.h end up here. */
+_Noreturn void shoal_err_ctx(const struct shoal_ctx *ctx, const char *routine) __attribute__((cold));
+_Noreturn void shoal_err_pe(const struct shoal_ctx *ctx, int pe, const char *routine) __attribute__((cold));
+_Noreturn void shoal_err_addr(const void *addr, size_t len, int pe, const char *routine,
+                              const char *arg) __attribute__((cold));
+_Noreturn void shoal_err_not_init(const char *routine) __attribute__((cold));
+_Noreturn void shoal_err_no_route(int pe, const char *routine) __attribute__((cold));
+
+/* Costlier checks, called only when SHMEM_DEBUG is set. */
+void shoal_debug_check_overlap(const void *a, size_t alen, const void *b, size_t blen,
+                               const char *routine, const char *aname, const char *bname);
+void shoal_debug_check_align(const void *p, size_t align, const char *routine, const char *arg);
+
+#endif

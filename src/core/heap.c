@@ -1,0 +1,153 @@
+/* The symmetric heap as the user sees it: collective allocation over the
+ * deterministic allocator (heap_alloc.c), the barriers the spec asks for,
+ * and the SHMEM_DEBUG symmetry check. */
+#include "core/heap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/boot.h"
+#include "coll/coll.h"
+#include "core/error.h"
+#include "core/heap_alloc.h"
+#include "core/state.h"
+
+static struct shoal_heap *heap;
+
+int shoal_heap_setup(void)
+{
+    heap = shoal_heap_create(SHOAL_CTL_SIZE, shoal_g.heap_size - SHOAL_CTL_SIZE);
+    return heap ? 0 : -1;
+}
+
+void shoal_heap_teardown(void)
+{
+    shoal_heap_destroy(heap);
+    heap = NULL;
+}
+
+void shoal_heap_usage(size_t *used, size_t *free_bytes, size_t *largest)
+{
+    struct shoal_heap_stats st = {0};
+    if (heap)
+        shoal_heap_stats(heap, &st);
+    *used = st.used;
+    *free_bytes = st.free;
+    *largest = st.largest_free;
+}
+
+/* SHMEM_DEBUG: every PE must have made the same allocation. */
+static void check_symmetric(const char *fn, size_t size, long long off)
+{
+    struct {
+        long long size, off;
+    } mine = {(long long)size, off}, *all;
+    int n = shoal_g.n_pes;
+    all = calloc((size_t)n, sizeof *all);
+    if (!all || shoal_g.boot->allgather(&mine, all, sizeof mine) < 0)
+        shoal_fatal(fn, "SHMEM_DEBUG symmetry check: bootstrap allgather failed");
+    for (int pe = 0; pe < n; pe++)
+        if (all[pe].size != mine.size || all[pe].off != mine.off)
+            shoal_fatal(fn,
+                        "allocation is not symmetric: PE %d asked for %lld bytes (heap offset "
+                        "%lld), PE %d for %lld bytes (offset %lld); every PE must make the same "
+                        "allocation calls with the same arguments",
+                        pe, all[pe].size, all[pe].off, shoal_g.my_pe, mine.size, mine.off);
+    free(all);
+}
+
+static void report_oom(const char *fn, size_t size)
+{
+    size_t used, fr, largest;
+    shoal_heap_usage(&used, &fr, &largest);
+    if (shoal_g.my_pe == 0)
+        shoal_warn(fn,
+                   "out of symmetric memory: asked for %zu bytes; %zu bytes free (largest free "
+                   "block %zu) of %zu; raise SHMEM_SYMMETRIC_SIZE (e.g. SHMEM_SYMMETRIC_SIZE=%zuM)",
+                   size, fr, largest, shoal_g.user_heap_size,
+                   (shoal_g.user_heap_size + size) / (1 << 20) * 2 + 1);
+}
+
+static void check_init(const char *fn)
+{
+    if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
+        shoal_err_not_init(fn);
+}
+
+void *shoal_sym_alloc(size_t size, size_t align, const char *fn)
+{
+    check_init(fn);
+    if (size == 0)
+        return NULL;
+    size_t off;
+    int rc = shoal_heap_alloc(heap, size, align, &off);
+    if (shoal_g.debug)
+        check_symmetric(fn, size, rc == 0 ? (long long)off : -1);
+    shoal_barrier_all_internal();
+    if (rc < 0) {
+        report_oom(fn, size);
+        return NULL;
+    }
+    return shoal_g.heap_me + off;
+}
+
+/* The heap offset of a pointer the user passes back, checked. */
+static size_t block_of(void *ptr, const char *fn)
+{
+    size_t off = (size_t)((char *)ptr - shoal_g.heap_me);
+    if ((char *)ptr < shoal_g.heap_me + SHOAL_CTL_SIZE || off >= shoal_g.heap_size ||
+        shoal_heap_block_size(heap, off) == 0)
+        shoal_fatal(fn,
+                    "argument 'ptr' = %p is not a block allocated by shmem_malloc and not yet "
+                    "freed (symmetric heap [%p, %p))",
+                    ptr, (void *)(shoal_g.heap_me + SHOAL_CTL_SIZE),
+                    (void *)(shoal_g.heap_me + shoal_g.heap_size));
+    return off;
+}
+
+void shoal_sym_free(void *ptr, const char *fn)
+{
+    check_init(fn);
+    if (!ptr)
+        return;
+    size_t off = block_of(ptr, fn);
+    if (shoal_g.debug)
+        check_symmetric(fn, 0, (long long)off);
+    shoal_barrier_all_internal();
+    shoal_heap_free(heap, off);
+}
+
+void *shoal_sym_realloc(void *ptr, size_t size, const char *fn)
+{
+    check_init(fn);
+    if (!ptr)
+        return shoal_sym_alloc(size, 64, fn);
+    if (size == 0) {
+        shoal_sym_free(ptr, fn);
+        return NULL;
+    }
+    size_t off = block_of(ptr, fn);
+    /* Entry barrier: nobody may still be writing the old block when it
+     * moves. */
+    shoal_barrier_all_internal();
+    size_t old = shoal_heap_block_size(heap, off);
+    void *result;
+    size_t noff = off;
+    int rc = 0;
+    if (shoal_heap_resize(heap, off, size) == 0) {
+        result = ptr;
+    } else if ((rc = shoal_heap_alloc(heap, size, 64, &noff)) == 0) {
+        result = shoal_g.heap_me + noff;
+        memcpy(result, ptr, old < size ? old : size);
+        shoal_heap_free(heap, off);
+    } else {
+        result = NULL;
+    }
+    if (shoal_g.debug)
+        check_symmetric(fn, size, rc == 0 ? (long long)noff : -1);
+    shoal_barrier_all_internal();
+    if (!result)
+        report_oom(fn, size);
+    return result;
+}

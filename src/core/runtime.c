@@ -1,0 +1,187 @@
+/* Library life cycle.  Init and finalize nest (OpenSHMEM 1.6): each init
+ * needs a matching finalize; inner finalizes act as shmem_barrier_all and
+ * only the last one tears down.  A program that returns from main without
+ * finalizing is finalized implicitly (deprecated, still required); a
+ * program that exits non-zero is not, and the launcher takes the job down. */
+#include "core/runtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "boot/boot.h"
+#include "coll/coll.h"
+#include "core/ctx.h"
+#include "core/env.h"
+#include "core/error.h"
+#include "core/heap.h"
+#include "core/ops.h"
+#include "core/segments.h"
+#include "core/wait.h"
+
+static struct shoal_boot boot;
+static struct shoal_config cfg;
+static int exiting_globally;
+static int on_exit_registered;
+
+static void implicit_finalize(int status, void *arg)
+{
+    (void)arg;
+    if (shoal_g.init_count == 0 || shoal_g.finalized || exiting_globally)
+        return;
+    if (status != 0)
+        return; /* the launcher sees the failure and ends the job */
+    shoal_g.init_count = 1;
+    shoal_runtime_finalize("shmem_finalize (implicit, at exit)");
+}
+
+static void setup_team(struct shoal_team *t, int size)
+{
+    t->start = 0;
+    t->stride = 1;
+    t->size = size;
+    t->my_pe = shoal_g.my_pe;
+    t->num_contexts = 0;
+    t->magic = SHOAL_TEAM_LIVE;
+}
+
+static int fail_init(const char *fn, const char *msg)
+{
+    fprintf(stderr, "shoal: %s: %s\n", fn, msg);
+    fflush(stderr);
+    return -1;
+}
+
+int shoal_runtime_init(int requested, int *provided, const char *fn)
+{
+    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE) {
+        char m[128];
+        snprintf(m, sizeof m, "argument 'requested' = %d is not a SHMEM_THREAD_* level",
+                 requested);
+        return fail_init(fn, m);
+    }
+    if (shoal_g.init_count > 0) {
+        /* Nested init: on-node nothing depends on the level but the context
+         * pool lock, so a higher level can be granted at any time. */
+        shoal_g.init_count++;
+        if (requested > shoal_g.thread_level)
+            __atomic_store_n(&shoal_g.thread_level, requested, __ATOMIC_SEQ_CST);
+        if (provided)
+            *provided = shoal_g.thread_level;
+        return 0;
+    }
+    if (shoal_g.finalized)
+        return fail_init(fn, "the library cannot be initialized again after its last "
+                             "shmem_finalize");
+
+    char err[512];
+    if (shoal_env_load(&cfg, err, sizeof err) < 0)
+        return fail_init(fn, err);
+    shoal_g.debug = cfg.debug;
+    if (shoal_boot_open(&boot, err, sizeof err) < 0)
+        return fail_init(fn, err);
+    shoal_g.boot = &boot;
+    shoal_g.my_pe = boot.rank;
+    shoal_g.n_pes = boot.size;
+    shoal_g.thread_level = requested;
+
+    if (shoal_segments_setup(&boot, cfg.symmetric_size, err, sizeof err) < 0) {
+        fprintf(stderr, "shoal: PE %d: %s: %s\n", boot.rank, fn, err);
+        fflush(stderr);
+        boot.abort(1, "symmetric memory setup failed");
+    }
+    if (shoal_heap_setup() < 0)
+        boot.abort(1, "out of memory");
+    setup_team(&shoal_team_world, shoal_g.n_pes);
+    /* Every PE this version can reach is on this node. */
+    setup_team(&shoal_team_shared, shoal_g.n_pes);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    shoal_wait_configure(cfg.wait_spin_us, cfg.wait_sleep_max_us, shoal_g.n_local > ncpu);
+    shoal_coll_init();
+    shoal_ctx_init_default();
+    shoal_g.init_count = 1;
+
+    /* Nobody writes to a peer before every peer has mapped everything. */
+    if (boot.barrier() < 0)
+        boot.abort(1, "bootstrap barrier failed");
+    if (!on_exit_registered) {
+        on_exit(implicit_finalize, NULL);
+        on_exit_registered = 1;
+    }
+    if (shoal_g.my_pe == 0 && (cfg.version || cfg.info)) {
+        if (cfg.info)
+            shoal_print_info(stdout);
+        else
+            printf("%s\n", SHMEM_VENDOR_STRING);
+        fflush(stdout);
+    }
+    if (provided)
+        *provided = shoal_g.thread_level;
+    return 0;
+}
+
+void shoal_runtime_finalize(const char *fn)
+{
+    if (shoal_g.init_count == 0 || shoal_g.finalized)
+        return; /* finalize without init: nothing to release */
+    if (shoal_g.init_count > 1) {
+        shoal_g.init_count--;
+        shoal_barrier_all_internal();
+        return;
+    }
+    shoal_barrier_all_internal();
+    shoal_g.boot->finalize();
+    /* The final bootstrap barrier: no PE unmaps while another may still be
+     * reading the last barrier's counters in its memory. */
+    shoal_g.boot->barrier();
+    shoal_ctx_teardown();
+    shoal_heap_teardown();
+    shoal_segments_teardown();
+    shoal_team_world.magic = shoal_team_shared.magic = 0;
+    shoal_g.init_count = 0;
+    shoal_g.finalized = 1;
+}
+
+_Noreturn void shoal_runtime_global_exit(int status)
+{
+    exiting_globally = 1;
+    fflush(stdout);
+    fflush(stderr);
+    if (shoal_g.boot && shoal_g.init_count > 0 && !shoal_g.finalized)
+        shoal_g.boot->global_exit(status);
+    exit(status);
+}
+
+void shoal_print_info(FILE *f)
+{
+    size_t used = 0, fr = 0, largest = 0;
+    shoal_heap_usage(&used, &fr, &largest);
+    fprintf(f, "%s (OpenSHMEM %d.%d)\n", SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION,
+            SHMEM_MINOR_VERSION);
+    fprintf(f, "Build: %s, compiler %s, sanitizer %s\n", SHOAL_BUILD_TYPE, SHOAL_C_COMPILER,
+            SHOAL_SANITIZER);
+    fprintf(f, "Transports: shm (on-node load/store through memfd mappings)\n");
+    fprintf(f, "AMOs: CPU atomics on mapped memory (all PEs on one node)\n");
+    fprintf(f, "Bootstrap: %s\n", shoal_g.boot ? shoal_g.boot->name : "(not initialized)");
+    if (shoal_g.init_count > 0) {
+        fprintf(f, "Job: %d PEs, %d on this node; thread level %d\n", shoal_g.n_pes,
+                shoal_g.n_local, shoal_g.thread_level);
+        fprintf(f, "Symmetric heap: %zu bytes per PE (%zu used, %zu free)\n",
+                shoal_g.user_heap_size, used, fr);
+        if (shoal_g.data_shared)
+            fprintf(f, "Static data: symmetric, %zu bytes at %p (shared-memory mapping)\n",
+                    shoal_g.data_size, (void *)shoal_g.data_me);
+        else
+            fprintf(f, "Static data: NOT remotely accessible (%s)\n",
+                    shoal_g.data_note ? shoal_g.data_note : "unknown reason");
+        long live, pooled;
+        shoal_ctx_counts(&live, &pooled);
+        fprintf(f, "Contexts: %ld live, %ld pooled\n", live, pooled);
+    } else {
+        fprintf(f, "Static data: moved to shared memory at program start; symmetric once "
+                   "shmem_init runs\n");
+    }
+    fprintf(f, "Environment variables:\n");
+    shoal_env_print(f, "  ");
+}

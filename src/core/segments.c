@@ -1,0 +1,352 @@
+/* Symmetric segments: each PE's heap is a memfd; the PEs of one node send
+ * each other their heap and static-data descriptors over abstract Unix
+ * sockets (SCM_RIGHTS: no name in the file system, nothing to leak, works
+ * under any launcher and with Yama), and every PE maps all of them into two
+ * reserved ranges, slot s at base + s * stride.  Translating a symmetric
+ * address for a local peer is then one subtraction and one multiply-add
+ * (core/ops.h). */
+#include "core/segments.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "boot/boot.h"
+#include "core/data_segment.h"
+#include "core/state.h"
+
+#define HEAP_ALIGN ((size_t)2 << 20) /* lets the kernel use huge pages for the heap */
+
+/* What each PE tells every other at start-up. */
+struct pe_card {
+    char host[64];
+    char boot_id[40];
+    int64_t pid;
+    uint64_t heap_size;
+    uint64_t data_size;
+    uint64_t exe_dev, exe_ino, exe_size;
+};
+
+static int heap_fd = -1;
+static int *slots;          /* world PE -> node slot or -1 */
+static int *pe_of_slot;     /* node slot -> world PE */
+static int n_local;
+static struct pe_card *cards;
+
+static int fail(char *err, size_t len, const char *fmt, const char *what)
+{
+    snprintf(err, len, fmt, what, strerror(errno));
+    return -1;
+}
+
+static void fill_card(struct pe_card *c, size_t heap_size, size_t data_size)
+{
+    memset(c, 0, sizeof *c);
+    gethostname(c->host, sizeof c->host - 1);
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(c->boot_id, sizeof c->boot_id, f))
+            c->boot_id[0] = 0;
+        fclose(f);
+    }
+    c->pid = getpid();
+    c->heap_size = heap_size;
+    c->data_size = data_size;
+    struct stat st;
+    if (stat("/proc/self/exe", &st) == 0) {
+        c->exe_dev = st.st_dev;
+        c->exe_ino = st.st_ino;
+        c->exe_size = (uint64_t)st.st_size;
+    }
+}
+
+static void sock_name(struct sockaddr_un *a, socklen_t *len, const char *job, int rank)
+{
+    memset(a, 0, sizeof *a);
+    a->sun_family = AF_UNIX;
+    /* Abstract namespace: leading NUL. */
+    int n = snprintf(a->sun_path + 1, sizeof a->sun_path - 1, "shoal-%s-%d", job, rank);
+    *len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+static int send_fds(int sock, int rank, int hfd, int dfd)
+{
+    int fds[2] = {hfd, dfd};
+    int nfd = dfd >= 0 ? 2 : 1;
+    union {
+        char buf[CMSG_SPACE(sizeof fds)];
+        struct cmsghdr align;
+    } u;
+    memset(&u, 0, sizeof u);
+    struct iovec iov = {&rank, sizeof rank};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                       .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfd)};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfd);
+    memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfd);
+    ssize_t r;
+    do
+        r = sendmsg(sock, &m, MSG_NOSIGNAL);
+    while (r < 0 && errno == EINTR);
+    return r == (ssize_t)sizeof rank ? 0 : -1;
+}
+
+static int recv_fds(int sock, int *rank, int *hfd, int *dfd)
+{
+    union {
+        char buf[CMSG_SPACE(sizeof(int) * 2)];
+        struct cmsghdr align;
+    } u;
+    struct iovec iov = {rank, sizeof *rank};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                       .msg_controllen = sizeof u.buf};
+    ssize_t r;
+    do
+        r = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+    while (r < 0 && errno == EINTR);
+    if (r != (ssize_t)sizeof *rank)
+        return -1;
+    *hfd = *dfd = -1;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            int fds[2] = {-1, -1};
+            size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            memcpy(fds, CMSG_DATA(c), n * sizeof(int));
+            *hfd = fds[0];
+            *dfd = n > 1 ? fds[1] : -1;
+        }
+    }
+    return *hfd >= 0 ? 0 : -1;
+}
+
+static void *reserve(size_t len, size_t align)
+{
+    /* Over-reserve, then trim to an aligned range. */
+    char *p = mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    char *a = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+    if (a > p)
+        munmap(p, (size_t)(a - p));
+    munmap(a + len, (size_t)(p + len + align - a - len));
+    return a;
+}
+
+/* Exchanges descriptors with every other PE of this node: listen, barrier,
+ * connect-and-send to each peer (queued in the listeners' backlogs), then
+ * accept and receive from each. */
+static int exchange_fds(struct shoal_boot *b, const char *job, int dfd, int *peer_heap,
+                        int *peer_data, char *err, size_t errlen)
+{
+    int me = b->rank;
+    int lsock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (lsock < 0)
+        return fail(err, errlen, "%s: %s", "socket");
+    struct sockaddr_un a;
+    socklen_t alen;
+    sock_name(&a, &alen, job, me);
+    if (bind(lsock, (struct sockaddr *)&a, alen) < 0 || listen(lsock, n_local + 8) < 0) {
+        close(lsock);
+        return fail(err, errlen, "cannot listen on the abstract socket %s: %s", a.sun_path + 1);
+    }
+    int rc = -1;
+    if (b->barrier() < 0) {
+        snprintf(err, errlen, "bootstrap barrier failed");
+        goto out;
+    }
+    for (int s = 0; s < n_local; s++) {
+        int pe = pe_of_slot[s];
+        if (pe == me)
+            continue;
+        int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sock_name(&a, &alen, job, pe);
+        if (c < 0 || connect(c, (struct sockaddr *)&a, alen) < 0 ||
+            send_fds(c, me, heap_fd, dfd) < 0) {
+            if (c >= 0)
+                close(c);
+            fail(err, errlen, "cannot send segment descriptors to a peer: %s%s", "");
+            goto out;
+        }
+        close(c);
+    }
+    for (int k = 0; k < n_local - 1; k++) {
+        int c;
+        do
+            c = accept4(lsock, NULL, NULL, SOCK_CLOEXEC);
+        while (c < 0 && errno == EINTR);
+        int rank, hfd, pdfd;
+        if (c < 0 || recv_fds(c, &rank, &hfd, &pdfd) < 0 || rank < 0 || rank >= b->size ||
+            slots[rank] < 0) {
+            if (c >= 0)
+                close(c);
+            fail(err, errlen, "cannot receive segment descriptors from a peer: %s%s", "");
+            goto out;
+        }
+        close(c);
+        peer_heap[slots[rank]] = hfd;
+        peer_data[slots[rank]] = pdfd;
+    }
+    rc = 0;
+out:
+    close(lsock);
+    return rc;
+}
+
+int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, char *err, size_t errlen)
+{
+    const struct shoal_data_segment *ds = shoal_data_segment();
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (user_heap > SIZE_MAX / 4) {
+        snprintf(err, errlen, "SHMEM_SYMMETRIC_SIZE=%zu is too large", user_heap);
+        return -1;
+    }
+    size_t heap_size = (SHOAL_CTL_SIZE + user_heap + page - 1) & ~(page - 1);
+    int me = b->rank, n = b->size;
+
+    cards = calloc((size_t)n, sizeof *cards);
+    slots = malloc((size_t)n * sizeof *slots);
+    pe_of_slot = malloc((size_t)n * sizeof *pe_of_slot);
+    if (!cards || !slots || !pe_of_slot) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    struct pe_card mine;
+    fill_card(&mine, heap_size, ds->size);
+    if (b->allgather(&mine, cards, sizeof mine) < 0) {
+        snprintf(err, errlen, "bootstrap allgather failed");
+        return -1;
+    }
+
+    /* Every PE needs the same heap size (the layout is symmetric) and the
+     * same static data layout (the same executable). */
+    for (int pe = 0; pe < n; pe++) {
+        if (cards[pe].heap_size != heap_size) {
+            snprintf(err, errlen,
+                     "PE %d has a symmetric heap of %llu bytes and PE %d of %zu bytes: every PE "
+                     "must see the same SHMEM_SYMMETRIC_SIZE",
+                     pe, (unsigned long long)cards[pe].heap_size, me, heap_size);
+            return -1;
+        }
+        if (cards[pe].data_size != ds->size || cards[pe].exe_ino != mine.exe_ino ||
+            cards[pe].exe_dev != mine.exe_dev || cards[pe].exe_size != mine.exe_size) {
+            snprintf(err, errlen,
+                     "PE %d (pid %lld) is not running the same executable as PE %d (pid %lld): "
+                     "all PEs must run one program, whose static data is symmetric",
+                     pe, (long long)cards[pe].pid, me, (long long)mine.pid);
+            return -1;
+        }
+    }
+
+    n_local = 0;
+    for (int pe = 0; pe < n; pe++) {
+        int local = !strcmp(cards[pe].host, mine.host) &&
+                    !strcmp(cards[pe].boot_id, mine.boot_id);
+        slots[pe] = local ? n_local : -1;
+        if (local)
+            pe_of_slot[n_local++] = pe;
+    }
+
+    heap_fd = memfd_create("shoal-heap", MFD_CLOEXEC);
+    if (heap_fd < 0)
+        return fail(err, errlen, "%s failed: %s", "memfd_create");
+    if (ftruncate(heap_fd, (off_t)heap_size) < 0)
+        return fail(err, errlen, "cannot size the symmetric heap (%s): %s", "ftruncate");
+
+    int *peer_heap = malloc(sizeof(int) * (size_t)n_local);
+    int *peer_data = malloc(sizeof(int) * (size_t)n_local);
+    if (!peer_heap || !peer_data) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int my_slot = slots[me];
+    peer_heap[my_slot] = heap_fd;
+    peer_data[my_slot] = ds->fd;
+    const char *job = getenv(SHOAL_ENV_JOBID);
+    if (n_local > 1 && exchange_fds(b, job ? job : "single", ds->fd, peer_heap, peer_data, err,
+                                    errlen) < 0)
+        return -1;
+
+    size_t heap_stride = (heap_size + HEAP_ALIGN - 1) & ~(HEAP_ALIGN - 1);
+    char *hr = reserve(heap_stride * (size_t)n_local, HEAP_ALIGN);
+    size_t data_stride = ds->size;
+    char *dr = NULL;
+    if (ds->size && ds->fd >= 0)
+        dr = reserve(data_stride * (size_t)n_local, page);
+    if (!hr || (ds->size && ds->fd >= 0 && !dr)) {
+        snprintf(err, errlen,
+                 "cannot reserve %zu bytes of address space for the symmetric heaps of %d PEs "
+                 "(lower SHMEM_SYMMETRIC_SIZE)",
+                 heap_stride * (size_t)n_local, n_local);
+        return -1;
+    }
+    int rc = 0;
+    for (int s = 0; s < n_local; s++) {
+        if (mmap(hr + (size_t)s * heap_stride, heap_size, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_FIXED, peer_heap[s], 0) == MAP_FAILED) {
+            rc = fail(err, errlen, "cannot map the symmetric heap of PE %s: %s", "peer");
+        }
+        if (dr && peer_data[s] >= 0 &&
+            mmap(dr + (size_t)s * data_stride, data_stride, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_FIXED, peer_data[s], 0) == MAP_FAILED) {
+            rc = fail(err, errlen, "cannot map the static data of PE %s: %s", "peer");
+        }
+        if (s != my_slot) {
+            close(peer_heap[s]);
+            if (peer_data[s] >= 0)
+                close(peer_data[s]);
+        }
+    }
+    free(peer_heap);
+    free(peer_data);
+    if (rc < 0)
+        return rc;
+
+    shoal_g.heap_region = hr;
+    shoal_g.heap_stride = heap_stride;
+    shoal_g.heap_size = heap_size;
+    shoal_g.heap_me = hr + (size_t)my_slot * heap_stride;
+    shoal_g.user_heap_size = heap_size - SHOAL_CTL_SIZE;
+    if (dr) {
+        shoal_g.data_region = dr;
+        shoal_g.data_stride = data_stride;
+        shoal_g.data_me = ds->start;
+        shoal_g.data_size = ds->size;
+        shoal_g.data_shared = 1;
+    } else {
+        shoal_g.data_note = ds->note ? ds->note : "no static data segment";
+    }
+    shoal_g.n_local = n_local;
+    shoal_g.slot_of_pe = n_local == n ? NULL : slots;
+    return 0;
+}
+
+int shoal_segments_pe_local(int pe) { return slots && slots[pe] >= 0; }
+
+void shoal_segments_teardown(void)
+{
+    if (shoal_g.heap_region)
+        munmap(shoal_g.heap_region, shoal_g.heap_stride * (size_t)n_local);
+    if (shoal_g.data_region)
+        munmap(shoal_g.data_region, shoal_g.data_stride * (size_t)n_local);
+    if (heap_fd >= 0)
+        close(heap_fd);
+    heap_fd = -1;
+    shoal_g.heap_region = shoal_g.heap_me = shoal_g.data_region = NULL;
+    shoal_g.data_me = NULL;
+    shoal_g.heap_size = shoal_g.data_size = 0;
+    shoal_g.slot_of_pe = NULL;
+    free(cards);
+    free(slots);
+    free(pe_of_slot);
+    cards = NULL;
+    slots = pe_of_slot = NULL;
+}

@@ -1,0 +1,13 @@
+/* Symmetric segments of the PEs of this node (segments.c). */
+#ifndef SHOAL_CORE_SEGMENTS_H
+#define SHOAL_CORE_SEGMENTS_H
+#include <stddef.h>
+struct shoal_boot;
+/* Collective: creates this PE's heap (user_heap bytes after the control
+ * block), exchanges descriptors with the PEs of this node and maps theirs.
+ * Fills the segment fields of shoal_g.  Returns 0 or -1 with a message. */
+int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, char *err, size_t errlen);
+void shoal_segments_teardown(void);
+/* 1 if world PE `pe` is on this node. */
+int shoal_segments_pe_local(int pe);
+#endif

@@ -1,0 +1,105 @@
+/* core/ — PE state, configuration, errors, symmetric memory (heap and
+ * static data), contexts, teams, the wait engine.  Everything above (api/,
+ * coll/) reaches memory and transports only through core/ops.h.
+ * May call: transport/ (through the ops tables), boot/ and libc. */
+#ifndef SHOAL_CORE_STATE_H
+#define SHOAL_CORE_STATE_H
+
+#include <shmem.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SHOAL_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define SHOAL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SHOAL_CACHELINE 64
+
+struct shoal_boot;
+
+/* A team is always a strided subset of the world (splits of strided teams
+ * stay strided), so translating a team PE to a world PE is one multiply-add. */
+struct shoal_team {
+    uint32_t magic;
+    int start;        /* world PE of team PE 0 */
+    int stride;       /* world-PE distance between consecutive team PEs */
+    int size;
+    int my_pe;        /* my number in the team, -1 if not a member */
+    int num_contexts; /* from shmem_team_config_t */
+    void *coll;       /* collective state, owned by coll/ */
+};
+#define SHOAL_TEAM_LIVE 0x7ea11eafu
+
+struct shoal_net_ctx; /* transport (UCX) state of a context, NULL on-node */
+
+struct shoal_ctx {
+    uint32_t magic;               /* SHOAL_CTX_LIVE while usable */
+    uint32_t options;             /* SHMEM_CTX_* bits */
+    struct shoal_team *team;      /* PE numbers of this context are relative to it */
+    struct shoal_net_ctx *net;    /* network resources (a UCP worker later) */
+    struct shoal_ctx *next;       /* free list / registry link */
+};
+#define SHOAL_CTX_LIVE 0xc0117e87u
+
+/* The control block that starts every PE's heap segment.  It is symmetric
+ * (same offset in every heap) so coll/ and locks can address it like any
+ * symmetric object.  Layout changes must keep SHOAL_CTL_SIZE. */
+struct shoal_ctl {
+    /* Waiting (core/wait.c): a waiter that goes to sleep on memory owned by
+     * this PE counts itself in `sleepers` and sleeps on `doorbell`; a writer
+     * that finds sleepers != 0 bumps the doorbell and wakes them. */
+    _Alignas(SHOAL_CACHELINE) uint32_t sleepers;
+    uint32_t pad0;
+    _Alignas(SHOAL_CACHELINE) uint32_t doorbell;
+    /* Internal symmetric words for coll/ (barriers, reductions): reserved. */
+    _Alignas(SHOAL_CACHELINE) uint64_t coll_words[64 * 8];
+};
+#define SHOAL_CTL_SIZE ((size_t)64 * 1024)
+_Static_assert(sizeof(struct shoal_ctl) <= SHOAL_CTL_SIZE, "ctl block too large");
+
+struct shoal_state {
+    /* Hot: read by every RMA/AMO call. */
+    _Alignas(SHOAL_CACHELINE)
+    char *heap_me;            /* my heap segment (inside heap_region) */
+    size_t heap_size;         /* bytes of each PE's heap segment, ctl included */
+    char *heap_region;        /* slot s's heap at heap_region + s*heap_stride */
+    size_t heap_stride;
+    char *data_me;            /* my static data (.data/.bss), at its link address */
+    size_t data_size;
+    char *data_region;        /* slot s's static data at data_region + s*data_stride */
+    size_t data_stride;
+    const int *slot_of_pe;    /* NULL when every PE is on this node (slot == pe) */
+    int debug;                /* SHMEM_DEBUG */
+
+    /* Cold. */
+    int my_pe, n_pes;
+    int n_local;              /* PEs on this node */
+    int thread_level;
+    int init_count;           /* nested init/finalize pairs */
+    int finalized;            /* the last finalize has run */
+    struct shoal_boot *boot;
+    size_t user_heap_size;    /* SHMEM_SYMMETRIC_SIZE */
+    int data_shared;          /* static data is remotely accessible */
+    const char *data_note;    /* why not, when it is not */
+};
+extern struct shoal_state shoal_g;
+
+/* The predefined handles (the public header takes their addresses). */
+extern struct shoal_ctx shoal_ctx_default;
+extern struct shoal_team shoal_team_world;
+extern struct shoal_team shoal_team_shared;
+
+static inline int shoal_slot(int world_pe)
+{
+    return shoal_g.slot_of_pe ? shoal_g.slot_of_pe[world_pe] : world_pe;
+}
+
+static inline struct shoal_ctl *shoal_ctl_of_slot(int slot)
+{
+    return (struct shoal_ctl *)(shoal_g.heap_region + (size_t)slot * shoal_g.heap_stride);
+}
+
+static inline struct shoal_ctl *shoal_my_ctl(void)
+{
+    return (struct shoal_ctl *)shoal_g.heap_me;
+}
+
+#endif

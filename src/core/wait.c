@@ -1,0 +1,343 @@
+/* The wait engine and the point-to-point synchronization routines.
+ *
+ * A waiter spins for a short time (the common case: the value arrives
+ * within microseconds), then yields, then sleeps on the doorbell futex of
+ * the PE that owns the watched memory.  Writers (core/ops.h: shoal_notify)
+ * ring that doorbell only when someone sleeps there, so the fast path pays
+ * one load of a line that is almost never written.  Writers do not fence
+ * between their store and that load, so a wake-up can be missed in a narrow
+ * race; every sleep therefore has a timeout (SHOAL_WAIT_SLEEP_MAX_US),
+ * which bounds the cost of a miss.  This keeps an idle PE from starving a
+ * working one when PEs outnumber cores. */
+#include "core/wait.h"
+
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/ops.h"
+
+static long spin_ns = 50000;
+static long sleep_max_ns = 1000000;
+
+void shoal_wait_configure(long spin_us, long sleep_max_us, int oversubscribed)
+{
+    if (spin_us < 0)
+        spin_us = oversubscribed ? 2 : 50;
+    spin_ns = spin_us * 1000;
+    sleep_max_ns = sleep_max_us * 1000;
+}
+
+static inline uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    __asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+void shoal_wake_slot(int slot)
+{
+    struct shoal_ctl *c = shoal_ctl_of_slot(slot);
+    __atomic_fetch_add(&c->doorbell, 1, __ATOMIC_SEQ_CST);
+    syscall(SYS_futex, &c->doorbell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+void shoal_waiter_init(struct shoal_waiter *w, int owner_slot)
+{
+    w->owner_slot = owner_slot;
+    w->iter = 0;
+    w->t0 = 0;
+    w->sleep_ns = 20000;
+}
+
+void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
+{
+    w->iter++;
+    if (w->t0 == 0) {
+        w->t0 = now_ns();
+        return;
+    }
+    if ((w->iter & 63) != 0) {
+        cpu_relax();
+        return;
+    }
+    uint64_t dt = now_ns() - w->t0;
+    if (dt < (uint64_t)spin_ns) {
+        cpu_relax();
+        return;
+    }
+    if (dt < (uint64_t)spin_ns + 50000) {
+        sched_yield();
+        return;
+    }
+    struct shoal_ctl *c = shoal_ctl_of_slot(w->owner_slot);
+    __atomic_fetch_add(&c->sleepers, 1, __ATOMIC_SEQ_CST);
+    uint32_t bell = __atomic_load_n(&c->doorbell, __ATOMIC_SEQ_CST);
+    if (!ready || !ready(arg)) {
+        struct timespec ts = {0, w->sleep_ns};
+        syscall(SYS_futex, &c->doorbell, FUTEX_WAIT, bell, &ts, NULL, 0);
+        w->sleep_ns = w->sleep_ns * 2 < sleep_max_ns ? w->sleep_ns * 2 : sleep_max_ns;
+    }
+    __atomic_fetch_sub(&c->sleepers, 1, __ATOMIC_SEQ_CST);
+}
+
+/* ------------------------------------------------------------ comparisons */
+
+static void check_cmp(int cmp, const char *fn)
+{
+    if (SHOAL_UNLIKELY(cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE))
+        shoal_fatal(fn, "argument 'cmp' = %d is not one of SHMEM_CMP_EQ, _NE, _GT, _GE, _LT, _LE",
+                    cmp);
+}
+
+#define CMP_BODY(a, b)                       \
+    switch (cmp) {                           \
+    case SHMEM_CMP_EQ: return (a) == (b);    \
+    case SHMEM_CMP_NE: return (a) != (b);    \
+    case SHMEM_CMP_GT: return (a) > (b);     \
+    case SHMEM_CMP_GE: return (a) >= (b);    \
+    case SHMEM_CMP_LT: return (a) < (b);     \
+    default: return (a) <= (b);              \
+    }
+
+/* Does element i of ivars satisfy "ivars[i] cmp values[i or 0]"? */
+static inline int elem_ok(int kind, const void *ivars, size_t i, int cmp, const void *values,
+                          int vector)
+{
+    size_t j = vector ? i : 0;
+    switch (kind) {
+    case SHOAL_W_I16: { int16_t a = __atomic_load_n((const int16_t *)ivars + i, __ATOMIC_ACQUIRE), b = ((const int16_t *)values)[j]; CMP_BODY(a, b) }
+    case SHOAL_W_U16: { uint16_t a = __atomic_load_n((const uint16_t *)ivars + i, __ATOMIC_ACQUIRE), b = ((const uint16_t *)values)[j]; CMP_BODY(a, b) }
+    case SHOAL_W_I32: { int32_t a = __atomic_load_n((const int32_t *)ivars + i, __ATOMIC_ACQUIRE), b = ((const int32_t *)values)[j]; CMP_BODY(a, b) }
+    case SHOAL_W_U32: { uint32_t a = __atomic_load_n((const uint32_t *)ivars + i, __ATOMIC_ACQUIRE), b = ((const uint32_t *)values)[j]; CMP_BODY(a, b) }
+    case SHOAL_W_I64: { int64_t a = __atomic_load_n((const int64_t *)ivars + i, __ATOMIC_ACQUIRE), b = ((const int64_t *)values)[j]; CMP_BODY(a, b) }
+    default: { uint64_t a = __atomic_load_n((const uint64_t *)ivars + i, __ATOMIC_ACQUIRE), b = ((const uint64_t *)values)[j]; CMP_BODY(a, b) }
+    }
+}
+
+static size_t kind_size(int kind)
+{
+    return kind <= SHOAL_W_U16 ? 2 : kind <= SHOAL_W_U32 ? 4 : 8;
+}
+
+/* The ivars of a wait are this PE's symmetric objects; checking that costs a
+ * range test per call, so it runs under SHMEM_DEBUG only. */
+static void debug_check_ivars(int kind, const void *ivars, size_t nelems, const char *fn)
+{
+    if (SHOAL_UNLIKELY(shoal_g.debug) && nelems) {
+        (void)shoal_addr(ivars, kind_size(kind) * nelems, shoal_g.my_pe, fn, "ivars");
+        shoal_debug_check_align(ivars, kind_size(kind), fn, "ivars");
+    }
+}
+
+static void check_init(const char *fn)
+{
+    if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
+        shoal_err_not_init(fn);
+}
+
+/* ------------------------------------------------------------ set queries */
+
+struct set_q {
+    int kind, cmp, vector;
+    const void *ivars, *values;
+    size_t nelems;
+    const int *status;
+    int mode; /* 0 all, 1 any, 2 some */
+};
+
+static inline int active(const struct set_q *q, size_t i)
+{
+    return !q->status || q->status[i] == 0;
+}
+
+static int all_ok(const struct set_q *q)
+{
+    for (size_t i = 0; i < q->nelems; i++)
+        if (active(q, i) && !elem_ok(q->kind, q->ivars, i, q->cmp, q->values, q->vector))
+            return 0;
+    return 1;
+}
+
+static size_t first_ok(const struct set_q *q)
+{
+    for (size_t i = 0; i < q->nelems; i++)
+        if (active(q, i) && elem_ok(q->kind, q->ivars, i, q->cmp, q->values, q->vector))
+            return i;
+    return SIZE_MAX;
+}
+
+static size_t n_active(const struct set_q *q)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < q->nelems; i++)
+        n += active(q, i);
+    return n;
+}
+
+static int set_ready(void *arg)
+{
+    const struct set_q *q = arg;
+    return q->mode == 0 ? all_ok(q) : first_ok(q) != SIZE_MAX;
+}
+
+static void wait_set(struct set_q *q)
+{
+    if (set_ready(q))
+        return;
+    struct shoal_waiter w;
+    shoal_waiter_init(&w, shoal_slot(shoal_g.my_pe));
+    while (!set_ready(q))
+        shoal_backoff(&w, set_ready, q);
+}
+
+static size_t collect_ok(const struct set_q *q, size_t *indices)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < q->nelems; i++)
+        if (active(q, i) && elem_ok(q->kind, q->ivars, i, q->cmp, q->values, q->vector))
+            indices[n++] = i;
+    return n;
+}
+
+#define SETQ(mode_)                                                                           \
+    check_init(fn);                                                                           \
+    check_cmp(cmp, fn);                                                                       \
+    debug_check_ivars(kind, ivars, nelems, fn);                                               \
+    struct set_q q = {kind, cmp, vector, ivars, values, nelems, status, mode_}
+
+void shoal_wait_until(int kind, void *ivar, int cmp, const void *value, const char *fn)
+{
+    check_init(fn);
+    check_cmp(cmp, fn);
+    debug_check_ivars(kind, ivar, 1, fn);
+    if (elem_ok(kind, ivar, 0, cmp, value, 0))
+        return;
+    struct set_q q = {kind, cmp, 0, ivar, value, 1, NULL, 0};
+    wait_set(&q);
+}
+
+int shoal_test(int kind, void *ivar, int cmp, const void *value, const char *fn)
+{
+    check_init(fn);
+    check_cmp(cmp, fn);
+    debug_check_ivars(kind, ivar, 1, fn);
+    return elem_ok(kind, ivar, 0, cmp, value, 0);
+}
+
+void shoal_wait_until_all(int kind, void *ivars, size_t nelems, const int *status, int cmp,
+                          const void *values, int vector, const char *fn)
+{
+    SETQ(0);
+    wait_set(&q);
+}
+
+size_t shoal_wait_until_any(int kind, void *ivars, size_t nelems, const int *status, int cmp,
+                            const void *values, int vector, const char *fn)
+{
+    SETQ(1);
+    if (n_active(&q) == 0)
+        return SIZE_MAX;
+    wait_set(&q);
+    return first_ok(&q);
+}
+
+size_t shoal_wait_until_some(int kind, void *ivars, size_t nelems, size_t *indices,
+                             const int *status, int cmp, const void *values, int vector,
+                             const char *fn)
+{
+    SETQ(2);
+    if (n_active(&q) == 0)
+        return 0;
+    wait_set(&q);
+    return collect_ok(&q, indices);
+}
+
+int shoal_test_all(int kind, void *ivars, size_t nelems, const int *status, int cmp,
+                   const void *values, int vector, const char *fn)
+{
+    SETQ(0);
+    return all_ok(&q);
+}
+
+size_t shoal_test_any(int kind, void *ivars, size_t nelems, const int *status, int cmp,
+                      const void *values, int vector, const char *fn)
+{
+    SETQ(1);
+    return first_ok(&q);
+}
+
+size_t shoal_test_some(int kind, void *ivars, size_t nelems, size_t *indices, const int *status,
+                       int cmp, const void *values, int vector, const char *fn)
+{
+    SETQ(2);
+    return collect_ok(&q, indices);
+}
+
+struct sig_q {
+    const uint64_t *sig;
+    int cmp;
+    uint64_t value, seen;
+};
+
+static int sig_ready(void *arg)
+{
+    struct sig_q *q = arg;
+    uint64_t a = __atomic_load_n(q->sig, __ATOMIC_ACQUIRE), b = q->value;
+    int cmp = q->cmp;
+    q->seen = a;
+    CMP_BODY(a, b)
+}
+
+uint64_t shoal_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t value, const char *fn)
+{
+    check_init(fn);
+    check_cmp(cmp, fn);
+    debug_check_ivars(SHOAL_W_U64, sig_addr, 1, fn);
+    struct sig_q q = {sig_addr, cmp, value, 0};
+    if (sig_ready(&q))
+        return q.seen;
+    struct shoal_waiter w;
+    shoal_waiter_init(&w, shoal_slot(shoal_g.my_pe));
+    while (!sig_ready(&q))
+        shoal_backoff(&w, sig_ready, &q);
+    return q.seen;
+}
+
+/* Internal waits on mapped memory of any local PE (locks, barriers). */
+struct mapped_q {
+    int kind, cmp;
+    const void *p, *value;
+};
+
+static int mapped_ready(void *arg)
+{
+    const struct mapped_q *q = arg;
+    return elem_ok(q->kind, q->p, 0, q->cmp, q->value, 0);
+}
+
+void shoal_wait_mapped(int kind, const void *mapped, int owner_slot, int cmp, const void *value)
+{
+    struct mapped_q q = {kind, cmp, mapped, value};
+    if (mapped_ready(&q))
+        return;
+    struct shoal_waiter w;
+    shoal_waiter_init(&w, owner_slot);
+    while (!mapped_ready(&q))
+        shoal_backoff(&w, mapped_ready, &q);
+}

@@ -1,0 +1,33 @@
+# oshcc / oshc++: one template, two flavours.  The build-tree copies (in
+# build/bin) point at build/include and build/lib, so external suites can be
+# built without installing; the installed copies point at the install prefix.
+function(shoal_make_wrapper name env default incdir libdir out)
+  set(SHOAL_WRAPPER_NAME ${name})
+  set(SHOAL_WRAPPER_ENV ${env})
+  set(SHOAL_WRAPPER_DEFAULT ${default})
+  set(SHOAL_WRAPPER_INCDIR ${incdir})
+  set(SHOAL_WRAPPER_LIBDIR ${libdir})
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/oshcc.in ${out} @ONLY
+    FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+                     WORLD_READ WORLD_EXECUTE)
+endfunction()
+
+get_filename_component(_cc_name ${CMAKE_C_COMPILER} NAME)
+get_filename_component(_cxx_name ${CMAKE_CXX_COMPILER} NAME)
+set(_inst_inc ${CMAKE_INSTALL_FULL_INCLUDEDIR})
+set(_inst_lib ${CMAKE_INSTALL_FULL_LIBDIR})
+foreach(flavour build install)
+  if(flavour STREQUAL build)
+    set(_inc ${SHOAL_GEN_INCLUDE_DIR})
+    set(_lib ${PROJECT_BINARY_DIR}/lib)
+    set(_dir ${PROJECT_BINARY_DIR}/bin)
+  else()
+    set(_inc ${_inst_inc})
+    set(_lib ${_inst_lib})
+    set(_dir ${PROJECT_BINARY_DIR}/install-bin)
+  endif()
+  shoal_make_wrapper(oshcc SHOAL_CC ${CMAKE_C_COMPILER} ${_inc} ${_lib} ${_dir}/oshcc)
+  shoal_make_wrapper(oshc++ SHOAL_CXX ${CMAKE_CXX_COMPILER} ${_inc} ${_lib} ${_dir}/oshc++)
+endforeach()
+install(PROGRAMS ${PROJECT_BINARY_DIR}/install-bin/oshcc ${PROJECT_BINARY_DIR}/install-bin/oshc++
+  DESTINATION ${CMAKE_INSTALL_BINDIR})
