@@ -21,8 +21,9 @@ struct shoal_boot {
     void (*finalize)(void);
     /* Brings the whole job down with `status`; `reason` (may be NULL) is
      * printed by the launcher.  Does not return: after telling the launcher
-     * it _exits this process with `status`. */
-    _Noreturn void (*abort)(int status, const char *reason);
+     * it _exits this process with `status`.  (A struct member cannot be
+     * declared _Noreturn; implementations should be.) */
+    void (*abort)(int status, const char *reason);
     /* Same as abort, but the job-wide exit is the program's wish
      * (shmem_global_exit): the launcher exits with `status` and does not
      * report it as a failure.  Returns so the caller can run exit(). */

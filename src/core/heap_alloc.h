@@ -3,8 +3,12 @@
  * buffer cannot corrupt it, and it knows nothing about PEs.  Deterministic:
  * the same sequence of calls gives the same offsets in every process, which
  * is what makes shmem_malloc symmetric without communication.
- * Cost: alloc and free are O(1) (two-level segregated fit with bitmaps),
- * coalescing is immediate.  May call: libc only. */
+ * Cost: alloc and free are O(1) on the fast path (two-level segregated fit
+ * with bitmaps); only when that finds nothing (a nearly full or fragmented
+ * heap, large alignments) does alloc search the candidate lists in full, so
+ * that it fails only when no free block fits.  Coalescing is immediate.
+ * Private metadata running out is reported as failure in this process only,
+ * which breaks symmetry: callers treat it as fatal.  May call: libc only. */
 #ifndef SHOAL_HEAP_ALLOC_H
 #define SHOAL_HEAP_ALLOC_H
 #include <stddef.h>

@@ -336,6 +336,7 @@ static void test_invalid_free(void)
     CHECK_HEAP(h);
     CHECK(shoal_heap_free(h, a) == 0);
     CHECK(shoal_heap_free(h, a) == -1);         /* double free */
+    CHECK(shoal_heap_block_size(h, a) == 0 && shoal_heap_resize(h, a, 64) == -1);
     CHECK(shoal_heap_free(h, b) == 0);
     CHECK(shoal_heap_free(h, b) == -1);
     CHECK(shoal_heap_free(NULL, b) == -1);
@@ -401,7 +402,9 @@ static void test_oom(void)
     CHECK(shoal_heap_alloc(h, total + 1, 64, &x) == -1);
     CHECK(shoal_heap_alloc(h, SIZE_MAX, 64, &x) == -1);
     CHECK(shoal_heap_alloc(h, SIZE_MAX - 62, 64, &x) == -1);
-    CHECK(shoal_heap_alloc(h, 64, (size_t)1 << (sizeof(size_t) * 8 - 1), &x) == -1);
+    /* Offset 0 is a multiple of every alignment. */
+    CHECK(shoal_heap_alloc(h, 64, (size_t)1 << (sizeof(size_t) * 8 - 1), &x) == 0 && x == 0);
+    CHECK(shoal_heap_free(h, x) == 0);
     CHECK(shoal_heap_alloc(h, total, 64, &a) == 0 && a == 0);
     struct shoal_heap_stats st = stats(h);
     CHECK(st.used == total && st.free == 0 && st.largest_free == 0 && st.nblocks == 1);
@@ -443,11 +446,13 @@ static void test_large_align(void)
      * fallback must still find it. */
     h = shoal_heap_create(0, 3 * MiB);
     CHECK(shoal_heap_alloc(h, 2 * MiB, 2 * MiB, &a) == 0 && a == 0);
-    CHECK(shoal_heap_alloc(h, 1 * MiB, 2 * MiB, &b) == -1);
-    CHECK(shoal_heap_free(h, a) == 0);
+    CHECK(shoal_heap_alloc(h, 1 * MiB + 64, 2 * MiB, &b) == -1);
+    CHECK(shoal_heap_alloc(h, 1 * MiB, 2 * MiB, &b) == 0 && b == 2 * MiB);
+    CHECK(stats(h).free == 0);
+    CHECK(shoal_heap_free(h, a) == 0 && shoal_heap_free(h, b) == 0);
     CHECK(shoal_heap_alloc(h, 64, 64, &a) == 0 && a == 0);
     CHECK(shoal_heap_alloc(h, 1 * MiB, 2 * MiB, &b) == 0 && b == 2 * MiB);
-    CHECK(shoal_heap_alloc(h, 2 * MiB - 128, 64, &c) == 0 && c == 64);
+    CHECK(shoal_heap_alloc(h, 2 * MiB - 64, 64, &c) == 0 && c == 64);
     CHECK(stats(h).free == 0);
     CHECK_HEAP(h);
     shoal_heap_destroy(h);
@@ -456,6 +461,7 @@ static void test_large_align(void)
     h = shoal_heap_create(2 * MiB - 4 * KiB, 64 * KiB);
     CHECK(shoal_heap_alloc(h, 4 * KiB, 2 * MiB, &a) == 0 && a == 2 * MiB);
     CHECK(shoal_heap_alloc(h, 4 * KiB, 4 * MiB, &b) == -1);
+    CHECK(shoal_heap_alloc(h, 64, (size_t)1 << (sizeof(size_t) * 8 - 1), &b) == -1);
     CHECK_HEAP(h);
     shoal_heap_destroy(h);
     puts("large alignment: ok");
