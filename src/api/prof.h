@@ -26,6 +26,13 @@
 
 #define SHOAL_EXPORT __attribute__((visibility("default")))
 
+/* On a routine that is a thin wrapper around core/ops.h's static inline
+ * fast paths: inline them all into it.  Without it GCC's unit-growth
+ * heuristics out-of-line shoal_put/shoal_amo in translation units with many
+ * call sites, and constant arguments (AMO op and size, element size) no
+ * longer fold.  The generated wrappers use it on every routine. */
+#define SHOAL_FLATTEN __attribute__((flatten))
+
 /* `name` becomes a weak, exported alias of the already defined `pname`,
  * with exactly its type (so a prototype mismatch with shmem.h is a compile
  * error in the file that defines the routine). */

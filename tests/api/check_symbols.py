@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Check that libshoal exports the OpenSHMEM 1.6 routines of the issues done
+so far, each with its profiling twin.
+
+    check_symbols.py --lib build/lib/libshoal.so --symbols tests/data/symbols-1.6.tsv
+
+Reads `nm -D --defined-only` of the library.  Every symbol of the spec list
+(symbols-1.6.tsv) outside DEFERRED_SECTIONS (plus the DEFERRED_EXCEPTIONS)
+must be exported as a function (T, W or i), and so must its twin: pshmem_X
+for shmem_X, pX for the deprecated names without the shmem_ prefix
+(pstart_pes, p_my_pe, pshmalloc, ...).  Prints per-section counts, then every
+missing name; exit status 1 if any is missing.  --all checks every section.
+"""
+
+import argparse
+import collections
+import subprocess
+import sys
+
+# Sections implemented by later issues.  Remove a section from this set when
+# its issue lands (then this test requires all its routines).
+DEFERRED_SECTIONS = {
+    'Team management',
+    'Collectives',
+    'Sessions',
+}
+# Routines of a deferred section that belong to the current issue.
+DEFERRED_EXCEPTIONS = {
+    'shmem_barrier_all',
+    'shmem_sync_all',
+}
+
+
+def twin(name):
+    return 'p' + name   # shmem_X -> pshmem_X; start_pes -> pstart_pes; _my_pe -> p_my_pe
+
+
+def exported(lib, nm):
+    out = subprocess.run([nm, '-D', '--defined-only', lib], check=True,
+                         capture_output=True, text=True).stdout
+    funcs, other = set(), {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        kind, name = parts[-2], parts[-1]
+        name = name.split('@')[0]
+        if kind in ('T', 'W', 'i'):
+            funcs.add(name)
+        else:
+            other[name] = kind
+    return funcs, other
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--lib', required=True)
+    ap.add_argument('--symbols', required=True)
+    ap.add_argument('--nm', default='nm')
+    ap.add_argument('--all', action='store_true', help='check the deferred sections too')
+    a = ap.parse_args()
+
+    rows = []
+    with open(a.symbols) as f:
+        header = f.readline().rstrip('\n').split('\t')
+        for line in f:
+            if line.strip():
+                rows.append(dict(zip(header, line.rstrip('\n').split('\t'))))
+    funcs, other = exported(a.lib, a.nm)
+
+    sections = []
+    expected = collections.defaultdict(int)
+    found = collections.defaultdict(int)
+    found_twin = collections.defaultdict(int)
+    missing = []
+    deferred = 0
+    for row in rows:
+        sym, sec = row['symbol'], row['section']
+        if sec not in sections:
+            sections.append(sec)
+        if not a.all and sec in DEFERRED_SECTIONS and sym not in DEFERRED_EXCEPTIONS:
+            deferred += 1
+            continue
+        expected[sec] += 1
+        for name, counter in ((sym, found), (twin(sym), found_twin)):
+            if name in funcs:
+                counter[sec] += 1
+            else:
+                how = ' (exported as %r, not a function)' % other[name] if name in other else ''
+                missing.append('%-36s %s%s' % (sec, name, how))
+
+    print('%-40s %8s %8s %8s' % ('section', 'expected', 'shmem_', 'pshmem_'))
+    for sec in sections:
+        if expected[sec]:
+            flag = '' if found[sec] == found_twin[sec] == expected[sec] else '   <-- incomplete'
+            print('%-40s %8d %8d %8d%s' % (sec, expected[sec], found[sec], found_twin[sec], flag))
+    total = sum(expected.values())
+    print('%-40s %8d %8d %8d' % ('total', total, sum(found.values()), sum(found_twin.values())))
+    if deferred:
+        print('(%d symbols of sections deferred to later issues not checked: %s)'
+              % (deferred, ', '.join(sorted(DEFERRED_SECTIONS))))
+    spec = {r['symbol'] for r in rows}
+    extra = sorted(n for n in funcs if n not in spec and n[1:] not in spec)
+    if extra:
+        print('note: %d exported functions outside the spec list, e.g. %s'
+              % (len(extra), ', '.join(extra[:8])))
+    if missing:
+        print('\nMISSING (%d):' % len(missing))
+        for m in missing:
+            print('  ' + m)
+        return 1
+    print('OK: all %d routines and their profiling twins are exported' % total)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

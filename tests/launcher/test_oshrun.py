@@ -1,0 +1,640 @@
+#!/usr/bin/env python3
+"""oshrun behaviour tests (one ctest per case).
+
+    test_oshrun.py --oshrun PATH --pe PATH CASE [CASE...]
+    test_oshrun.py --list
+
+PE programs are launcher_pe (tests/launcher/launcher_pe.c), which uses only
+the bootstrap interface.  Every job's PEs carry a unique marker in argv; after
+each job the case asserts that
+
+  * no process with the marker is left (scanned in /proc right after oshrun
+    has exited: oshrun must have reaped or killed everything),
+  * nothing new appeared under /dev/shm,
+  * the job's working directory (a fresh temporary one) is still empty.
+
+Timing figures (kill latency, signal-to-exit) are printed as
+"figure: NAME = VALUE s" lines.
+"""
+import argparse
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+OSHRUN = None
+PE = None
+FAILURES = []
+# Bound for "everything is gone": the requirement is one second.
+KILL_BOUND = 1.0
+
+
+def fail(msg):
+    FAILURES.append(msg)
+    print("FAIL: " + msg, flush=True)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+    return cond
+
+
+def figure(name, value):
+    print("figure: %s = %.3f s" % (name, value), flush=True)
+
+
+def shm_entries():
+    try:
+        return set(os.listdir("/dev/shm"))
+    except OSError:
+        return set()
+
+
+def marker_procs(marker):
+    """pids of live (non-zombie) processes whose argv contains marker."""
+    found = []
+    me = os.getpid()
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == me:
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                argv = f.read().split(b"\0")
+            with open("/proc/%s/stat" % d, "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        state = stat[stat.rfind(b")") + 2:][:1]
+        if marker.encode() in argv and state != b"Z":
+            found.append(int(d))
+    return found
+
+
+class Job:
+    """One oshrun run with its checks."""
+
+    counter = 0
+
+    def __init__(self, case):
+        Job.counter += 1
+        self.marker = "shoal-lt-%d-%s-%d-%s" % (os.getpid(), case, Job.counter,
+                                                os.urandom(4).hex())
+        self.cwd = tempfile.mkdtemp(prefix="shoal-lt-")
+        self.shm_before = shm_entries()
+
+    def argv(self, opts, mode, *args):
+        return [OSHRUN] + [str(o) for o in opts] + [PE, self.marker, mode] + [str(a) for a in args]
+
+    def start(self, argv, stdin=subprocess.DEVNULL, new_session=False):
+        self.t0 = time.monotonic()
+        self.proc = subprocess.Popen(argv, cwd=self.cwd, stdin=stdin, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, start_new_session=new_session)
+        return self.proc
+
+    def finish(self, input_bytes=None, timeout=60):
+        try:
+            out, err = self.proc.communicate(input=input_bytes, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            fail("%s: oshrun did not end within %d s" % (self.marker, timeout))
+            # Whatever holds our pipes must go, or communicate() waits forever.
+            for p in marker_procs(self.marker):
+                try:
+                    os.kill(p, signal.SIGKILL)
+                except OSError:
+                    pass
+            self.proc.kill()
+            out, err = self.proc.communicate()
+        self.t_end = time.monotonic()
+        self.out = out.decode(errors="replace")
+        self.err = err.decode(errors="replace")
+        self.rc = self.proc.returncode
+        self.after()
+        return self.rc, self.out, self.err
+
+    def run(self, argv, input_bytes=None, timeout=60):
+        self.start(argv, stdin=subprocess.PIPE if input_bytes is not None else subprocess.DEVNULL)
+        return self.finish(input_bytes, timeout)
+
+    def after(self):
+        left = marker_procs(self.marker)
+        if left:
+            fail("%s: processes survived the job: %s" % (self.marker, left))
+            for p in left:
+                try:
+                    os.kill(p, signal.SIGKILL)
+                except OSError:
+                    pass
+        new_shm = shm_entries() - self.shm_before
+        check(not new_shm, "new entries under /dev/shm: %s" % sorted(new_shm))
+        files = os.listdir(self.cwd)
+        check(not files, "files left in the job's directory: %s" % files)
+        shutil.rmtree(self.cwd, ignore_errors=True)
+
+    def expect(self, rc, err_res=(), out_res=(), what=""):
+        ok = check(self.rc == rc, "%s: exit status %s, expected %s\nstdout:\n%s\nstderr:\n%s"
+                   % (what, self.rc, rc, self.out[-3000:], self.err[-3000:]))
+        for r in err_res:
+            ok &= check(re.search(r, self.err, re.M) is not None,
+                        "%s: stderr does not match %r:\n%s" % (what, r, self.err[-3000:]))
+        for r in out_res:
+            ok &= check(re.search(r, self.out, re.M) is not None,
+                        "%s: stdout does not match %r:\n%s" % (what, r, self.out[-3000:]))
+        return ok
+
+
+def wait_ready(job, n, timeout=30):
+    """Reads the job's stdout until n "ready R" lines arrived."""
+    buf = b""
+    end = time.monotonic() + timeout
+    fd = job.proc.stdout.fileno()
+    while buf.count(b"ready ") < n:
+        left = end - time.monotonic()
+        if left <= 0:
+            fail("PEs not ready within %d s: %r" % (timeout, buf))
+            return False
+        r, _, _ = select.select([fd], [], [], left)
+        if r:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                fail("oshrun ended before the PEs were ready: %r" % buf)
+                return False
+            buf += chunk
+    return True
+
+
+# ---------------------------------------------------------------- cases ----
+
+def case_ok():
+    for n in (1, 2, 4, 8):
+        j = Job("ok")
+        j.run(j.argv(["-n", n], "ok"))
+        j.expect(0, what="ok -n %d" % n)
+        for r in range(n):
+            check("pe %d of %d ok" % (r, n) in j.out, "ok -n %d: PE %d did not report" % (n, r))
+        check(j.err == "", "ok -n %d: unexpected stderr: %s" % (n, j.err))
+    # Programs that never start shmem: status 0 is a normal end.
+    j = Job("ok")
+    j.run([OSHRUN, "-n", "3", "sh", "-c", "exit 0", j.marker])
+    j.expect(0, what="sh exit 0")
+
+
+def case_exit_codes():
+    # Rank r exits 10+r, the highest rank first: its status is the job's.
+    for n in (2, 4):
+        j = Job("exit")
+        j.run(j.argv(["-n", n], "exitorder"))
+        j.expect(10 + n - 1, [r"^oshrun: PE %d \(pid \d+\) exited with status %d before "
+                              r"shmem_finalize; terminating the other %d PEs?$"
+                              % (n - 1, 10 + n - 1, n - 1)], what="exitorder -n %d" % n)
+        check(len(re.findall(r"^oshrun:", j.err, re.M)) == 1,
+              "exitorder: exactly one oshrun line expected:\n" + j.err)
+    j = Job("exit")
+    j.run([OSHRUN, "-n", "3", "sh", "-c", "exit 7", j.marker])
+    j.expect(7, [r"^oshrun: PE \d \(pid \d+\) exited with status 7"], what="sh exit 7")
+    j = Job("exit")
+    j.run([OSHRUN, "-n", "2", "sh", "-c", 'test "$SHOAL_RANK" = 1 && exit 5; sleep 30',
+           j.marker])
+    j.expect(5, [r"^oshrun: PE 1 \(pid \d+\) exited with status 5; terminating the other 1 PE$"],
+             what="rank 1 exits 5 while rank 0 sleeps")
+    check(j.t_end - j.t0 < 5, "the sleeping PE was not terminated promptly")
+
+
+def case_segv():
+    j = Job("segv")
+    j.run(j.argv(["-n", 4], "segv", 2))
+    j.expect(139, [r"^oshrun: PE 2 \(pid \d+\) was killed by signal 11 \(Segmentation fault\); "
+                   r"terminating the other 3 PEs$"], what="segv")
+
+
+def case_abort():
+    j = Job("abort")
+    j.run(j.argv(["-n", 4], "abort", 1, 6))
+    j.expect(6, [r"^oshrun: PE 1 \(pid \d+\) aborted the job with status 6: launcher test abort "
+                 r"reason; terminating the other 3 PEs$"], what="abort")
+    check(len(re.findall(r"^oshrun:", j.err, re.M)) == 1,
+          "abort: exactly one oshrun line expected:\n" + j.err)
+    check(j.t_end - j.t0 < 5, "abort took %.2f s" % (j.t_end - j.t0))
+
+
+def kill_latency(ignore_term):
+    n = 4
+    extra = ["term"] if ignore_term else []
+    name = "kill_latency_ignore_term" if ignore_term else "kill_latency"
+    for rep in range(3):
+        j = Job(name)
+        j.run(j.argv(["-n", n], "exit", n - 1, 3, *extra))
+        j.expect(3, [r"^oshrun: PE %d \(pid \d+\) exited with status 3 before shmem_finalize; "
+                     r"terminating the other %d PEs$" % (n - 1, n - 1)], what=name)
+        m = re.search(r"t_exit=([0-9.]+)", j.err)
+        if not check(m is not None, "no exit time in stderr"):
+            continue
+        lat = j.t_end - float(m.group(1))
+        figure("%s[%d] (PE exit -> every process gone)" % (name, rep), lat)
+        check(lat < KILL_BOUND, "%s: the other PEs were gone only %.3f s after the failure"
+              % (name, lat))
+        if ignore_term:
+            check(lat >= 0.4, "%s: SIGKILL came after %.3f s, before the grace period"
+                  % (name, lat))
+
+
+def case_kill_latency():
+    kill_latency(False)
+
+
+def case_kill_latency_ignore_term():
+    kill_latency(True)
+
+
+def case_global_exit():
+    j = Job("gexit")
+    j.run(j.argv(["-n", 4], "globalexit", 0, 9))
+    j.expect(9, [r"^oshrun: PE 0 called shmem_global_exit\(9\); terminating the other 3 PEs$"],
+             what="global_exit")
+    check("killed" not in j.err and "aborted" not in j.err,
+          "global_exit reported as a failure:\n" + j.err)
+    figure("global_exit (start -> every process gone)", j.t_end - j.t0)
+    check(j.t_end - j.t0 < 5, "global_exit took %.2f s" % (j.t_end - j.t0))
+    # Alone, nobody has to be killed: no note at all.
+    j = Job("gexit")
+    j.run(j.argv(["-n", 1], "globalexit", 0, 5))
+    j.expect(5, what="global_exit -n 1")
+    check(j.err == "", "global_exit -n 1: unexpected stderr: " + j.err)
+    # Status 0 is a clean end of the job.
+    j = Job("gexit")
+    j.run(j.argv(["-n", 3], "globalexit", 2, 0))
+    j.expect(0, what="global_exit(0)")
+
+
+def case_no_finalize():
+    j = Job("nofin")
+    j.run(j.argv(["-n", 3], "nofinalize", 1))
+    j.expect(1, [r"^oshrun: PE 1 \(pid \d+\) exited with status 0 before shmem_finalize; "
+                 r"terminating the other 2 PEs$"], what="exit 0 without finalize")
+
+
+def case_dead_peer():
+    # PE 1 exits 0 without starting shmem; the others' barrier must fail
+    # with a clear error instead of hanging.
+    j = Job("dead")
+    j.run(j.argv(["-n", 3], "deadpeer", 1), timeout=30)
+    j.expect(4, [r"bootstrap: barrier #1 cannot complete: PE 1 \(pid \d+\) exited with status 0 "
+                 r"without joining it",
+                 r"^oshrun: PE [02] \(pid \d+\) exited with status 4"], what="dead peer")
+
+
+def case_allgather_mismatch():
+    # Different lengths: every PE's allgather fails with a clear error.
+    for rep in range(5):
+        j = Job("mismatch")
+        j.run(j.argv(["-n", 3], "mismatch"), timeout=30)
+        j.expect(4, [r"bootstrap: .*every PE must contribute the same length|bootstrap: the "
+                     r"collective this PE joined failed",
+                     r"^oshrun: PE \d \(pid \d+\) exited with status 4 before shmem_finalize"],
+                 what="allgather of different lengths")
+
+
+def signal_case(sig, expect_rc, group=False, ignore_term=False):
+    n = 4
+    j = Job("sig")
+    args = ["term"] if ignore_term else []
+    j.start(j.argv(["-n", n], "sleep", *args), new_session=group)
+    if not wait_ready(j, n):
+        j.proc.kill()
+        j.finish()
+        return j
+    t_sig = time.monotonic()
+    if group:
+        os.killpg(j.proc.pid, sig)  # what a terminal does on Ctrl-C
+    else:
+        os.kill(j.proc.pid, sig)
+    j.finish(timeout=30)
+    lat = j.t_end - t_sig
+    figure("signal %d to %s -> every process gone" % (sig, "the group" if group else "oshrun"),
+           lat)
+    check(lat < KILL_BOUND, "signal %d: the job ended only %.3f s later" % (sig, lat))
+    j.expect(expect_rc, [r"^oshrun: received signal %d \(.*\); terminating the %d PEs$"
+                         % (sig, n)], what="signal %d" % sig)
+    check("was killed by signal" not in j.err, "PE deaths reported as failures:\n" + j.err)
+    return j
+
+
+def case_sigint():
+    signal_case(signal.SIGINT, 130)
+    signal_case(signal.SIGINT, 130, ignore_term=True)
+
+
+def case_sigterm():
+    signal_case(signal.SIGTERM, 143)
+    signal_case(signal.SIGHUP, 129)
+
+
+def case_sigint_group():
+    signal_case(signal.SIGINT, 130, group=True)
+
+
+def case_oshrun_killed():
+    # SIGKILL to oshrun: the PEs die of their parent-death signal.
+    n = 4
+    j = Job("killed")
+    j.start(j.argv(["-n", n], "sleep", "term"))
+    if not wait_ready(j, n):
+        j.proc.kill()
+        j.finish()
+        return
+    t = time.monotonic()
+    j.proc.kill()
+    j.proc.wait()
+    while marker_procs(j.marker) and time.monotonic() - t < 5:
+        time.sleep(0.005)
+    lat = time.monotonic() - t
+    figure("oshrun SIGKILLed -> PEs gone", lat)
+    check(lat < KILL_BOUND, "PEs outlived a killed oshrun by %.3f s" % lat)
+    j.finish()
+
+
+def case_timeout():
+    j = Job("timeout")
+    j.run(j.argv(["-n", 3, "--timeout", "1"], "sleep", "term"), timeout=30)
+    dt = j.t_end - j.t0
+    figure("--timeout 1 with SIGTERM-ignoring PEs -> every process gone", dt)
+    j.expect(124, [r"^oshrun: the job did not finish within --timeout 1 s; terminating the 3 PEs$"],
+             what="timeout")
+    check(1.0 <= dt < 1.0 + KILL_BOUND + 0.5, "--timeout 1 ended after %.3f s" % dt)
+    j = Job("timeout")
+    j.run(j.argv(["-n", 2, "--timeout", "30"], "ok"))
+    j.expect(0, what="a job within its timeout")
+
+
+def case_tag_output():
+    n, k = 4, 300
+    j = Job("tag")
+    j.run(j.argv(["-n", n, "--tag-output"], "lines", k))
+    j.expect(0, what="tag-output")
+    for stream, text, kind in (("stdout", j.out, "out"), ("stderr", j.err, "err")):
+        got = {r: [] for r in range(n)}
+        tails = set()
+        for line in text.split("\n")[:-1]:
+            m = re.match(r"^\[pe (\d+)\] pe (\d+) (out|err) (\d+) ([a-z]*)$", line)
+            t = re.match(r"^\[pe (\d+)\] pe (\d+) tail-without-newline$", line)
+            if t and t.group(1) == t.group(2) and stream == "stdout":
+                tails.add(int(t.group(1)))
+                continue
+            if not check(m is not None, "%s: malformed or mixed line: %r" % (stream, line[:200])):
+                return
+            r, r2, kd, i, payload = int(m.group(1)), int(m.group(2)), m.group(3), \
+                int(m.group(4)), m.group(5)
+            check(r == r2 and kd == kind, "%s: line tagged for PE %d is PE %d's %s line"
+                  % (stream, r, r2, kd))
+            plen = (i * 37 + r) % 5000
+            check(payload == chr(ord("a") + i % 26) * plen,
+                  "%s: PE %d line %d: payload damaged" % (stream, r, i))
+            got[r].append(i)
+        for r in range(n):
+            check(got[r] == list(range(k)), "%s: PE %d's lines missing or out of order"
+                  % (stream, r))
+        if stream == "stdout":
+            check(tails == set(range(n)), "final lines without newline lost: %s" % tails)
+        check(text.endswith("\n"), "%s does not end with a newline" % stream)
+
+
+def case_stdin():
+    n = 3
+    j = Job("stdin")
+    data = b"line one\nline two\n" * 1000
+    j.run(j.argv(["-n", n], "stdin"), input_bytes=data)
+    j.expect(0, what="stdin")
+    check("pe 0 stdin %d" % len(data) in j.out, "PE 0 did not get stdin:\n" + j.out)
+    for r in range(1, n):
+        check("pe %d stdin 0" % r in j.out, "PE %d read something from stdin:\n%s" % (r, j.out))
+
+
+def case_env():
+    n = 3
+    os.environ["SHOAL_LT_INHERITED"] = "inherited-value"
+    jobids = []
+    for rep in range(2):
+        j = Job("env")
+        j.run(j.argv(["-n", n, "-x", "SHOAL_LT_X=x value", "-x", "SHOAL_LT_INHERITED",
+                      "-x", "SHOAL_LT_UNSET_VAR"], "env", "SHOAL_LT_X", "SHOAL_LT_INHERITED",
+                     "SHOAL_JOBID", "SHOAL_RANK", "SHOAL_SIZE", "SHOAL_BOOT_FD"))
+        j.expect(0, what="env")
+        ids = set()
+        for r in range(n):
+            check("pe %d SHOAL_LT_X=x value" % r in j.out, "-x VAR=value not set:\n" + j.out)
+            check("pe %d SHOAL_LT_INHERITED=inherited-value" % r in j.out,
+                  "environment not inherited:\n" + j.out)
+            check("pe %d SHOAL_RANK=%d" % (r, r) in j.out, "SHOAL_RANK wrong:\n" + j.out)
+            check("pe %d SHOAL_SIZE=%d" % (r, n) in j.out, "SHOAL_SIZE wrong:\n" + j.out)
+            check(re.search(r"^pe %d SHOAL_BOOT_FD=\d+$" % r, j.out, re.M) is not None,
+                  "SHOAL_BOOT_FD missing:\n" + j.out)
+            m = re.search(r"^pe %d SHOAL_JOBID=(\S+)$" % r, j.out, re.M)
+            if check(m is not None, "SHOAL_JOBID missing:\n" + j.out):
+                ids.add(m.group(1))
+        check(len(ids) == 1, "PEs of one job see different job ids: %s" % ids)
+        jobids += list(ids)
+    check(len(set(jobids)) == 2, "two jobs got the same job id: %s" % jobids)
+
+
+def case_bind():
+    mine = sorted(os.sched_getaffinity(0))
+    n = 5
+    j = Job("bind")
+    j.run(j.argv(["-n", n, "--bind-to", "core"], "cpus"))
+    j.expect(0, what="--bind-to core")
+    for r in range(n):
+        want = mine[r % len(mine)]
+        check("pe %d cpus %d\n" % (r, want) in j.out,
+              "PE %d is not bound to CPU %d:\n%s" % (r, want, j.out))
+    j = Job("bind")
+    j.run(j.argv(["-n", 2, "--bind-to=none"], "cpus"))
+    j.expect(0, what="--bind-to none")
+    for r in range(2):
+        check("pe %d cpus %s\n" % (r, ",".join(map(str, mine))) in j.out,
+              "--bind-to none changed PE %d's affinity:\n%s" % (r, j.out))
+
+
+def case_bad_options():
+    bad = [
+        (["-n", "0", "true"], r"-n '0'"),
+        (["-n", "abc", "true"], r"-n 'abc'"),
+        (["-np", "-3", "true"], r"-np '-3'"),
+        (["-n", "99999999", "true"], r"-n '99999999'"),
+        (["-n"], r"'-n' needs a value"),
+        (["--bogus", "true"], r"unknown option '--bogus'"),
+        (["--bind-to", "socket", "true"], r"--bind-to 'socket'"),
+        (["--bind-to"], r"'--bind-to' needs a value"),
+        (["--timeout", "-1", "true"], r"--timeout '-1'"),
+        (["--timeout", "soon", "true"], r"--timeout 'soon'"),
+        (["-x", "1BAD=x", "true"], r"-x '1BAD=x'"),
+        (["-x", "=x", "true"], r"-x '=x'"),
+        (["--tag-output=yes", "true"], r"'--tag-output' takes no value"),
+        ([], r"no program given"),
+        (["-n", "2"], r"no program given"),
+    ]
+    for args, pat in bad:
+        j = Job("badopt")
+        j.run([OSHRUN] + args)
+        j.expect(2, [r"^oshrun: .*" + pat], what="oshrun %s" % " ".join(args))
+    j = Job("badopt")
+    j.run([OSHRUN, "--help"])
+    j.expect(0, out_res=[r"^usage: oshrun", r"--tag-output", r"--bind-to", r"--timeout"],
+             what="--help")
+    j = Job("badopt")
+    j.run([OSHRUN, "--version"])
+    j.expect(0, out_res=[r"^oshrun \(Shoal\) \d+\.\d+"], what="--version")
+    # Open MPI options that are accepted and ignored; "--" ends the options.
+    j = Job("badopt")
+    j.run([OSHRUN, "--oversubscribe", "--allow-run-as-root", "-np", "2", "--", PE, j.marker,
+           "ok"])
+    j.expect(0, what="ignored options")
+
+
+def case_missing_program():
+    j = Job("missing")
+    j.run([OSHRUN, "-n", "2", "/nonexistent/shoal-no-such-program", j.marker])
+    j.expect(127, [r"^oshrun: cannot execute '/nonexistent/shoal-no-such-program': "
+                   r"No such file or directory$"], what="missing path")
+    j = Job("missing")
+    j.run([OSHRUN, "-n", "2", "shoal-no-such-command-xyz", j.marker])
+    j.expect(127, [r"^oshrun: cannot execute 'shoal-no-such-command-xyz': command not found"],
+             what="missing command")
+    d = tempfile.mkdtemp(prefix="shoal-lt-noexec-")
+    try:
+        p = os.path.join(d, "not-executable")
+        with open(p, "w") as f:
+            f.write("#!/bin/sh\nexit 0\n")
+        os.chmod(p, 0o644)
+        j = Job("missing")
+        j.run([OSHRUN, "-n", "2", p, j.marker])
+        j.expect(127, [r"^oshrun: cannot execute '.*not-executable': Permission denied$"],
+                 what="not executable")
+        j = Job("missing")
+        j.run([OSHRUN, "-n", "2", d, j.marker])
+        j.expect(127, [r"^oshrun: cannot execute '.*': Is a directory$"], what="a directory")
+        # Executable, but not a format the kernel runs: exec fails in the child.
+        p2 = os.path.join(d, "garbage")
+        with open(p2, "wb") as f:
+            f.write(b"\x7fELF garbage")
+        os.chmod(p2, 0o755)
+        j = Job("missing")
+        j.run([OSHRUN, "-n", "3", p2, j.marker])
+        j.expect(127, [r"^oshrun: cannot execute '.*garbage' \(PE 0\): Exec format error$"],
+                 what="exec fails")
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def case_boot_env():
+    """Malformed bootstrap variables are refused with a message naming them."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("SHOAL_")}
+    good = dict(base, SHOAL_BOOT_FD="0", SHOAL_RANK="0", SHOAL_SIZE="1", SHOAL_JOBID="1-2")
+    cases = [
+        (dict(good, SHOAL_BOOT_FD="abc"), r"SHOAL_BOOT_FD='abc' is not"),
+        (dict(good, SHOAL_BOOT_FD=""), r"SHOAL_BOOT_FD='' is not"),
+        (dict(good, SHOAL_BOOT_FD="-1"), r"SHOAL_BOOT_FD='-1' is not"),
+        (dict(good, SHOAL_BOOT_FD="999"), r"SHOAL_BOOT_FD=999: no such open file descriptor"),
+        (dict(good, SHOAL_BOOT_FD="0"), r"SHOAL_BOOT_FD=0 is not the SOCK_SEQPACKET socket"),
+        (dict(good, SHOAL_SIZE="0"), r"SHOAL_SIZE=0 is out of range"),
+        (dict(good, SHOAL_SIZE="4x"), r"SHOAL_SIZE='4x' is not"),
+        (dict(good, SHOAL_RANK="1"), r"SHOAL_RANK=1 is out of range for SHOAL_SIZE=1"),
+        (dict(good, SHOAL_RANK="99999999999"), r"SHOAL_RANK='99999999999' is not"),
+        ({k: v for k, v in good.items() if k != "SHOAL_RANK"}, r"SHOAL_RANK is not set"),
+        (dict(good, SHOAL_JOBID="a b"), r"SHOAL_JOBID='a b' is malformed"),
+        ({k: v for k, v in good.items() if k != "SHOAL_JOBID"}, r"SHOAL_JOBID is not set"),
+    ]
+    for env, pat in cases:
+        j = Job("bootenv")
+        p = subprocess.run([PE, j.marker, "open"], env=env, cwd=j.cwd, stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=30)
+        err = p.stderr.decode(errors="replace")
+        check(p.returncode == 3, "env %s: exit %d, expected 3: %s"
+              % ({k: v for k, v in env.items() if k.startswith("SHOAL_")}, p.returncode, err))
+        check(re.search(pat, err) is not None, "expected %r in: %s" % (pat, err))
+        j.after()
+    # A wrapper that execs the PE program keeps the connection.
+    j = Job("bootenv")
+    j.run([OSHRUN, "-n", "2", "sh", "-c", 'exec "$0" "$@" 9<&-', PE, j.marker, "ok"])
+    j.expect(0, what="PE via sh -c exec (the connection survives a wrapper's exec)")
+    # Without SHOAL_BOOT_FD the program is a singleton job.
+    j = Job("bootenv")
+    p = subprocess.run([PE, j.marker, "ok"], env=base, cwd=j.cwd, capture_output=True, timeout=30)
+    check(p.returncode == 0 and b"pe 0 of 1 ok" in p.stdout,
+          "singleton run failed: %r %r" % (p.stdout, p.stderr))
+    j.after()
+
+
+def case_orphans():
+    n = 3
+    j = Job("orphan")
+    j.run(j.argv(["-n", n], "orphan"))
+    j.expect(0, what="PEs leaving children behind")
+    check(len(re.findall(r"^pe \d forked \d+$", j.out, re.M)) == n, "PEs did not fork:\n" + j.out)
+    figure("job with %d orphaned grandchildren (start -> all gone)" % n, j.t_end - j.t0)
+
+
+def case_many_pes():
+    # Hundreds of PEs on a couple of cores: start, allgathers (1 KiB each,
+    # 256 KiB results), barriers, clean end.
+    for n, size, rounds in ((64, 4096, 5), (256, 1024, 3)):
+        j = Job("many")
+        j.run(j.argv(["-n", n], "gather", size, rounds), timeout=110)
+        j.expect(0, out_res=[r"^gather ok %d PEs %d bytes %d rounds$" % (n, size, rounds)],
+                 what="-n %d gather" % n)
+        figure("-n %d, %d allgathers of %d bytes per PE" % (n, rounds, size), j.t_end - j.t0)
+    # A failure among hundreds still takes everything down quickly.
+    n = 200
+    j = Job("many")
+    j.run(j.argv(["-n", n], "exit", 150, 3), timeout=110)
+    j.expect(3, [r"^oshrun: PE 150 \(pid \d+\) exited with status 3 before shmem_finalize; "
+                 r"terminating the other 199 PEs$"], what="-n 200, one fails")
+    m = re.search(r"t_exit=([0-9.]+)", j.err)
+    if m:
+        lat = j.t_end - float(m.group(1))
+        figure("-n 200 kill latency (PE exit -> every process gone)", lat)
+        check(lat < KILL_BOUND, "-n 200: the others were gone only %.3f s after the failure"
+              % lat)
+
+
+CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+
+def main():
+    global OSHRUN, PE
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--oshrun")
+    ap.add_argument("--pe")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("cases", nargs="*")
+    a = ap.parse_args()
+    if a.list:
+        print("\n".join(sorted(CASES)))
+        return 0
+    if not a.oshrun or not a.pe:
+        ap.error("--oshrun and --pe are required")
+    OSHRUN, PE = os.path.abspath(a.oshrun), os.path.abspath(a.pe)
+    todo = a.cases or sorted(CASES)
+    for c in todo:
+        if c not in CASES:
+            print("unknown case %r; cases: %s" % (c, " ".join(sorted(CASES))))
+            return 2
+    for c in todo:
+        print("== %s" % c, flush=True)
+        t = time.monotonic()
+        n0 = len(FAILURES)
+        CASES[c]()
+        print("== %s: %s (%.2f s)" % (c, "ok" if len(FAILURES) == n0 else "FAILED",
+                                      time.monotonic() - t), flush=True)
+    if FAILURES:
+        print("%d check(s) failed" % len(FAILURES))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+/* Programs that must fail, cleanly: each mode makes one error and
+ * expect_failure.py checks that the job exits non-zero (or zero where the
+ * spec says the call returns), promptly, with a message on stderr that
+ * names the routine and the argument.
+ *
+ * In most modes only the last PE errs; the others are already blocked in a
+ * barrier (or a wait), so the job must be taken down by the launcher. */
+#include "shoal_test.h"
+
+static int g_static[64];
+static int g_never;
+
+static void others_block_in_barrier(void)
+{
+    /* The erring PE (the last) waits a little so the others are surely
+     * blocked when it errs. */
+    if (shmem_my_pe() != shmem_n_pes() - 1) {
+        shmem_barrier_all();
+        /* Reaching here means the erring PE got through its error. */
+        fprintf(stderr, "errors: PE %d passed a barrier that the erring PE never entered\n",
+                shmem_my_pe());
+        _exit(99);
+    }
+    st_sleep_us(100000);
+}
+
+static void survived(const char *mode)
+{
+    fprintf(stderr, "errors: mode '%s': PE %d survived its error\n", mode, shmem_my_pe());
+    _exit(98);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: errors MODE\n");
+        return 2;
+    }
+    const char *mode = argv[1];
+    char src[64] = {0};
+
+    if (!strcmp(mode, "before_init")) {
+        shmem_putmem(g_static, src, 8, 0);
+        fprintf(stderr, "errors: shmem_putmem before shmem_init returned\n");
+        return 98;
+    }
+
+    shmem_init(); /* bad_size: must not return (or report through init_thread) */
+    if (!strcmp(mode, "bad_size")) {
+        fprintf(stderr, "errors: shmem_init accepted SHMEM_SYMMETRIC_SIZE=%s\n",
+                getenv("SHMEM_SYMMETRIC_SIZE") ? getenv("SHMEM_SYMMETRIC_SIZE") : "(unset)");
+        return 98;
+    }
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    char *heap = shmem_malloc(4096);
+    if (!heap) {
+        fprintf(stderr, "errors: shmem_malloc(4096) failed\n");
+        return 97;
+    }
+
+    if (!strcmp(mode, "bad_pe")) {
+        others_block_in_barrier();
+        shmem_putmem(heap, src, 8, n); /* PE n does not exist */
+        survived(mode);
+    } else if (!strcmp(mode, "negative_pe")) {
+        others_block_in_barrier();
+        shmem_long_p((long *)(void *)heap, 1, -1);
+        survived(mode);
+    } else if (!strcmp(mode, "stack_dest")) {
+        int on_stack = 0;
+        others_block_in_barrier();
+        shmem_int_p(&on_stack, 1, 0);
+        survived(mode);
+    } else if (!strcmp(mode, "private_source_get")) {
+        /* shmem_getmem's remote 'source' must be symmetric. */
+        char priv[16];
+        others_block_in_barrier();
+        shmem_getmem(src, priv, sizeof priv, 0);
+        survived(mode);
+    } else if (!strcmp(mode, "invalid_ctx")) {
+        others_block_in_barrier();
+        shmem_ctx_putmem(SHMEM_CTX_INVALID, heap, src, 8, 0);
+        survived(mode);
+    } else if (!strcmp(mode, "destroyed_ctx")) {
+        shmem_ctx_t c;
+        if (shmem_ctx_create(0, &c) != 0)
+            return 97;
+        shmem_ctx_destroy(c);
+        others_block_in_barrier();
+        shmem_ctx_long_atomic_inc(c, (long *)(void *)heap, 0);
+        survived(mode);
+    } else if (!strcmp(mode, "overlap_self")) {
+        /* SHMEM_DEBUG: a put to self whose source and dest overlap. */
+        others_block_in_barrier();
+        shmem_putmem(heap + 4, heap, 16, me);
+        survived(mode);
+    } else if (!strcmp(mode, "overlap_self_static")) {
+        others_block_in_barrier();
+        shmem_putmem((char *)g_static + 4, g_static, 16, me);
+        survived(mode);
+    } else if (!strcmp(mode, "overlap_get_self")) {
+        others_block_in_barrier();
+        shmem_getmem(heap, heap + 8, 16, me);
+        survived(mode);
+    } else if (!strcmp(mode, "bad_alignment")) {
+        /* alignment must be a power-of-two multiple of sizeof(void *) */
+        void *p = shmem_align(48, 100);
+        (void)p;
+        survived(mode);
+    } else if (!strcmp(mode, "asymmetric_free")) {
+        /* SHMEM_DEBUG: PEs free different blocks. */
+        char *a = shmem_malloc(64), *b = shmem_malloc(64);
+        shmem_free(me == n - 1 ? a : b);
+        if (n > 1)
+            survived(mode);
+    } else if (!strcmp(mode, "misaligned_amo")) {
+        others_block_in_barrier();
+        shmem_int_atomic_add((int *)(void *)(heap + 1), 1, me);
+        survived(mode);
+    } else if (!strcmp(mode, "asymmetric_malloc")) {
+        /* SHMEM_DEBUG: different sizes on different PEs. */
+        void *p = shmem_malloc(64 + 64 * (size_t)me);
+        (void)p;
+        if (n > 1)
+            survived(mode);
+    } else if (!strcmp(mode, "exhaust")) {
+        /* Not an error: NULL on every PE, a message, and the job goes on. */
+        void *p = shmem_malloc((size_t)2 << 20);
+        if (p != NULL) {
+            fprintf(stderr, "errors: a 2 MiB shmem_malloc succeeded with SHMEM_SYMMETRIC_SIZE=%s\n",
+                    getenv("SHMEM_SYMMETRIC_SIZE"));
+            return 96;
+        }
+        shmem_barrier_all();
+        shmem_free(heap);
+        shmem_finalize();
+        if (me == 0)
+            printf("exhaust: NULL returned, program continued\n");
+        return 0;
+    } else if (!strcmp(mode, "die_exit")) {
+        others_block_in_barrier();
+        exit(3);
+    } else if (!strcmp(mode, "die_signal")) {
+        others_block_in_barrier();
+        raise(SIGKILL);
+    } else if (!strcmp(mode, "die_segv")) {
+        others_block_in_barrier();
+        /* NULL at run time, unknown to the compiler. */
+        volatile int *bad = (volatile int *)(void *)getenv("SHOAL_TEST_UNSET_VARIABLE");
+        *bad = 1;
+    } else if (!strcmp(mode, "die_global_exit")) {
+        others_block_in_barrier();
+        shmem_global_exit(7);
+    } else if (!strcmp(mode, "die_check")) {
+        /* The test helper's own failure path. */
+        others_block_in_barrier();
+        CHECK_EQ_I(1 + 1, 3);
+    } else if (!strcmp(mode, "die_in_wait")) {
+        /* The others wait on a variable nobody will ever set. */
+        if (me != n - 1) {
+            shmem_int_wait_until(&g_never, SHMEM_CMP_NE, 0);
+            _exit(99);
+        }
+        st_sleep_us(100000);
+        exit(4);
+    } else {
+        fprintf(stderr, "errors: unknown mode '%s'\n", mode);
+        return 2;
+    }
+    shmem_finalize();
+    return 0;
+}

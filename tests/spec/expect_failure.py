@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Run a Shoal job that must fail (or must print a diagnostic) and check how.
+
+    expect_failure.py --oshrun PATH -n N [--env VAR=VALUE ...]
+                      [--rc nonzero|N] [--regex RE ...] [--not-regex RE ...]
+                      [--max-seconds S] -- PROGRAM [ARGS ...]
+
+Passes when:
+  * the job exits with the expected status (--rc: 'nonzero' (the default),
+    or an exact number, e.g. 0 for "NULL is returned and the job goes on");
+  * every --regex matches stderr (Python re, DOTALL, case-sensitive);
+  * no --not-regex matches stderr;
+  * the whole job ended within --max-seconds (default 5): a failing PE must
+    take the others down promptly, even when they are blocked.
+Prints the command, status, time and both streams on failure.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--oshrun", required=True)
+    ap.add_argument("-n", "--np", type=int, default=1)
+    ap.add_argument("--env", action="append", default=[])
+    ap.add_argument("--rc", default="nonzero")
+    ap.add_argument("--regex", action="append", default=[])
+    ap.add_argument("--not-regex", action="append", default=[])
+    ap.add_argument("--max-seconds", type=float, default=5.0)
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    if not cmd:
+        ap.error("no program given")
+
+    env = dict(os.environ)
+    for kv in a.env:
+        k, sep, v = kv.partition("=")
+        if not sep:
+            ap.error("--env wants VAR=VALUE, got %r" % kv)
+        env[k] = v
+    full = [a.oshrun, "-n", str(a.np)] + cmd
+    hard_limit = max(30.0, 4 * a.max_seconds)
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(full, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=hard_limit)
+        rc, out, err = p.returncode, p.stdout, p.stderr
+        timed_out = False
+    except subprocess.TimeoutExpired as e:
+        rc, out, err = None, e.stdout or b"", e.stderr or b""
+        timed_out = True
+    dt = time.monotonic() - t0
+    out = out.decode("utf-8", "replace")
+    err = err.decode("utf-8", "replace")
+
+    problems = []
+    if timed_out:
+        problems.append("the job did not end within %.0f s (hung)" % hard_limit)
+    else:
+        if a.rc == "nonzero":
+            if rc == 0:
+                problems.append("exit status 0, expected a failure")
+        elif rc != int(a.rc):
+            problems.append("exit status %s, expected %s" % (rc, a.rc))
+        if dt > a.max_seconds:
+            problems.append("the job took %.2f s, more than %.1f s" % (dt, a.max_seconds))
+    for r in a.regex:
+        if not re.search(r, err, re.S):
+            problems.append("stderr does not match /%s/" % r)
+    for r in a.not_regex:
+        if re.search(r, err, re.S):
+            problems.append("stderr matches /%s/ but must not" % r)
+
+    env_txt = " ".join(a.env)
+    print("command: %s%s" % (env_txt + " " if env_txt else "", " ".join(full)))
+    print("exit status %s after %.2f s" % (rc, dt))
+    if problems:
+        print("FAILED:")
+        for pr in problems:
+            print("  - " + pr)
+        print("---- stdout ----\n" + out)
+        print("---- stderr ----\n" + err)
+        return 1
+    print("ok; stderr was:\n" + err)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

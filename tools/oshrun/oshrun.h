@@ -1,0 +1,167 @@
+/* oshrun — Shoal's one-node launcher.  Shared declarations.
+ *
+ *   options.c  command line -> struct oshrun_opts
+ *   spawn.c    environment, file descriptors, fork/exec of the PEs
+ *   iofwd.c    --tag-output: whole-line forwarding of every PE's stdout/stderr
+ *   server.c   the bootstrap protocol (src/boot/local_proto.h): HELLO,
+ *              allgather/barrier rounds, FINALIZE, ABORT, GLOBAL_EXIT
+ *   job.c      the event loop: signals, child exits, failure policy,
+ *              termination (SIGTERM, then SIGKILL), timeouts
+ *   util.c     clock, messages, /proc scans
+ *   main.c     glue
+ *
+ * oshrun is single-threaded; everything runs from one poll() loop.  Signals
+ * arrive through a signalfd (they are blocked otherwise), so no handler
+ * races with the loop. */
+#ifndef OSHRUN_H
+#define OSHRUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "boot/local_proto.h"
+
+#define OSHRUN_MAX_PES 65536
+/* SIGTERM first; SIGKILL whatever is left this long after. */
+#define OSHRUN_KILL_GRACE 0.5
+/* The PE that called shmem_global_exit is not sent SIGTERM: it is exiting by
+ * itself (atexit handlers, flushing); it is killed only after this long. */
+#define OSHRUN_GLOBAL_EXIT_GRACE 2.0
+/* A PE whose connection closed is normally reaped within milliseconds; a
+ * collective waiting for it fails only once it has been reaped (so the
+ * error can say how it ended) or after this long. */
+#define OSHRUN_HUP_GRACE 0.25
+/* --tag-output: a "line" longer than this is forwarded in pieces. */
+#define OSHRUN_LINE_MAX ((size_t)1 << 20)
+
+/* ---- options.c ---- */
+struct oshrun_opts {
+    int np;
+    int tag_output;
+    int bind_core;
+    double timeout;   /* seconds; 0 = none */
+    char **xvars;     /* -x arguments, "VAR" or "VAR=value" */
+    int nx;
+    char **prog_argv; /* program and its arguments (NULL-terminated) */
+};
+/* Returns 0 (run), 1 (--help/--version printed: exit 0) or 2 (bad usage,
+ * message printed: exit 2). */
+int opts_parse(int argc, char **argv, struct oshrun_opts *o);
+
+/* ---- per-PE state ---- */
+struct reply {             /* one message, shared by every PE it goes to */
+    int refs;
+    struct shoal_msg_hdr h;
+    char *data;
+};
+struct txitem {
+    struct reply *r;
+    struct txitem *next;
+};
+struct linebuf {
+    char *buf;
+    size_t len, cap;
+};
+
+struct pe {
+    int rank;
+    pid_t pid;         /* 0: not spawned */
+    int alive;         /* spawned and not yet reaped */
+    int status;        /* wait status, once reaped */
+    int sock;          /* oshrun's end of the boot socket; -1 once closed */
+    double hup_at;     /* when the connection closed */
+    int io[2];         /* --tag-output: read ends of stdout/stderr pipes, or -1 */
+    struct linebuf lb[2];
+    int hello, finalized, aborted;
+    int contributed;   /* to the current allgather round */
+    int term_sent;     /* SIGTERM sent */
+    /* receiving */
+    int rx_payload;    /* 0: expecting a header record; 1: payload records */
+    struct shoal_msg_hdr rx;
+    uint64_t rx_got;
+    char *rx_dst;      /* where payload goes (NULL: nowhere) */
+    uint64_t rx_keep;  /* bytes of payload kept at rx_dst; the rest is dropped */
+    int rx_mismatch;   /* allgather length differs from the round's */
+    char text[SHOAL_PROTO_TEXT_MAX + 1];
+    /* sending */
+    struct txitem *tx_head, *tx_tail;
+    int tx_hdr_done;
+    uint64_t tx_off;
+    size_t tx_frag;
+};
+
+struct job {
+    struct oshrun_opts *o;
+    int n;
+    struct pe *pes;
+    int nspawned, alive;
+    int sfd;                 /* signalfd */
+    char jobid[48];
+    /* the current allgather round */
+    int round_active;
+    uint64_t round_len;
+    char *round_buf;
+    int round_count;
+    unsigned long round_seq; /* 1-based number of the current/next round */
+    /* termination */
+    int terminating;
+    int exit_status;
+    int exempt;              /* PE not sent SIGTERM (abort/global_exit caller), or -1 */
+    double kill_at, exempt_kill_at;
+    int killed, exempt_killed;
+    double deadline;         /* --timeout, absolute; 0 = none */
+    int out_dead[2];         /* our stdout/stderr is gone (EPIPE): drop output */
+};
+
+/* ---- spawn.c ---- */
+/* oshrun's signal mask, SIGPIPE disposition and descriptor limit as it
+ * found them (saved by main before changing them; restored in each PE). */
+extern sigset_t oshrun_orig_mask;
+extern struct sigaction oshrun_orig_sigpipe;
+extern struct rlimit oshrun_orig_nofile;
+/* Prepares and starts all PEs.  Returns 0, or the exit status oshrun should
+ * end with (127: the program cannot be executed, 1: other errors), after
+ * printing why; PEs already started are then in j->pes (alive). */
+int spawn_all(struct job *j);
+
+/* ---- iofwd.c ---- */
+void io_readable(struct job *j, struct pe *p, int which);
+void io_drain(struct job *j, struct pe *p);   /* read what is there now */
+void io_finish(struct job *j, struct pe *p);  /* drain, flush a partial line, close */
+
+/* ---- server.c ---- */
+void srv_readable(struct job *j, struct pe *p);
+void srv_writable(struct job *j, struct pe *p);
+void srv_drain(struct job *j, struct pe *p);  /* read every queued message */
+void srv_close(struct job *j, struct pe *p);  /* drop the connection */
+/* A PE exited or hung up: fail a round it can no longer join.  Returns the
+ * time at which it should be called again (a hung-up PE not yet reaped),
+ * or 0. */
+double srv_check_round(struct job *j);
+
+/* ---- job.c ---- */
+int job_run(struct job *j); /* returns oshrun's exit status */
+/* Failure policy hooks called by the server. */
+void job_abort(struct job *j, struct pe *p, int status, const char *reason);
+void job_global_exit(struct job *j, struct pe *p, int status);
+void job_protocol_error(struct job *j, struct pe *p, const char *what);
+/* Ends the job: SIGTERM to every live PE except `exempt` (-1: none), SIGKILL
+ * after the grace period.  The first call fixes the exit status. */
+void job_terminate(struct job *j, int status, int exempt, double exempt_grace);
+
+/* ---- util.c ---- */
+double now_mono(void);
+void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *sig_name(int sig);      /* "Segmentation fault" */
+void *xcalloc(size_t n, size_t sz); /* exits 1 on failure */
+/* Sends sig to every process whose parent is oshrun but that is not a PE
+ * (orphans of PEs, adopted because oshrun is a child subreaper).  Returns
+ * how many were signalled. */
+int signal_orphans(struct job *j, int sig);
+/* Full write, retrying EINTR/EAGAIN.  Returns 0 or -1 (errno). */
+int write_all(int fd, const void *buf, size_t len);
+
+#endif

@@ -1,0 +1,306 @@
+/* Starting the PEs.
+ *
+ * Everything a child needs is prepared before fork(); between fork() and
+ * exec the child only makes system calls (async-signal-safe):
+ *   - PR_SET_PDEATHSIG(SIGKILL), then getppid() is checked, so a PE never
+ *     outlives oshrun (oshrun is single-threaded, so "parent thread exits"
+ *     means oshrun exits);
+ *   - the signal mask, SIGPIPE's disposition and the descriptor limit that
+ *     oshrun changed for itself are restored;
+ *   - stdin: PE 0 keeps oshrun's, the others read /dev/null; stdout/stderr
+ *     are inherited, or pipes to oshrun under --tag-output;
+ *   - the boot socket is the only descriptor oshrun opened that survives
+ *     exec (everything else is O_CLOEXEC, in particular the other PEs'
+ *     sockets and pipes);
+ *   - --bind-to core: sched_setaffinity to one CPU.
+ * A failed exec is reported to oshrun through a close-on-exec pipe. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "boot/boot.h"
+#include "oshrun.h"
+
+extern char **environ;
+
+/* Saved in main() before oshrun changes them for itself. */
+sigset_t oshrun_orig_mask;
+struct sigaction oshrun_orig_sigpipe;
+struct rlimit oshrun_orig_nofile;
+
+/* execvp's search, done once in oshrun so that "not found" is reported
+ * before anything starts.  Returns a malloc'd path or NULL (errno). */
+static char *resolve(const char *prog)
+{
+    struct stat st;
+    if (strchr(prog, '/')) {
+        if (stat(prog, &st) < 0)
+            return NULL;
+        if (S_ISDIR(st.st_mode)) {
+            errno = EISDIR;
+            return NULL;
+        }
+        if (access(prog, X_OK) < 0)
+            return NULL;
+        return strdup(prog);
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    int seen_eacces = 0;
+    size_t pl = strlen(prog);
+    for (const char *p = path;;) {
+        const char *c = strchr(p, ':');
+        size_t dl = c ? (size_t)(c - p) : strlen(p);
+        char *cand = malloc(dl + pl + 3);
+        if (!cand)
+            return NULL;
+        if (dl == 0)
+            snprintf(cand, pl + 3, "./%s", prog);
+        else
+            snprintf(cand, dl + pl + 2, "%.*s/%s", (int)dl, p, prog);
+        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
+            if (access(cand, X_OK) == 0)
+                return cand;
+            seen_eacces = 1;
+        }
+        free(cand);
+        if (!c)
+            break;
+        p = c + 1;
+    }
+    errno = seen_eacces ? EACCES : ENOENT;
+    return NULL;
+}
+
+static void make_jobid(struct job *j)
+{
+    unsigned int r = 0;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+        r = (unsigned int)(now_mono() * 1e9) ^ (unsigned int)getpid() * 2654435761u;
+    snprintf(j->jobid, sizeof j->jobid, "%ld-%08x", (long)getpid(), r);
+}
+
+/* Raises the descriptor limit if N PEs need more than it allows. */
+static int ensure_fds(struct job *j)
+{
+    rlim_t need = (rlim_t)j->n * (j->o->tag_output ? 3 : 1) + 64;
+    struct rlimit rl = oshrun_orig_nofile;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+        rl.rlim_cur = (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need) ? need : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        if (rl.rlim_cur < need) {
+            msg("-n %d needs %llu file descriptors in oshrun, but the limit is %llu "
+                "(ulimit -n)",
+                j->n, (unsigned long long)need, (unsigned long long)rl.rlim_max);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The child, between fork and exec: system calls only. */
+static _Noreturn void child(struct job *j, int rank, const char *path, int sock, int devnull,
+                            int out_w, int err_w, int report_w, pid_t parent, cpu_set_t *cpus,
+                            size_t cpus_size, int cpu)
+{
+    int e;
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+        _exit(1); /* oshrun is already gone */
+    sigaction(SIGPIPE, &oshrun_orig_sigpipe, NULL);
+    sigprocmask(SIG_SETMASK, &oshrun_orig_mask, NULL);
+    setrlimit(RLIMIT_NOFILE, &oshrun_orig_nofile);
+    if (rank != 0 && dup2(devnull, STDIN_FILENO) < 0)
+        goto fail;
+    if (out_w >= 0 && (dup2(out_w, STDOUT_FILENO) < 0 || dup2(err_w, STDERR_FILENO) < 0))
+        goto fail;
+    if (fcntl(sock, F_SETFD, 0) < 0) /* the one descriptor that crosses exec */
+        goto fail;
+    if (cpu >= 0) {
+        CPU_ZERO_S(cpus_size, cpus);
+        CPU_SET_S((size_t)cpu, cpus_size, cpus);
+        if (sched_setaffinity(0, cpus_size, cpus) < 0)
+            goto fail;
+    }
+    execve(path, j->o->prog_argv, environ);
+fail:
+    e = errno;
+    while (write(report_w, &e, sizeof e) < 0 && errno == EINTR)
+        ;
+    _exit(127);
+}
+
+static void set_env_int(const char *name, long v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%ld", v);
+    setenv(name, b, 1);
+}
+
+int spawn_all(struct job *j)
+{
+    struct oshrun_opts *o = j->o;
+
+    /* -x: oshrun's own environment is what every PE inherits. */
+    for (int i = 0; i < o->nx; i++) {
+        char *eq = strchr(o->xvars[i], '=');
+        if (eq) {
+            *eq = 0;
+            setenv(o->xvars[i], eq + 1, 1);
+            *eq = '=';
+        } /* "-x VAR": exported already if set */
+    }
+
+    const char *prog = o->prog_argv[0];
+    char *path = resolve(prog);
+    if (!path) {
+        if (errno == ENOENT && !strchr(prog, '/'))
+            msg("cannot execute '%s': command not found (searched PATH)", prog);
+        else
+            msg("cannot execute '%s': %s", prog, strerror(errno));
+        return 127;
+    }
+    int rc = 0, devnull = -1;
+    int ncpu_list = 0, *cpu_list = NULL;
+    cpu_set_t *cpus = NULL;
+    size_t cpus_size = 0;
+    if (ensure_fds(j) < 0) {
+        rc = 1;
+        goto out;
+    }
+
+    /* --bind-to core: the i-th CPU of our affinity mask, modulo its size. */
+    if (o->bind_core) {
+        for (int ncpu = 1024;; ncpu *= 2) {
+            cpus = CPU_ALLOC(ncpu);
+            cpus_size = CPU_ALLOC_SIZE(ncpu);
+            if (!cpus) {
+                msg("out of memory");
+                rc = 1;
+                goto out;
+            }
+            if (sched_getaffinity(0, cpus_size, cpus) == 0)
+                break;
+            int e = errno;
+            CPU_FREE(cpus);
+            cpus = NULL;
+            if (e != EINVAL || ncpu >= (1 << 20)) {
+                msg("--bind-to core: cannot read oshrun's CPU affinity: %s", strerror(e));
+                rc = 1;
+                goto out;
+            }
+        }
+        int max = (int)(cpus_size * 8);
+        cpu_list = xcalloc((size_t)max, sizeof *cpu_list);
+        for (int c = 0; c < max; c++)
+            if (CPU_ISSET_S((size_t)c, cpus_size, cpus))
+                cpu_list[ncpu_list++] = c;
+        if (ncpu_list == 0) {
+            msg("--bind-to core: oshrun's CPU affinity mask is empty");
+            rc = 1;
+            goto out;
+        }
+    }
+
+    devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (devnull < 0) {
+        msg("cannot open /dev/null: %s", strerror(errno));
+        rc = 1;
+        goto out;
+    }
+    make_jobid(j);
+    setenv(SHOAL_ENV_JOBID, j->jobid, 1);
+    set_env_int(SHOAL_ENV_SIZE, j->n);
+    pid_t self = getpid();
+
+    for (int r = 0; r < j->n; r++) {
+        struct pe *p = &j->pes[r];
+        int sv[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, rep[2] = {-1, -1};
+        const char *what = NULL;
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+            what = "the boot socket";
+        else if (o->tag_output && (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0))
+            what = "the output pipes";
+        else if (pipe2(rep, O_CLOEXEC) < 0)
+            what = "a pipe";
+        if (what) {
+            msg("cannot create %s for PE %d: %s", what, r, strerror(errno));
+            int all[] = {sv[0], sv[1], outp[0], outp[1], errp[0], errp[1], rep[0], rep[1]};
+            for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+                if (all[i] >= 0)
+                    close(all[i]);
+            rc = 1;
+            break;
+        }
+        set_env_int(SHOAL_ENV_RANK, r);
+        set_env_int(SHOAL_ENV_BOOT_FD, sv[1]);
+        int cpu = o->bind_core ? cpu_list[r % ncpu_list] : -1;
+
+        pid_t pid = fork();
+        if (pid == 0)
+            child(j, r, path, sv[1], devnull, outp[1], errp[1], rep[1], self, cpus, cpus_size,
+                  cpu);
+        int fork_err = errno;
+        close(sv[1]);
+        close(rep[1]);
+        if (o->tag_output) {
+            close(outp[1]);
+            close(errp[1]);
+        }
+        if (pid < 0) {
+            msg("cannot start PE %d: fork: %s", r, strerror(fork_err));
+            close(sv[0]);
+            close(rep[0]);
+            if (o->tag_output) {
+                close(outp[0]);
+                close(errp[0]);
+            }
+            rc = 1;
+            break;
+        }
+        p->pid = pid;
+        p->alive = 1;
+        p->sock = sv[0];
+        fcntl(p->sock, F_SETFL, O_NONBLOCK);
+        if (o->tag_output) {
+            p->io[0] = outp[0];
+            p->io[1] = errp[0];
+            fcntl(outp[0], F_SETFL, O_NONBLOCK);
+            fcntl(errp[0], F_SETFL, O_NONBLOCK);
+        }
+        j->nspawned = r + 1;
+        j->alive++;
+
+        /* Blocks until the child has exec'd (EOF) or failed (errno). */
+        int e = 0;
+        ssize_t n;
+        do
+            n = read(rep[0], &e, sizeof e);
+        while (n < 0 && errno == EINTR);
+        close(rep[0]);
+        if (n == (ssize_t)sizeof e) {
+            msg("cannot execute '%s' (PE %d): %s", path, r, strerror(e));
+            rc = 127;
+            break;
+        }
+    }
+out:
+    if (devnull >= 0)
+        close(devnull);
+    free(path);
+    free(cpu_list);
+    if (cpus)
+        CPU_FREE(cpus);
+    return rc;
+}
