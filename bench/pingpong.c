@@ -12,6 +12,7 @@
  * Each figure is measured in R rounds, interleaved (put, floor, put, ...),
  * and reported as median and min..max; ratios are of medians.
  * Uses only standard OpenSHMEM 1.4+ routines. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
 #include <shmem.h>
 #include <stdint.h>
 #include <stdio.h>

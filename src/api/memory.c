@@ -25,11 +25,7 @@ SHOAL_EXPORT void *pshmem_calloc(size_t count, size_t size)
         shoal_warn("shmem_calloc", "count %zu x size %zu overflows size_t", count, size);
         return NULL;
     }
-    void *p = shoal_sym_alloc(total, 64, "shmem_calloc");
-    /* Fresh heap pages are zero, but a reused block is not. */
-    if (p)
-        memset(p, 0, total);
-    return p;
+    return shoal_sym_calloc(total, "shmem_calloc");
 }
 SHOAL_WEAK_ALIAS(shmem_calloc, pshmem_calloc)
 

@@ -3,6 +3,7 @@
  * and the SHMEM_DEBUG symmetry check. */
 #include "core/heap.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,13 +48,20 @@ static void check_symmetric(const char *fn, size_t size, long long off)
     all = calloc((size_t)n, sizeof *all);
     if (!all || shoal_g.boot->allgather(&mine, all, sizeof mine) < 0)
         shoal_fatal(fn, "SHMEM_DEBUG symmetry check: bootstrap allgather failed");
-    for (int pe = 0; pe < n; pe++)
-        if (all[pe].size != mine.size || all[pe].off != mine.off)
+    for (int pe = 0; pe < n; pe++) {
+        if (all[pe].size == mine.size && all[pe].off == mine.off)
+            continue;
+        if (size == 0) /* a free: only the block identifies the call */
             shoal_fatal(fn,
-                        "allocation is not symmetric: PE %d asked for %lld bytes (heap offset "
-                        "%lld), PE %d for %lld bytes (offset %lld); every PE must make the same "
-                        "allocation calls with the same arguments",
-                        pe, all[pe].size, all[pe].off, shoal_g.my_pe, mine.size, mine.off);
+                        "free is not symmetric: PE %d frees the block at heap offset %lld, "
+                        "PE %d the block at offset %lld; every PE must free the same block",
+                        pe, all[pe].off, shoal_g.my_pe, mine.off);
+        shoal_fatal(fn,
+                    "allocation is not symmetric: PE %d asked for %lld bytes (heap offset "
+                    "%lld), PE %d for %lld bytes (offset %lld); every PE must make the same "
+                    "allocation calls with the same arguments",
+                    pe, all[pe].size, all[pe].off, shoal_g.my_pe, mine.size, mine.off);
+    }
     free(all);
 }
 
@@ -61,12 +69,15 @@ static void report_oom(const char *fn, size_t size)
 {
     size_t used, fr, largest;
     shoal_heap_usage(&used, &fr, &largest);
+    /* Suggest a heap that holds what is in use plus this request, with
+     * room for fragmentation, rounded up to MiB. */
+    size_t mib = (size_t)1 << 20, want = used + size;
+    want = want > SIZE_MAX / 2 ? SIZE_MAX / mib : (want + want / 2 + mib - 1) / mib;
     if (shoal_g.my_pe == 0)
         shoal_warn(fn,
                    "out of symmetric memory: asked for %zu bytes; %zu bytes free (largest free "
                    "block %zu) of %zu; raise SHMEM_SYMMETRIC_SIZE (e.g. SHMEM_SYMMETRIC_SIZE=%zuM)",
-                   size, fr, largest, shoal_g.user_heap_size,
-                   (shoal_g.user_heap_size + size) / (1 << 20) * 2 + 1);
+                   size, fr, largest, shoal_g.user_heap_size, want);
 }
 
 static void check_init(const char *fn)
@@ -75,7 +86,7 @@ static void check_init(const char *fn)
         shoal_err_not_init(fn);
 }
 
-void *shoal_sym_alloc(size_t size, size_t align, const char *fn)
+static void *sym_alloc(size_t size, size_t align, int zero, const char *fn)
 {
     check_init(fn);
     if (size == 0)
@@ -84,12 +95,26 @@ void *shoal_sym_alloc(size_t size, size_t align, const char *fn)
     int rc = shoal_heap_alloc(heap, size, align, &off);
     if (shoal_g.debug)
         check_symmetric(fn, size, rc == 0 ? (long long)off : -1);
+    /* Zero before the barrier: once it is passed, a peer may already be
+     * writing into this block. */
+    if (zero && rc == 0)
+        memset(shoal_g.heap_me + off, 0, size);
     shoal_barrier_all_internal();
     if (rc < 0) {
         report_oom(fn, size);
         return NULL;
     }
     return shoal_g.heap_me + off;
+}
+
+void *shoal_sym_alloc(size_t size, size_t align, const char *fn)
+{
+    return sym_alloc(size, align, 0, fn);
+}
+
+void *shoal_sym_calloc(size_t size, const char *fn)
+{
+    return sym_alloc(size, 64, 1, fn);
 }
 
 /* The heap offset of a pointer the user passes back, checked. */

@@ -69,6 +69,14 @@ static inline void shoal_notify(int pe)
 
 /* ------------------------------------------------------------------ RMA */
 
+/* For the SHMEM_DEBUG overlap check: on this PE, static data is reachable
+ * through two mappings (the program's own and the shared alias), so compare
+ * the address the user passed, not the alias. */
+static inline const void *shoal_user_view(const void *mapped, const void *user, int wpe)
+{
+    return wpe == shoal_g.my_pe ? user : mapped;
+}
+
 static inline void shoal_put(shmem_ctx_t ctx, void *dest, const void *src, size_t n, int pe,
                              const char *fn)
 {
@@ -78,7 +86,7 @@ static inline void shoal_put(shmem_ctx_t ctx, void *dest, const void *src, size_
         return;
     char *r = shoal_addr(dest, n, wpe, fn, "dest");
     if (SHOAL_UNLIKELY(shoal_g.debug))
-        shoal_debug_check_overlap(r, n, src, n, fn, "dest", "source");
+        shoal_debug_check_overlap(shoal_user_view(r, dest, wpe), n, src, n, fn, "dest", "source");
     if (SHOAL_LIKELY(r != NULL)) {
         memcpy(r, src, n);
         shoal_notify(wpe);
@@ -96,7 +104,7 @@ static inline void shoal_put_nbi(shmem_ctx_t ctx, void *dest, const void *src, s
         return;
     char *r = shoal_addr(dest, n, wpe, fn, "dest");
     if (SHOAL_UNLIKELY(shoal_g.debug))
-        shoal_debug_check_overlap(r, n, src, n, fn, "dest", "source");
+        shoal_debug_check_overlap(shoal_user_view(r, dest, wpe), n, src, n, fn, "dest", "source");
     if (SHOAL_LIKELY(r != NULL)) {
         /* On-node an nbi put is complete on return: copying now costs less
          * than tracking it until the next quiet. */
@@ -116,7 +124,7 @@ static inline void shoal_get(shmem_ctx_t ctx, void *dest, const void *src, size_
         return;
     const char *r = shoal_addr(src, n, wpe, fn, "source");
     if (SHOAL_UNLIKELY(shoal_g.debug))
-        shoal_debug_check_overlap(dest, n, r, n, fn, "dest", "source");
+        shoal_debug_check_overlap(dest, n, shoal_user_view(r, src, wpe), n, fn, "dest", "source");
     if (SHOAL_LIKELY(r != NULL))
         memcpy(dest, r, n);
     else
@@ -132,7 +140,7 @@ static inline void shoal_get_nbi(shmem_ctx_t ctx, void *dest, const void *src, s
         return;
     const char *r = shoal_addr(src, n, wpe, fn, "source");
     if (SHOAL_UNLIKELY(shoal_g.debug))
-        shoal_debug_check_overlap(dest, n, r, n, fn, "dest", "source");
+        shoal_debug_check_overlap(dest, n, shoal_user_view(r, src, wpe), n, fn, "dest", "source");
     if (SHOAL_LIKELY(r != NULL))
         memcpy(dest, r, n);
     else
