@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs what building Shoal needs on Debian/Ubuntu, only if missing:
-# a C/C++ compiler, CMake, make and Python 3 (runs the API generator).
+# a C/C++ compiler, CMake, make, Python 3 (runs the API generator and the
+# tests) and pkg-config (the install test).
 set -e
 missing=""
 command -v cc >/dev/null 2>&1 || missing="$missing gcc"
@@ -9,6 +10,7 @@ command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
 command -v make >/dev/null 2>&1 || missing="$missing make"
 command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 command -v nm >/dev/null 2>&1 || missing="$missing binutils"
+command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
 [ -z "$missing" ] && exit 0
 echo "install-deps: installing:$missing"
 sudo=""

@@ -1,6 +1,7 @@
 # oshcc / oshc++: one template, two flavours.  The build-tree copies (in
 # build/bin) point at build/include and build/lib, so external suites can be
-# built without installing; the installed copies point at the install prefix.
+# built without installing; the installed copies find include/ and lib/
+# relative to where they are installed.
 function(shoal_make_wrapper name env default incdir libdir out)
   set(SHOAL_WRAPPER_NAME ${name})
   set(SHOAL_WRAPPER_ENV ${env})
@@ -14,8 +15,8 @@ endfunction()
 
 get_filename_component(_cc_name ${CMAKE_C_COMPILER} NAME)
 get_filename_component(_cxx_name ${CMAKE_CXX_COMPILER} NAME)
-set(_inst_inc ${CMAKE_INSTALL_FULL_INCLUDEDIR})
-set(_inst_lib ${CMAKE_INSTALL_FULL_LIBDIR})
+file(RELATIVE_PATH _inst_inc ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_INCLUDEDIR})
+file(RELATIVE_PATH _inst_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
 foreach(flavour build install)
   if(flavour STREQUAL build)
     set(_inc ${SHOAL_GEN_INCLUDE_DIR})

@@ -20,3 +20,14 @@ SHOAL_ENV(WAIT_SLEEP_MAX_US, "SHOAL_WAIT_SLEEP_MAX_US", NULL, UINT, "1000",
           "Longest single sleep of a waiting PE before it re-checks, in microseconds")
 SHOAL_ENV(TRANSPORTS, "SHOAL_TRANSPORTS", NULL, STRING, "shm",
           "Transports to use: shm (on-node load/store; the only one built in this version)")
+/* Set by oshrun for each PE and read by the bootstrap (boot/boot_local.c);
+ * listed so shmem-info shows everything Shoal reads.  Without them a
+ * program runs as a single PE. */
+SHOAL_ENV(LAUNCH_RANK, "SHOAL_RANK", NULL, STRING, "unset",
+          "Set by oshrun: this PE's number (0..SHOAL_SIZE-1)")
+SHOAL_ENV(LAUNCH_SIZE, "SHOAL_SIZE", NULL, STRING, "unset",
+          "Set by oshrun: number of PEs in the job")
+SHOAL_ENV(LAUNCH_FD, "SHOAL_BOOT_FD", NULL, STRING, "unset",
+          "Set by oshrun: inherited socket to the launcher (bootstrap exchange, barrier, abort)")
+SHOAL_ENV(LAUNCH_JOBID, "SHOAL_JOBID", NULL, STRING, "unset",
+          "Set by oshrun: job id, unique on this node; names the job's shared-memory objects")

@@ -76,11 +76,17 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
                              "shmem_finalize");
 
     char err[512];
-    if (shoal_env_load(&cfg, err, sizeof err) < 0)
-        return fail_init(fn, err);
-    shoal_g.debug = cfg.debug;
     if (shoal_boot_open(&boot, err, sizeof err) < 0)
         return fail_init(fn, err);
+    if (shoal_env_load(&cfg, err, sizeof err) < 0) {
+        /* Every PE sees the same environment: say it once, and let nobody
+         * leave (and be reported by the launcher) before it is said. */
+        if (boot.rank == 0)
+            fail_init(fn, err);
+        boot.barrier();
+        return -1;
+    }
+    shoal_g.debug = cfg.debug;
     shoal_g.boot = &boot;
     shoal_g.my_pe = boot.rank;
     shoal_g.n_pes = boot.size;

@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""The user-facing tools, checked the way a user meets them.
+
+Each case prints what it checked and exits non-zero on the first mismatch.
+Usage: test_tools.py --bin DIR --build DIR --src DIR --work DIR CASE
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+A = None
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def run(cmd, env=None, check=True, timeout=120, cwd=None):
+    e = dict(os.environ)
+    if env:
+        e.update(env)
+    p = subprocess.run(cmd, env=e, cwd=cwd, timeout=timeout,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print("$", " ".join(cmd), "->", p.returncode)
+    if check and p.returncode != 0:
+        print(p.stdout)
+        fail("command failed: %s" % " ".join(cmd))
+    return p
+
+
+def work(name):
+    d = os.path.join(A.work, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
+
+
+def tool(name):
+    return os.path.join(A.bin, name)
+
+
+HELLO_C = r'''
+#include <shmem.h>
+#include <stdio.h>
+static long counter;           /* static data is symmetric */
+int main(void) {
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    long *dst = shmem_malloc(sizeof(long) * (size_t)n);
+    for (int pe = 0; pe < n; pe++)
+        shmem_long_p(&dst[me], me * 10 + 1, pe);
+    shmem_long_atomic_add(&counter, me + 1, 0);
+    shmem_barrier_all();
+    for (int pe = 0; pe < n; pe++)
+        if (dst[pe] != pe * 10 + 1) { printf("BAD %d\n", pe); return 2; }
+    if (me == 0) printf("SUM %ld\n", counter);
+    printf("PE %d of %d ok\n", me, n);
+    shmem_free(dst);
+    shmem_finalize();
+    return 0;
+}
+'''
+
+HELLO_CXX = r'''
+#include <shmem.h>
+#include <cstdio>
+#include <vector>
+static int flag;
+int main() {
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    std::vector<int> v(4, me);
+    int *buf = static_cast<int *>(shmem_malloc(4 * sizeof(int)));
+    shmem_int_put(buf, v.data(), 4, (me + 1) % n);
+    shmem_fence();
+    shmem_int_atomic_set(&flag, 1, (me + 1) % n);
+    shmem_int_wait_until(&flag, SHMEM_CMP_EQ, 1);
+    int from = (me + n - 1) % n;
+    for (int i = 0; i < 4; i++)
+        if (buf[i] != from) { std::printf("BAD\n"); return 2; }
+    std::printf("C++ PE %d got %d\n", me, from);
+    shmem_barrier_all();
+    shmem_free(buf);
+    shmem_finalize();
+    return 0;
+}
+'''
+
+
+def check_hello_output(out, n):
+    for pe in range(n):
+        if "PE %d of %d ok" % (pe, n) not in out:
+            fail("PE %d did not report success:\n%s" % (pe, out))
+    want = n * (n + 1) // 2
+    if "SUM %d" % want not in out:
+        fail("atomic sum on a static variable: want %d in:\n%s" % (want, out))
+
+
+def case_oshcc():
+    d = work("oshcc")
+    src = os.path.join(d, "hello.c")
+    open(src, "w").write(HELLO_C)
+    exe = os.path.join(d, "hello")
+    run([tool("oshcc"), "-O2", "-Wall", "-Werror", src, "-o", exe])
+    for n in (1, 3):
+        p = run([tool("oshrun"), "-n", str(n), exe])
+        check_hello_output(p.stdout, n)
+    # Separate compile and link steps, as make does.
+    obj = os.path.join(d, "hello.o")
+    run([tool("oshcc"), "-c", src, "-o", obj])
+    run([tool("oshcc"), obj, "-o", exe + "2"])
+    check_hello_output(run([tool("oshrun"), "-n", "2", exe + "2"]).stdout, 2)
+
+
+def case_oshcxx():
+    d = work("oshcxx")
+    src = os.path.join(d, "hello.cpp")
+    open(src, "w").write(HELLO_CXX)
+    exe = os.path.join(d, "hello")
+    run([tool("oshc++"), "-std=c++17", "-Wall", "-Werror", src, "-o", exe])
+    p = run([tool("oshrun"), "-n", "3", exe])
+    for pe in range(3):
+        if "C++ PE %d got %d" % (pe, (pe + 2) % 3) not in p.stdout:
+            fail("C++ program output wrong:\n" + p.stdout)
+
+
+def case_showme():
+    p = run([tool("oshcc"), "--showme", "a b.c", "-o", "x"])
+    line = p.stdout.strip()
+    for want in ("-I", "-lshoal", "-o x", "a b.c"):
+        if want not in line:
+            fail("--showme output lacks %r: %s" % (want, line))
+    # The include directory it names holds shmem.h.
+    inc = re.search(r"-I(\S+)", line).group(1)
+    if not os.path.exists(os.path.join(inc, "shmem.h")):
+        fail("--showme -I%s has no shmem.h" % inc)
+    p = run([tool("oshcc"), "--showme", "-c", "x.c"])
+    if "-lshoal" in p.stdout:
+        fail("-c must not add link flags: " + p.stdout)
+
+
+def env_table_names():
+    """Every variable the library reads, from its one table."""
+    text = open(os.path.join(A.src, "src/core/env_table.h")).read()
+    names = re.findall(r'SHOAL_ENV\(\w+,\s*"(\w+)",\s*(?:"(\w+)"|NULL)', text)
+    if len(names) < 5:
+        fail("could not read env_table.h")
+    return names
+
+
+def case_shmem_info():
+    p = run([tool("shmem-info")])
+    out = p.stdout
+    for want in ("OpenSHMEM 1.6", "Shoal", "Transports:", "shm"):
+        if want not in out:
+            fail("shmem-info lacks %r:\n%s" % (want, out))
+    for name, alias in env_table_names():
+        if not re.search(r"^\s*%s\s+=" % name, out, re.M):
+            fail("shmem-info does not list %s:\n%s" % (name, out))
+        if alias and alias not in out:
+            fail("shmem-info does not name alias %s" % alias)
+
+
+def case_shmem_info_env():
+    # The value shown is the one in the environment, marked as set.
+    p = run([tool("shmem-info")], env={"SHMEM_SYMMETRIC_SIZE": "3G"})
+    if not re.search(r"SHMEM_SYMMETRIC_SIZE\s+=\s+3G\s+\(set\)", p.stdout):
+        fail("shmem-info does not show SHMEM_SYMMETRIC_SIZE=3G as set:\n" + p.stdout)
+    p = run([tool("shmem-info"), "--help"], check=False)
+    if p.returncode != 0 or "usage" not in p.stdout.lower():
+        fail("shmem-info --help: rc %d\n%s" % (p.returncode, p.stdout))
+
+
+def hello_exe():
+    return os.path.join(A.build, "examples", "hello")
+
+
+def case_info_at_start():
+    p = run([tool("oshrun"), "-n", "3", hello_exe()], env={"SHMEM_INFO": "1"})
+    # Printed once (by PE 0), before the program's own output.
+    if p.stdout.count("SHMEM_SYMMETRIC_SIZE") != 1:
+        fail("SHMEM_INFO=1 must make PE 0 alone print the configuration:\n" + p.stdout)
+    if "OpenSHMEM 1.6" not in p.stdout or p.stdout.count("Hello from PE") != 3:
+        fail("SHMEM_INFO output incomplete:\n" + p.stdout)
+    p = run([tool("oshrun"), "-n", "2", hello_exe()], env={"SMA_INFO": "1"})
+    if p.stdout.count("SHMEM_SYMMETRIC_SIZE") != 1:
+        fail("deprecated SMA_INFO alias is not honoured:\n" + p.stdout)
+    p = run([tool("oshrun"), "-n", "2", hello_exe()])
+    if "SHMEM_SYMMETRIC_SIZE" in p.stdout:
+        fail("configuration printed without SHMEM_INFO:\n" + p.stdout)
+
+
+def case_version_at_start():
+    p = run([tool("oshrun"), "-n", "2", hello_exe()], env={"SHMEM_VERSION": "1"})
+    lines = [l for l in p.stdout.splitlines() if "Shoal" in l]
+    if len(lines) != 1:
+        fail("SHMEM_VERSION=1: want one version line from PE 0:\n" + p.stdout)
+
+
+def case_different_exe():
+    # Two different programs in one job: init must say so, and the job fails.
+    d = work("different_exe")
+    src = os.path.join(d, "hello.c")
+    open(src, "w").write(HELLO_C)
+    other = os.path.join(d, "other")
+    run([tool("oshcc"), src, "-o", other])
+    script = 'if [ "$SHOAL_RANK" = 0 ]; then exec "$1"; else exec "$2"; fi'
+    p = run([tool("oshrun"), "-n", "2", "/bin/sh", "-c", script, "sh", hello_exe(), other],
+            check=False, timeout=60)
+    if p.returncode == 0:
+        fail("a job running two executables succeeded:\n" + p.stdout)
+    if not re.search(r"not running the same executable", p.stdout):
+        fail("no message about different executables:\n" + p.stdout)
+
+
+def install_tree(name):
+    d = work(name)
+    prefix = os.path.join(d, "prefix")
+    run(["cmake", "--install", A.build, "--prefix", prefix])
+    for f in ("include/shmem.h", "include/shmemx.h", "include/pshmem.h",
+              "include/mpp/shmem.h", "include/mpp/shmemx.h", "bin/oshcc", "bin/oshc++",
+              "bin/oshrun", "bin/shmem-info"):
+        if not os.path.exists(os.path.join(prefix, f)):
+            fail("install lacks %s" % f)
+    return d, prefix
+
+
+def find_pc_dir(prefix):
+    for root, _, files in os.walk(prefix):
+        if "shoal.pc" in files:
+            return root
+    fail("install has no shoal.pc")
+
+
+def case_install_pkgconfig():
+    d, prefix = install_tree("install_pkgconfig")
+    if shutil.which("pkg-config") is None:
+        fail("pkg-config is not installed (scripts/install-deps.sh installs it)")
+    env = {"PKG_CONFIG_PATH": find_pc_dir(prefix)}
+    flags = run(["pkg-config", "--cflags", "--libs", "shoal"], env=env).stdout.split()
+    src = os.path.join(d, "hello.c")
+    open(src, "w").write(HELLO_C)
+    exe = os.path.join(d, "hello")
+    libdir = [f[2:] for f in flags if f.startswith("-L")]
+    run(["cc", src, "-o", exe] + flags + ["-Wl,-rpath," + libdir[0]])
+    check_hello_output(run([os.path.join(prefix, "bin/oshrun"), "-n", "2", exe]).stdout, 2)
+    # The installed oshcc works from the install tree too.
+    exe2 = os.path.join(d, "hello2")
+    run([os.path.join(prefix, "bin/oshcc"), src, "-o", exe2])
+    check_hello_output(run([os.path.join(prefix, "bin/oshrun"), "-n", "3", exe2]).stdout, 3)
+    shown = run([os.path.join(prefix, "bin/oshcc"), "--showme", "x.c"]).stdout
+    inc = re.search(r"-I(\S+)", shown).group(1)
+    if not os.path.realpath(inc).startswith(os.path.realpath(prefix)):
+        fail("installed oshcc's include directory is outside the install tree: " + shown)
+
+
+def case_install_find_package():
+    d, prefix = install_tree("install_find_package")
+    proj = os.path.join(d, "proj")
+    os.makedirs(proj)
+    open(os.path.join(proj, "hello.c"), "w").write(HELLO_C)
+    open(os.path.join(proj, "CMakeLists.txt"), "w").write(
+        "cmake_minimum_required(VERSION 3.16)\n"
+        "project(user C)\n"
+        "find_package(Shoal 0.1 REQUIRED)\n"
+        "add_executable(hello hello.c)\n"
+        "target_link_libraries(hello PRIVATE Shoal::shoal)\n"
+        "add_executable(hello_static hello.c)\n"
+        "target_link_libraries(hello_static PRIVATE Shoal::shoal_static)\n"
+        "file(WRITE ${CMAKE_BINARY_DIR}/oshrun.txt ${SHOAL_OSHRUN})\n")
+    b = os.path.join(d, "build")
+    run(["cmake", "-S", proj, "-B", b, "-DCMAKE_PREFIX_PATH=" + prefix], timeout=120)
+    run(["cmake", "--build", b], timeout=120)
+    oshrun = open(os.path.join(b, "oshrun.txt")).read().strip()
+    if not os.path.exists(oshrun):
+        fail("SHOAL_OSHRUN from find_package does not exist: " + oshrun)
+    for exe in ("hello", "hello_static"):
+        check_hello_output(run([oshrun, "-n", "3", os.path.join(b, exe)]).stdout, 3)
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    for o in ("bin", "build", "src", "work"):
+        ap.add_argument("--" + o, required=True)
+    ap.add_argument("case")
+    A = ap.parse_args()
+    globals()["case_" + A.case]()
+    print("PASS", A.case)
+
+
+if __name__ == "__main__":
+    main()
