@@ -22,3 +22,23 @@ SHOAL_EXPORT void pshmem_sync_all(void)
     shoal_sync_all_internal();
 }
 SHOAL_WEAK_ALIAS(shmem_sync_all, pshmem_sync_all)
+
+SHOAL_EXPORT int pshmem_team_sync(shmem_team_t team)
+{
+    return shoal_coll_team_sync(team, "shmem_team_sync");
+}
+SHOAL_WEAK_ALIAS(shmem_team_sync, pshmem_team_sync)
+
+/* Deprecated active-set forms: barrier completes outstanding operations
+ * first, sync does not. */
+SHOAL_EXPORT void pshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    shoal_coll_aset_barrier(PE_start, logPE_stride, PE_size, pSync, 1, "shmem_barrier");
+}
+SHOAL_WEAK_ALIAS(shmem_barrier, pshmem_barrier)
+
+SHOAL_EXPORT void pshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    shoal_coll_aset_barrier(PE_start, logPE_stride, PE_size, pSync, 0, "shmem_sync");
+}
+SHOAL_WEAK_ALIAS(shmem_sync, pshmem_sync)

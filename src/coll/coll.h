@@ -1,12 +1,83 @@
 /* coll/ — collective algorithms, written only against core/ops.h (put,
- * get, AMO, signal, wait) so they run unchanged over any transport.
- * May call: core/ops.h, core/wait.h.  Never a transport directly. */
+ * get, AMO, wait) so they run unchanged over any transport.
+ * May call: core/ (ops.h, wait, errors, teams' geometry).  Never a
+ * transport directly.
+ *
+ * Entry points: the world synchronization used inside the library, and one
+ * function per collective family that the generated wrappers call (names
+ * fixed by tools/gen/api_table.py).  Team forms return 0 or nonzero;
+ * active-set forms take the deprecated (PE_start, logPE_stride, PE_size,
+ * pSync) arguments. */
 #ifndef SHOAL_COLL_H
 #define SHOAL_COLL_H
+#include <shmem.h>
+#include <stddef.h>
+
 /* shmem_sync_all: no PE leaves before every PE has arrived. */
 void shoal_sync_all_internal(void);
 /* shmem_barrier_all: quiet the default context, then sync_all. */
 void shoal_barrier_all_internal(void);
-/* Reset per-job collective state (called at init). */
-void shoal_coll_init(void);
+/* Algorithm choices, from the environment (called at init):
+ * reduce_algo 0 auto, 1 gather, 2 rsag; crossover in bytes for auto. */
+void shoal_coll_init(int reduce_algo, size_t reduce_crossover);
+
+/* Reduction operators and element types (generated wrappers name them). */
+enum shoal_red_op { SHOAL_RED_AND, SHOAL_RED_OR, SHOAL_RED_XOR, SHOAL_RED_MAX, SHOAL_RED_MIN,
+                    SHOAL_RED_SUM, SHOAL_RED_PROD };
+#define SHOAL_REDUCE_TYPES(X)                                                                  \
+    X(CHAR, char, unsigned char, INT) X(SCHAR, signed char, unsigned char, INT)                \
+    X(SHORT, short, unsigned short, INT) X(INT, int, unsigned int, INT)                        \
+    X(LONG, long, unsigned long, INT) X(LONGLONG, long long, unsigned long long, INT)          \
+    X(PTRDIFF, ptrdiff_t, size_t, INT) X(UCHAR, unsigned char, unsigned char, INT)             \
+    X(USHORT, unsigned short, unsigned short, INT) X(UINT, unsigned int, unsigned int, INT)    \
+    X(ULONG, unsigned long, unsigned long, INT)                                                \
+    X(ULONGLONG, unsigned long long, unsigned long long, INT)                                  \
+    X(INT8, int8_t, uint8_t, INT) X(INT16, int16_t, uint16_t, INT)                             \
+    X(INT32, int32_t, uint32_t, INT) X(INT64, int64_t, uint64_t, INT)                          \
+    X(UINT8, uint8_t, uint8_t, INT) X(UINT16, uint16_t, uint16_t, INT)                         \
+    X(UINT32, uint32_t, uint32_t, INT) X(UINT64, uint64_t, uint64_t, INT)                      \
+    X(SIZE, size_t, size_t, INT) X(FLOAT, float, float, FLT) X(DOUBLE, double, double, FLT)    \
+    X(LONGDOUBLE, long double, long double, FLT)                                               \
+    X(COMPLEXD, double _Complex, double _Complex, CPX)                                         \
+    X(COMPLEXF, float _Complex, float _Complex, CPX)
+enum shoal_red_type {
+#define SHOAL_X(DT, T, U, K) SHOAL_DT_##DT,
+    SHOAL_REDUCE_TYPES(SHOAL_X)
+#undef SHOAL_X
+    SHOAL_DT_COUNT
+};
+
+/* Team forms.  Sizes are in bytes except where an element size is given. */
+int shoal_coll_broadcast(shmem_team_t team, void *dest, const void *source, size_t nbytes,
+                         int root, const char *fn);
+int shoal_coll_collect(shmem_team_t team, void *dest, const void *source, size_t nbytes,
+                       const char *fn);
+int shoal_coll_fcollect(shmem_team_t team, void *dest, const void *source, size_t nbytes,
+                        const char *fn);
+int shoal_coll_alltoall(shmem_team_t team, void *dest, const void *source, size_t nbytes,
+                        const char *fn);
+int shoal_coll_alltoalls(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                         ptrdiff_t sst, size_t nelems, size_t esize, const char *fn);
+int shoal_coll_reduce(shmem_team_t team, void *dest, const void *source, size_t nreduce, int op,
+                      int type, const char *fn);
+int shoal_coll_scan(shmem_team_t team, void *dest, const void *source, size_t nelems,
+                    int exclusive, int type, const char *fn);
+int shoal_coll_team_sync(shmem_team_t team, const char *fn);
+
+/* Active-set forms (deprecated). */
+void shoal_coll_aset_barrier(int start, int log_stride, int size, long *pSync, int quiet,
+                             const char *fn);
+void shoal_coll_aset_broadcast(void *dest, const void *source, size_t nbytes, int root, int start,
+                               int log_stride, int size, long *pSync, const char *fn);
+void shoal_coll_aset_collect(void *dest, const void *source, size_t nbytes, int start,
+                             int log_stride, int size, long *pSync, const char *fn);
+void shoal_coll_aset_fcollect(void *dest, const void *source, size_t nbytes, int start,
+                              int log_stride, int size, long *pSync, const char *fn);
+void shoal_coll_aset_alltoall(void *dest, const void *source, size_t nbytes, int start,
+                              int log_stride, int size, long *pSync, const char *fn);
+void shoal_coll_aset_alltoalls(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
+                               size_t nelems, size_t esize, int start, int log_stride, int size,
+                               long *pSync, const char *fn);
+void shoal_coll_to_all(void *dest, const void *source, int nreduce, int start, int log_stride,
+                       int size, void *pWrk, long *pSync, int op, int type, const char *fn);
 #endif

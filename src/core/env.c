@@ -132,6 +132,21 @@ int shoal_env_load(struct shoal_config *cfg, char *errbuf, size_t errlen)
             if (parse_uint(v, &cfg->wait_sleep_max_us) < 0 || cfg->wait_sleep_max_us < 1)
                 return bad(errbuf, errlen, used, v, "a positive integer");
             break;
+        case SHOAL_ENV_COLL_REDUCE:
+            if (!strcmp(v, "auto"))
+                cfg->coll_reduce = 0;
+            else if (!strcmp(v, "gather"))
+                cfg->coll_reduce = 1;
+            else if (!strcmp(v, "rsag"))
+                cfg->coll_reduce = 2;
+            else
+                return bad(errbuf, errlen, used, v, "one of auto, gather, rsag");
+            break;
+        case SHOAL_ENV_COLL_REDUCE_CROSSOVER:
+            if (shoal_parse_size(v, &cfg->coll_reduce_crossover) < 0)
+                return bad(errbuf, errlen, used, v,
+                           "a number of bytes with an optional K/M/G/T suffix, e.g. 64K");
+            break;
         case SHOAL_ENV_TRANSPORTS:
             if (strcmp(v, "shm") != 0)
                 return bad(errbuf, errlen, used, v,

@@ -17,6 +17,8 @@ struct shoal_config {
     long wait_spin_us;        /* -1 = auto */
     long wait_sleep_max_us;
     char transports[64];
+    int coll_reduce;          /* 0 auto, 1 gather, 2 rsag */
+    size_t coll_reduce_crossover;
 };
 
 /* Parses every variable.  Returns 0, or -1 with a message naming the variable

@@ -20,6 +20,10 @@ SHOAL_ENV(WAIT_SLEEP_MAX_US, "SHOAL_WAIT_SLEEP_MAX_US", NULL, UINT, "1000",
           "Longest single sleep of a waiting PE before it re-checks, in microseconds")
 SHOAL_ENV(TRANSPORTS, "SHOAL_TRANSPORTS", NULL, STRING, "shm",
           "Transports to use: shm (on-node load/store; the only one built in this version)")
+SHOAL_ENV(COLL_REDUCE, "SHOAL_COLL_REDUCE", NULL, STRING, "auto",
+          "Reduction algorithm: gather (each PE reduces everything), rsag (reduce-scatter + allgather), auto (rsag from SHOAL_COLL_REDUCE_CROSSOVER bytes)")
+SHOAL_ENV(COLL_REDUCE_CROSSOVER, "SHOAL_COLL_REDUCE_CROSSOVER", NULL, SIZE, "16K",
+          "Array size (bytes, K/M/G suffixes) from which auto picks rsag for reductions")
 /* Set by oshrun for each PE and read by the bootstrap (boot/boot_local.c);
  * listed so shmem-info shows everything Shoal reads.  Without them a
  * program runs as a single PE. */

@@ -18,6 +18,7 @@
 #include "core/heap.h"
 #include "core/ops.h"
 #include "core/segments.h"
+#include "core/team.h"
 #include "core/wait.h"
 
 static struct shoal_boot boot;
@@ -34,16 +35,6 @@ static void implicit_finalize(int status, void *arg)
         return; /* the launcher sees the failure and ends the job */
     shoal_g.init_count = 1;
     shoal_runtime_finalize("shmem_finalize (implicit, at exit)");
-}
-
-static void setup_team(struct shoal_team *t, int size)
-{
-    t->start = 0;
-    t->stride = 1;
-    t->size = size;
-    t->my_pe = shoal_g.my_pe;
-    t->num_contexts = 0;
-    t->magic = SHOAL_TEAM_LIVE;
 }
 
 static int fail_init(const char *fn, const char *msg)
@@ -99,12 +90,10 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     }
     if (shoal_heap_setup() < 0)
         boot.abort(1, "out of memory");
-    setup_team(&shoal_team_world, shoal_g.n_pes);
-    /* Every PE this version can reach is on this node. */
-    setup_team(&shoal_team_shared, shoal_g.n_pes);
+    shoal_teams_init();
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     shoal_wait_configure(cfg.wait_spin_us, cfg.wait_sleep_max_us, shoal_g.n_local > ncpu);
-    shoal_coll_init();
+    shoal_coll_init(cfg.coll_reduce, cfg.coll_reduce_crossover);
     shoal_ctx_init_default();
     shoal_g.init_count = 1;
 
@@ -144,7 +133,7 @@ void shoal_runtime_finalize(const char *fn)
     shoal_ctx_teardown();
     shoal_heap_teardown();
     shoal_segments_teardown();
-    shoal_team_world.magic = shoal_team_shared.magic = 0;
+    shoal_teams_fini();
     shoal_g.init_count = 0;
     shoal_g.finalized = 1;
 }

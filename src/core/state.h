@@ -20,11 +20,12 @@ struct shoal_boot;
 struct shoal_team {
     uint32_t magic;
     int start;        /* world PE of team PE 0 */
-    int stride;       /* world-PE distance between consecutive team PEs */
+    int stride;       /* world-PE distance between consecutive team PEs (may be < 0) */
     int size;
     int my_pe;        /* my number in the team, -1 if not a member */
     int num_contexts; /* from shmem_team_config_t */
-    void *coll;       /* collective state, owned by coll/ */
+    int slot;         /* its block in every member's ctl (struct shoal_team_block) */
+    long config_mask; /* as given at creation */
 };
 #define SHOAL_TEAM_LIVE 0x7ea11eafu
 
@@ -39,6 +40,18 @@ struct shoal_ctx {
 };
 #define SHOAL_CTX_LIVE 0xc0117e87u
 
+/* Symmetric words of one team: counters for its synchronization and a
+ * little scratch for its collectives (both zero at rest). */
+#define SHOAL_TEAM_SLOTS 128 /* world, shared and 126 user teams */
+#define SHOAL_TEAM_SLOT_WORLD 0
+#define SHOAL_TEAM_SLOT_SHARED 1
+#define SHOAL_SYNC_WORDS 64
+#define SHOAL_SCRATCH_WORDS 8
+struct shoal_team_block {
+    uint64_t sync[SHOAL_SYNC_WORDS];
+    uint64_t scratch[SHOAL_SCRATCH_WORDS];
+};
+
 /* The control block that starts every PE's heap segment.  It is symmetric
  * (same offset in every heap) so coll/ and locks can address it like any
  * symmetric object.  Layout changes must keep SHOAL_CTL_SIZE. */
@@ -49,10 +62,12 @@ struct shoal_ctl {
     _Alignas(SHOAL_CACHELINE) uint32_t sleepers;
     uint32_t pad0;
     _Alignas(SHOAL_CACHELINE) uint32_t doorbell;
-    /* Internal symmetric words for coll/ (barriers, reductions): reserved. */
-    _Alignas(SHOAL_CACHELINE) uint64_t coll_words[64 * 8];
+    /* One block per live team, at the same offset on every member, for the
+     * team's collectives (coll/group.h).  A team's slot is agreed on by
+     * its parent team at creation (core/team.c). */
+    _Alignas(SHOAL_CACHELINE) struct shoal_team_block teams[SHOAL_TEAM_SLOTS];
 };
-#define SHOAL_CTL_SIZE ((size_t)64 * 1024)
+#define SHOAL_CTL_SIZE ((size_t)128 * 1024)
 _Static_assert(sizeof(struct shoal_ctl) <= SHOAL_CTL_SIZE, "ctl block too large");
 
 struct shoal_state {

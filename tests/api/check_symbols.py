@@ -19,11 +19,7 @@ import sys
 
 # Sections implemented by later issues.  Remove a section from this set when
 # its issue lands (then this test requires all its routines).
-DEFERRED_SECTIONS = {
-    'Team management',
-    'Collectives',
-    'Sessions',
-}
+DEFERRED_SECTIONS = set()
 # Routines of a deferred section that belong to the current issue.
 DEFERRED_EXCEPTIONS = {
     'shmem_barrier_all',

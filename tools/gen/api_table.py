@@ -45,7 +45,7 @@ Parameter names in the bodies are those of the prototype patterns.
 # their wrappers are generated only when this is True (a later issue
 # implements coll/ and flips it).  The 'coll' bodies below then call
 # coll/coll.h, which must provide the functions and constants they name.
-GENERATE_COLLECTIVE_WRAPPERS = False
+GENERATE_COLLECTIVE_WRAPPERS = True
 
 # ------------------------------------------------------------------ types
 

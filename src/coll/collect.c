@@ -1,0 +1,92 @@
+/* Collect (blocks of any size, concatenated in member order) and fcollect
+ * (equal blocks): sync; every member pulls every block into its dest,
+ * starting with its own and going round so members do not all read the
+ * same peer at once; sync (the sources stay unchanged until everyone has
+ * pulled them).  For collect each member first publishes its block size in
+ * the group's scratch; the offsets are the prefix sums of those sizes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "coll/group.h"
+
+static void gather_blocks(const struct shoal_group *g, void *dest, const void *source,
+                          const size_t *off, const size_t *len, const char *fn)
+{
+    for (int k = 0; k < g->size; k++) {
+        int j = (g->me + k) % g->size;
+        if (!len[j])
+            continue;
+        if (j == g->me)
+            memmove((char *)dest + off[j], source, len[j]);
+        else
+            shoal_get(SHMEM_CTX_DEFAULT, (char *)dest + off[j], source, len[j],
+                      shoal_group_pe(g, j), fn);
+    }
+}
+
+static void collect_group(const struct shoal_group *g, void *dest, const void *source,
+                          size_t nbytes, int fixed, const char *fn)
+{
+    size_t *off = malloc(2 * (size_t)g->size * sizeof *off);
+    if (!off)
+        shoal_fatal(fn, "out of private memory for %d block offsets", g->size);
+    size_t *len = off + g->size;
+    if (!fixed)
+        __atomic_store_n(&g->scratch[0], (uint64_t)nbytes, __ATOMIC_RELEASE);
+    if (g->size > 1)
+        shoal_group_sync(g, fn);
+    size_t total = 0;
+    for (int j = 0; j < g->size; j++) {
+        uint64_t n = nbytes;
+        if (!fixed && j != g->me)
+            shoal_get(SHMEM_CTX_DEFAULT, &n, &g->scratch[0], sizeof n, shoal_group_pe(g, j), fn);
+        off[j] = total;
+        len[j] = (size_t)n;
+        total += (size_t)n;
+    }
+    gather_blocks(g, dest, source, off, len, fn);
+    if (g->size > 1)
+        shoal_group_sync(g, fn);
+    if (!fixed)
+        g->scratch[0] = 0; /* everyone has read it: back to rest */
+    free(off);
+}
+
+int shoal_coll_collect(shmem_team_t team, void *dest, const void *source, size_t nbytes,
+                       const char *fn)
+{
+    if (shoal_team_usable(team, fn))
+        return -1;
+    struct shoal_group g;
+    shoal_group_of_team(&g, team);
+    collect_group(&g, dest, source, nbytes, 0, fn);
+    return 0;
+}
+
+int shoal_coll_fcollect(shmem_team_t team, void *dest, const void *source, size_t nbytes,
+                        const char *fn)
+{
+    if (shoal_team_usable(team, fn))
+        return -1;
+    struct shoal_group g;
+    shoal_group_of_team(&g, team);
+    collect_group(&g, dest, source, nbytes, 1, fn);
+    return 0;
+}
+
+void shoal_coll_aset_collect(void *dest, const void *source, size_t nbytes, int start,
+                             int log_stride, int size, long *pSync, const char *fn)
+{
+    struct shoal_group g;
+    shoal_group_of_aset(&g, start, log_stride, size, pSync, fn);
+    collect_group(&g, dest, source, nbytes, 0, fn);
+}
+
+void shoal_coll_aset_fcollect(void *dest, const void *source, size_t nbytes, int start,
+                              int log_stride, int size, long *pSync, const char *fn)
+{
+    struct shoal_group g;
+    shoal_group_of_aset(&g, start, log_stride, size, pSync, fn);
+    collect_group(&g, dest, source, nbytes, 1, fn);
+}

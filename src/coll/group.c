@@ -1,0 +1,120 @@
+/* Groups, their signals, and the dissemination barrier every collective
+ * is built on (protocol: group.h).  Round k of member i signals member
+ * (i + 2^k) mod n and waits for the signal of member (i - 2^k) mod n:
+ * ceil(log2 n) rounds for any n, and a signal per round per member. */
+#include "coll/group.h"
+
+#include "coll/coll.h"
+#include "core/team.h"
+
+void shoal_group_of_team(struct shoal_group *g, const struct shoal_team *t)
+{
+    struct shoal_team_block *b = &shoal_my_ctl()->teams[t->slot];
+    g->start = t->start;
+    g->stride = t->stride;
+    g->size = t->size;
+    g->me = t->my_pe;
+    g->sync = b->sync;
+    g->scratch = b->scratch;
+}
+
+void shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int size,
+                         long *pSync, const char *fn)
+{
+    if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
+        shoal_err_not_init(fn);
+    if (start < 0 || start >= shoal_g.n_pes)
+        shoal_fatal(fn, "argument 'PE_start' = %d is not a PE (the job has PEs 0..%d)", start,
+                    shoal_g.n_pes - 1);
+    if (log_stride < 0 || log_stride > 30)
+        shoal_fatal(fn, "argument 'logPE_stride' = %d is out of range", log_stride);
+    long stride = 1L << log_stride;
+    if (size < 1 || start + (long)(size - 1) * stride >= shoal_g.n_pes)
+        shoal_fatal(fn,
+                    "argument 'PE_size' = %d: the active set (PE_start %d, stride %ld) runs past "
+                    "the last PE %d",
+                    size, start, stride, shoal_g.n_pes - 1);
+    long rel = shoal_g.my_pe - start;
+    if (rel < 0 || rel % stride || rel / stride >= size)
+        shoal_fatal(fn,
+                    "PE %d is not in the active set (PE_start %d, logPE_stride %d, PE_size %d) "
+                    "but called the collective",
+                    shoal_g.my_pe, start, log_stride, size);
+    if (!pSync)
+        shoal_fatal(fn, "argument 'pSync' is a null pointer");
+    /* pSync must be symmetric: checked where a peer first signals it. */
+    g->start = start;
+    g->stride = (int)stride;
+    g->size = size;
+    g->me = (int)(rel / stride);
+    g->sync = (uint64_t *)pSync;
+    g->scratch = (uint64_t *)pSync + SHOAL_GROUP_SYNC_WORDS;
+}
+
+void shoal_group_signal(const struct shoal_group *g, int i, int w, const char *fn)
+{
+    shoal_amo(SHMEM_CTX_DEFAULT, SHOAL_AMO_ADD, &g->sync[w], 8, 1, 0, shoal_group_pe(g, i), fn);
+}
+
+void shoal_group_wait(const struct shoal_group *g, int w, const char *fn)
+{
+    static const uint64_t one = 1;
+    shoal_wait_until(SHOAL_W_U64, &g->sync[w], SHMEM_CMP_GE, &one, fn);
+    __atomic_fetch_sub(&g->sync[w], 1, __ATOMIC_ACQ_REL);
+}
+
+void shoal_group_sync(const struct shoal_group *g, const char *fn)
+{
+    const int n = g->size;
+    for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
+        shoal_group_signal(g, (g->me + dist) % n, SHOAL_GROUP_BARRIER_WORD + k, fn);
+        shoal_group_wait(g, SHOAL_GROUP_BARRIER_WORD + k, fn);
+    }
+}
+
+int shoal_team_usable(shmem_team_t team, const char *fn)
+{
+    if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
+        shoal_err_not_init(fn);
+    if (team == SHMEM_TEAM_INVALID)
+        return -1;
+    if (team->magic != SHOAL_TEAM_LIVE)
+        shoal_fatal(fn, "argument 'team' (%p) is not a live team (destroyed or never created)",
+                    (void *)team);
+    return team->my_pe < 0 ? -1 : 0;
+}
+
+/* ------------------------------------------------- world synchronization */
+
+void shoal_sync_all_internal(void)
+{
+    struct shoal_group g;
+    shoal_group_of_team(&g, &shoal_team_world);
+    shoal_group_sync(&g, "shmem_sync_all");
+}
+
+void shoal_barrier_all_internal(void)
+{
+    shoal_quiet(SHMEM_CTX_DEFAULT, "shmem_barrier_all");
+    shoal_sync_all_internal();
+}
+
+int shoal_coll_team_sync(shmem_team_t team, const char *fn)
+{
+    if (shoal_team_usable(team, fn))
+        return -1;
+    struct shoal_group g;
+    shoal_group_of_team(&g, team);
+    shoal_group_sync(&g, fn);
+    return 0;
+}
+
+void shoal_coll_aset_barrier(int start, int log_stride, int size, long *pSync, int quiet,
+                             const char *fn)
+{
+    struct shoal_group g;
+    shoal_group_of_aset(&g, start, log_stride, size, pSync, fn);
+    if (quiet)
+        shoal_quiet(SHMEM_CTX_DEFAULT, fn);
+    shoal_group_sync(&g, fn);
+}

@@ -1,0 +1,64 @@
+/* The PEs one collective runs over — a team, or a deprecated active set —
+ * and the symmetric words it synchronizes through: the team's block in
+ * the ctl area, or the user's pSync.
+ *
+ * Synchronization protocol (one for both): a signal is an atomic add of 1
+ * to a counter of the receiver; the receiver waits for the counter to be
+ * >= 1 and consumes the signal by adding -1.  Counting instead of setting
+ * means a signal that arrives early (the sender already in the next
+ * collective) is kept, not lost; consuming brings every word back to 0
+ * when the group is at rest, which is what the spec asks of pSync. */
+#ifndef SHOAL_COLL_GROUP_H
+#define SHOAL_COLL_GROUP_H
+#include <stdint.h>
+
+#include "core/ops.h"
+
+struct shoal_group {
+    int start, stride, size; /* member i is world PE start + i*stride */
+    int me;                  /* my index */
+    uint64_t *sync;          /* symmetric, >= SHOAL_GROUP_SYNC_WORDS */
+    uint64_t *scratch;       /* symmetric, >= 2 words */
+};
+/* Words of `sync`: [0, 32) barrier rounds, [32, 64) tree rounds. */
+#define SHOAL_GROUP_BARRIER_WORD 0
+#define SHOAL_GROUP_TREE_WORD 32
+#define SHOAL_GROUP_SYNC_WORDS 64
+
+static inline int shoal_group_pe(const struct shoal_group *g, int i)
+{
+    return g->start + i * g->stride;
+}
+
+/* The group of a live team this PE belongs to. */
+void shoal_group_of_team(struct shoal_group *g, const struct shoal_team *t);
+/* The group of an active set, checked (fatal on bad arguments). */
+void shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int size,
+                         long *pSync, const char *fn);
+
+/* Signal member i on word w / wait for (and consume) one signal on my w. */
+void shoal_group_signal(const struct shoal_group *g, int i, int w, const char *fn);
+void shoal_group_wait(const struct shoal_group *g, int w, const char *fn);
+
+/* No member leaves before every member has arrived (dissemination). */
+void shoal_group_sync(const struct shoal_group *g, const char *fn);
+
+/* Checks a team handle for a team collective: 0 when usable; nonzero for
+ * SHMEM_TEAM_INVALID or a team this PE is not in; fatal for a handle
+ * that is not a team (destroyed or garbage). */
+int shoal_team_usable(shmem_team_t team, const char *fn);
+
+/* Where `n` bytes of symmetric object `sym` on member i can be read: the
+ * peer's mapped memory when it is reachable by load, else `buf` after a
+ * blocking get into it. */
+static inline const void *shoal_group_read(const struct shoal_group *g, int i, const void *sym,
+                                           size_t n, void *buf, const char *fn)
+{
+    int wpe = shoal_group_pe(g, i);
+    const void *r = shoal_addr(sym, n, wpe, fn, "source");
+    if (r)
+        return r;
+    shoal_get(SHMEM_CTX_DEFAULT, buf, sym, n, wpe, fn);
+    return buf;
+}
+#endif

@@ -1,0 +1,229 @@
+/* Team creation and destruction (design: team.h). */
+#include "core/team.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/group.h"
+#include "core/error.h"
+
+/* Slots in use by teams this PE belongs to.  Only the thread calling a
+ * team routine touches it, but two threads may split different teams at
+ * once under SHMEM_THREAD_MULTIPLE, hence the lock. */
+#define MASK_WORDS (SHOAL_TEAM_SLOTS / 64)
+static uint64_t used[MASK_WORDS];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Destroyed team objects are kept for reuse, never freed: a stale handle
+ * then points at a dead team (magic cleared) and is reported, not read
+ * after free. */
+static struct shoal_team *graveyard[SHOAL_TEAM_SLOTS * 4];
+static int ngraves;
+
+static void setup(struct shoal_team *t, int start, int stride, int size, int my_pe, int slot)
+{
+    t->start = start;
+    t->stride = stride;
+    t->size = size;
+    t->my_pe = my_pe;
+    t->num_contexts = 0;
+    t->slot = slot;
+    t->config_mask = 0;
+    t->magic = SHOAL_TEAM_LIVE;
+}
+
+void shoal_teams_init(void)
+{
+    memset(used, 0, sizeof used);
+    used[0] = 1u << SHOAL_TEAM_SLOT_WORLD | 1u << SHOAL_TEAM_SLOT_SHARED;
+    setup(&shoal_team_world, 0, 1, shoal_g.n_pes, shoal_g.my_pe, SHOAL_TEAM_SLOT_WORLD);
+    /* Every PE this version reaches is on this node. */
+    setup(&shoal_team_shared, 0, 1, shoal_g.n_pes, shoal_g.my_pe, SHOAL_TEAM_SLOT_SHARED);
+}
+
+void shoal_teams_fini(void)
+{
+    shoal_team_world.magic = 0;
+    shoal_team_shared.magic = 0;
+}
+
+static struct shoal_team *team_new(void)
+{
+    pthread_mutex_lock(&lock);
+    struct shoal_team *t = ngraves ? graveyard[--ngraves] : NULL;
+    pthread_mutex_unlock(&lock);
+    if (!t)
+        t = calloc(1, sizeof *t);
+    if (!t)
+        shoal_fatal("shmem_team_split", "out of memory for a team object");
+    return t;
+}
+
+/* The slots free on every member of `parent`, as a mask (collective over
+ * parent): each member publishes its used mask in the team's scratch, and
+ * every member ORs all of them. */
+static void free_slots(struct shoal_team *parent, uint64_t *freemask, const char *fn)
+{
+    _Static_assert(MASK_WORDS <= SHOAL_SCRATCH_WORDS, "team scratch too small for the mask");
+    struct shoal_group g;
+    shoal_group_of_team(&g, parent);
+    pthread_mutex_lock(&lock);
+    memcpy(g.scratch, used, sizeof used);
+    pthread_mutex_unlock(&lock);
+    shoal_group_sync(&g, fn);
+    uint64_t all[MASK_WORDS] = {0}, theirs[MASK_WORDS];
+    for (int i = 0; i < g.size; i++) {
+        shoal_get(SHMEM_CTX_DEFAULT, theirs, g.scratch, sizeof theirs, shoal_group_pe(&g, i), fn);
+        for (int w = 0; w < MASK_WORDS; w++)
+            all[w] |= theirs[w];
+    }
+    /* Nobody clears its scratch before everybody has read it. */
+    shoal_group_sync(&g, fn);
+    memset(g.scratch, 0, sizeof used);
+    for (int w = 0; w < MASK_WORDS; w++)
+        freemask[w] = ~all[w];
+}
+
+static int take_slot(uint64_t *freemask)
+{
+    for (int w = 0; w < MASK_WORDS; w++)
+        if (freemask[w]) {
+            int b = __builtin_ctzll(freemask[w]);
+            freemask[w] &= ~(1ull << b);
+            return w * 64 + b;
+        }
+    return -1;
+}
+
+static void mark(int slot, int in_use)
+{
+    pthread_mutex_lock(&lock);
+    if (in_use)
+        used[slot / 64] |= 1ull << (slot % 64);
+    else
+        used[slot / 64] &= ~(1ull << (slot % 64));
+    pthread_mutex_unlock(&lock);
+}
+
+static int parent_ok(struct shoal_team *parent, const char *fn)
+{
+    if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
+        shoal_err_not_init(fn);
+    if (parent == SHMEM_TEAM_INVALID)
+        return 0;
+    if (parent->magic != SHOAL_TEAM_LIVE)
+        shoal_fatal(fn, "argument 'parent_team' (%p) is not a live team (destroyed or never "
+                        "created)", (void *)parent);
+    if (parent->my_pe < 0)
+        shoal_fatal(fn, "this PE is not a member of 'parent_team' but called the split");
+    return 1;
+}
+
+/* A member's team: `idx` is its index in the new team, parent PEs
+ * pstart + i*pstride for i < size. */
+static struct shoal_team *make_team(struct shoal_team *parent, int pstart, int pstride,
+                                    int size, int idx, int slot,
+                                    const shmem_team_config_t *config, long mask)
+{
+    struct shoal_team *t = team_new();
+    int wstart = shoal_team_world_pe(parent, pstart);
+    int wstride = size > 1 ? parent->stride * pstride : 1;
+    setup(t, wstart, wstride, size, idx, slot);
+    t->config_mask = mask;
+    if ((mask & SHMEM_TEAM_NUM_CONTEXTS) && config)
+        t->num_contexts = config->num_contexts;
+    mark(slot, 1);
+    return t;
+}
+
+int shoal_team_split_strided(struct shoal_team *parent, int start, int stride, int size,
+                             const shmem_team_config_t *config, long config_mask,
+                             shmem_team_t *new_team, const char *fn)
+{
+    if (!new_team)
+        shoal_fatal(fn, "argument 'new_team' is a null pointer");
+    *new_team = SHMEM_TEAM_INVALID;
+    if (!parent_ok(parent, fn))
+        return 1;
+    if ((config_mask & SHMEM_TEAM_NUM_CONTEXTS) && !config)
+        shoal_fatal(fn, "argument 'config' is a null pointer but 'config_mask' selects fields");
+    /* Every member sees the same triplet, so an invalid one fails on all
+     * of them without talking. */
+    const int n = parent->size;
+    long last = (long)start + (long)(size - 1) * stride;
+    if (size < 1 || start < 0 || start >= n || last < 0 || last >= n || (stride == 0 && size > 1))
+        return 1;
+    uint64_t freemask[MASK_WORDS];
+    free_slots(parent, freemask, fn);
+    int slot = take_slot(freemask);
+    if (slot < 0)
+        return 1; /* no slot free on every member: all of them fail */
+    long rel = (long)parent->my_pe - start;
+    int idx = -1;
+    if (size == 1)
+        idx = rel == 0 ? 0 : -1;
+    else if (rel % stride == 0 && rel / stride >= 0 && rel / stride < size)
+        idx = (int)(rel / stride);
+    if (idx >= 0)
+        *new_team = make_team(parent, start, stride, size, idx, slot, config, config_mask);
+    return 0;
+}
+
+int shoal_team_split_2d(struct shoal_team *parent, int xrange,
+                        const shmem_team_config_t *xconfig, long xmask, shmem_team_t *xteam,
+                        const shmem_team_config_t *yconfig, long ymask, shmem_team_t *yteam,
+                        const char *fn)
+{
+    if (!xteam || !yteam)
+        shoal_fatal(fn, "argument '%s' is a null pointer", !xteam ? "xaxis_team" : "yaxis_team");
+    *xteam = *yteam = SHMEM_TEAM_INVALID;
+    if (!parent_ok(parent, fn))
+        return 1;
+    if (((xmask & SHMEM_TEAM_NUM_CONTEXTS) && !xconfig) ||
+        ((ymask & SHMEM_TEAM_NUM_CONTEXTS) && !yconfig))
+        shoal_fatal(fn, "a config argument is a null pointer but its mask selects fields");
+    const int n = parent->size;
+    if (xrange <= 0)
+        return 1;
+    if (xrange > n)
+        xrange = n;
+    /* All x-teams share one slot and all y-teams another: teams of one
+     * axis are disjoint, so their blocks never meet. */
+    uint64_t freemask[MASK_WORDS];
+    free_slots(parent, freemask, fn);
+    int xslot = take_slot(freemask), yslot = take_slot(freemask);
+    if (xslot < 0 || yslot < 0)
+        return 1;
+    const int me = parent->my_pe, x = me % xrange, y = me / xrange;
+    int xsize = n - y * xrange < xrange ? n - y * xrange : xrange;
+    int ysize = (n - x + xrange - 1) / xrange;
+    *xteam = make_team(parent, y * xrange, 1, xsize, x, xslot, xconfig, xmask);
+    *yteam = make_team(parent, x, xrange, ysize, y, yslot, yconfig, ymask);
+    return 0;
+}
+
+void shoal_team_destroy(struct shoal_team *team, const char *fn)
+{
+    if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
+        shoal_err_not_init(fn);
+    if (team == SHMEM_TEAM_INVALID)
+        return;
+    if (team == &shoal_team_world || team == &shoal_team_shared)
+        shoal_fatal(fn, "argument 'team' is a predefined team (SHMEM_TEAM_%s), which cannot be "
+                        "destroyed", team == &shoal_team_world ? "WORLD" : "SHARED");
+    if (team->magic != SHOAL_TEAM_LIVE)
+        shoal_fatal(fn, "argument 'team' (%p) is not a live team (destroyed twice?)",
+                    (void *)team);
+    /* Collective: the slot is reused only after every member is done
+     * with it; its words are back at 0 once this sync returns. */
+    struct shoal_group g;
+    shoal_group_of_team(&g, team);
+    shoal_quiet(SHMEM_CTX_DEFAULT, fn);
+    shoal_group_sync(&g, fn);
+    team->magic = 0;
+    mark(team->slot, 0);
+    pthread_mutex_lock(&lock);
+    if (ngraves < (int)(sizeof graveyard / sizeof *graveyard))
+        graveyard[ngraves++] = team;
+    pthread_mutex_unlock(&lock);
+}
