@@ -1,11 +1,61 @@
-/* Broadcast: sync; every member but the root pulls the root's source; sync.
- * On one node the pulls are concurrent loads from the root's mapped
- * memory, which beats any tree: a tree only adds hops.  The final sync
- * keeps the root's source unchanged until every member has its copy. */
+/* Broadcast, two algorithms:
+ *  - tree: binomial tree rooted at the root; a parent puts the data into
+ *    its child's dest and then signals it; the child forwards to its own
+ *    subtree.  ceil(log2 N) hops and no entry sync: best for small data.
+ *  - get: sync; every member pulls the root's source; on one node these
+ *    are concurrent loads from the root's mapped memory, best for large
+ *    data (the tree would copy it log2 N times in sequence).
+ * Both end with a sync: the root's source and every dest stay untouched
+ * by this broadcast once anybody returns, so back-to-back broadcasts
+ * into the same dest cannot overtake each other. */
 #include <string.h>
 
 #include "coll/coll.h"
 #include "coll/group.h"
+
+enum { BCAST_AUTO, BCAST_GET, BCAST_TREE };
+static int algo = BCAST_AUTO;
+static size_t tree_max = 16384;
+
+void shoal_coll_bcast_config(int which, size_t crossover)
+{
+    algo = which;
+    tree_max = crossover;
+}
+
+static void bcast_tree(const struct shoal_group *g, void *dest, const void *source,
+                       size_t nbytes, int root, int update_root, const char *fn)
+{
+    const int n = g->size, r = (g->me - root + n) % n; /* rank relative to the root */
+    const void *from = source;
+    int mask = 1;
+    if (r == 0) {
+        if (update_root && dest != source) {
+            memmove(dest, source, nbytes);
+            from = dest;
+        }
+    } else {
+        while (!(r & mask))
+            mask <<= 1;
+        shoal_group_wait(g, SHOAL_GROUP_TREE_WORD, fn); /* parent r - mask delivered */
+        from = dest;
+    }
+    /* Children r + m for m = mask/2, mask/4, ..., 1 (the root: every
+     * power of two below n, largest first so big subtrees start early). */
+    if (r == 0)
+        while (mask < n)
+            mask <<= 1;
+    for (int m = mask >> 1; m >= 1; m >>= 1) {
+        if (r + m >= n)
+            continue;
+        int child = (r + m + root) % n;
+        int wpe = shoal_group_pe(g, child);
+        shoal_put(SHMEM_CTX_DEFAULT, dest, from, nbytes, wpe, fn);
+        shoal_fence(SHMEM_CTX_DEFAULT, fn); /* data before the signal */
+        shoal_group_signal(g, child, SHOAL_GROUP_TREE_WORD, fn);
+    }
+    shoal_quiet(SHMEM_CTX_DEFAULT, fn);
+}
 
 static void broadcast_group(const struct shoal_group *g, void *dest, const void *source,
                             size_t nbytes, int root, int update_root, const char *fn)
@@ -17,11 +67,18 @@ static void broadcast_group(const struct shoal_group *g, void *dest, const void 
             memmove(dest, source, nbytes);
         return;
     }
-    shoal_group_sync(g, fn);
-    if (g->me != root)
-        shoal_get(SHMEM_CTX_DEFAULT, dest, source, nbytes, shoal_group_pe(g, root), fn);
-    else if (update_root && dest != source)
-        memmove(dest, source, nbytes);
+    int use = algo;
+    if (use == BCAST_AUTO)
+        use = nbytes <= tree_max ? BCAST_TREE : BCAST_GET;
+    if (use == BCAST_TREE) {
+        bcast_tree(g, dest, source, nbytes, root, update_root, fn);
+    } else {
+        shoal_group_sync(g, fn);
+        if (g->me != root)
+            shoal_get(SHMEM_CTX_DEFAULT, dest, source, nbytes, shoal_group_pe(g, root), fn);
+        else if (update_root && dest != source)
+            memmove(dest, source, nbytes);
+    }
     shoal_group_sync(g, fn);
 }
 

@@ -20,6 +20,8 @@ void shoal_barrier_all_internal(void);
 /* Algorithm choices, from the environment (called at init):
  * reduce_algo 0 auto, 1 gather, 2 rsag; crossover in bytes for auto. */
 void shoal_coll_init(int reduce_algo, size_t reduce_crossover);
+/* bcast_algo 0 auto, 1 get, 2 tree; auto uses the tree up to crossover bytes. */
+void shoal_coll_bcast_config(int bcast_algo, size_t crossover);
 
 /* Reduction operators and element types (generated wrappers name them). */
 enum shoal_red_op { SHOAL_RED_AND, SHOAL_RED_OR, SHOAL_RED_XOR, SHOAL_RED_MAX, SHOAL_RED_MIN,

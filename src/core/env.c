@@ -147,6 +147,21 @@ int shoal_env_load(struct shoal_config *cfg, char *errbuf, size_t errlen)
                 return bad(errbuf, errlen, used, v,
                            "a number of bytes with an optional K/M/G/T suffix, e.g. 64K");
             break;
+        case SHOAL_ENV_COLL_BCAST:
+            if (!strcmp(v, "auto"))
+                cfg->coll_bcast = 0;
+            else if (!strcmp(v, "get"))
+                cfg->coll_bcast = 1;
+            else if (!strcmp(v, "tree"))
+                cfg->coll_bcast = 2;
+            else
+                return bad(errbuf, errlen, used, v, "one of auto, get, tree");
+            break;
+        case SHOAL_ENV_COLL_BCAST_CROSSOVER:
+            if (shoal_parse_size(v, &cfg->coll_bcast_crossover) < 0)
+                return bad(errbuf, errlen, used, v,
+                           "a number of bytes with an optional K/M/G/T suffix, e.g. 64K");
+            break;
         case SHOAL_ENV_TRANSPORTS:
             if (strcmp(v, "shm") != 0)
                 return bad(errbuf, errlen, used, v,

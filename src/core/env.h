@@ -19,6 +19,8 @@ struct shoal_config {
     char transports[64];
     int coll_reduce;          /* 0 auto, 1 gather, 2 rsag */
     size_t coll_reduce_crossover;
+    int coll_bcast;           /* 0 auto, 1 get, 2 tree */
+    size_t coll_bcast_crossover;
 };
 
 /* Parses every variable.  Returns 0, or -1 with a message naming the variable

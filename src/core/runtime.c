@@ -94,6 +94,7 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     shoal_wait_configure(cfg.wait_spin_us, cfg.wait_sleep_max_us, shoal_g.n_local > ncpu);
     shoal_coll_init(cfg.coll_reduce, cfg.coll_reduce_crossover);
+    shoal_coll_bcast_config(cfg.coll_bcast, cfg.coll_bcast_crossover);
     shoal_ctx_init_default();
     shoal_g.init_count = 1;
 
