@@ -12,37 +12,13 @@
  * Each figure is measured in R rounds, interleaved (put, floor, put, ...),
  * and reported as median and min..max; ratios are of medians.
  * Uses only standard OpenSHMEM 1.4+ routines. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
+#include "bench_stats.h"
 #include <shmem.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-struct stat3 {
-    double med, min, max;
-};
-
-static struct stat3 summarize(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    struct stat3 s = {v[n / 2], v[0], v[n - 1]};
-    return s;
-}
 
 static void usage(void)
 {
