@@ -179,7 +179,7 @@ void shoal_env_print(FILE *f, const char *prefix)
         const struct shoal_env_row *r = &rows[id];
         const char *used;
         const char *v = lookup(r, &used);
-        fprintf(f, "%s%-24s = %-10s %s%s%s%s%s\n", prefix, r->name, v ? v : r->def,
+        fprintf(f, "%s%-28s = %-8s %s%s%s%s%s\n", prefix, r->name, v ? v : r->def,
                 v ? "(set)     " : "(default) ", r->meaning, r->alias ? " [alias: " : "",
                 r->alias ? r->alias : "", r->alias ? "]" : "");
     }
