@@ -2,6 +2,7 @@
 include(CMakePackageConfigHelpers)
 # shoal.pc locates the prefix from its own directory: relocatable.
 file(RELATIVE_PATH SHOAL_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+string(REPLACE ";" " " SHOAL_PC_SAN_FLAGS "${SHOAL_SAN_FLAGS}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/shoal.pc.in ${PROJECT_BINARY_DIR}/shoal.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/shoal.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 

@@ -8,6 +8,9 @@ function(shoal_make_wrapper name env default incdir libdir out)
   set(SHOAL_WRAPPER_DEFAULT ${default})
   set(SHOAL_WRAPPER_INCDIR ${incdir})
   set(SHOAL_WRAPPER_LIBDIR ${libdir})
+  # A sanitizer build of libshoal needs the sanitizer runtime linked into
+  # the program first.
+  string(REPLACE ";" " " SHOAL_WRAPPER_LDFLAGS "${SHOAL_SAN_FLAGS}")
   configure_file(${CMAKE_CURRENT_LIST_DIR}/oshcc.in ${out} @ONLY
     FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
                      WORLD_READ WORLD_EXECUTE)
