@@ -32,3 +32,30 @@ static inline struct stat3 summarize(double *v, int n)
     return s;
 }
 #endif
+
+/* Machine-readable results (read by bench/run_suite.py): with --csv FILE a
+ * benchmark appends one row per figure,
+ *   benchmark,config,pes,threads,size_bytes,metric,unit,median,min,max,iterations
+ * config names the threading configuration (see bench/README.md: default,
+ * ctx, pes; or "-" where it does not apply); metric is a short name such
+ * as put_latency or putmem_rate; unit is e.g. us, ns, GB/s, Mmsg/s, Mops/s.
+ * Only PE 0 writes.  The header line is written when the file is empty. */
+#include <stdio.h>
+static inline void bench_csv_row(const char *path, const char *benchmark, const char *config,
+                                 int pes, int threads, size_t size_bytes, const char *metric,
+                                 const char *unit, struct stat3 s, long iterations)
+{
+    if (!path)
+        return;
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        perror(path);
+        return;
+    }
+    if (ftell(f) == 0)
+        fprintf(f, "benchmark,config,pes,threads,size_bytes,metric,unit,median,min,max,"
+                   "iterations\n");
+    fprintf(f, "%s,%s,%d,%d,%zu,%s,%s,%.6g,%.6g,%.6g,%ld\n", benchmark, config, pes, threads,
+            size_bytes, metric, unit, s.med, s.min, s.max, iterations);
+    fclose(f);
+}

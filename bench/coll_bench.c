@@ -292,7 +292,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "-r") && i + 1 < argc) {
             rounds = atol(argv[++i]);
             rounds_set = 1;
-        } else if (!strcmp(argv[i], "-q")) {
+        } else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--smoke")) {
             quick = 1;
         } else {
             fprintf(stderr, "coll_bench: bad argument '%s'\n", argv[i]);

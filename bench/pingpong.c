@@ -76,6 +76,10 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage();
             return 0;
+        } else if (!strcmp(argv[i], "--smoke")) {
+            iters = 200;
+            rounds = 3;
+            size = 65536;
         } else if (!strcmp(argv[i], "-i") && i + 1 < argc) {
             iters = atol(argv[++i]);
         } else if (!strcmp(argv[i], "-r") && i + 1 < argc) {
