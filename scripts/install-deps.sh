@@ -1,8 +1,20 @@
 #!/bin/sh
 # Installs what building Shoal needs on Debian/Ubuntu, only if missing:
 # a C/C++ compiler, CMake, make, Python 3 (runs the API generator and the
-# tests) and pkg-config (the install test).
+# tests) and pkg-config (the install test); and matplotlib for the python3
+# on PATH, which draws the benchmark suite's plots (bench/run_suite.py).
 set -e
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo=sudo
+updated=no
+apt_install() {
+  if [ "$updated" = no ]; then
+    $sudo apt-get update -qq
+    updated=yes
+  fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@"
+}
+
 missing=""
 command -v cc >/dev/null 2>&1 || missing="$missing gcc"
 command -v c++ >/dev/null 2>&1 || missing="$missing g++"
@@ -11,9 +23,32 @@ command -v make >/dev/null 2>&1 || missing="$missing make"
 command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 command -v nm >/dev/null 2>&1 || missing="$missing binutils"
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
-[ -z "$missing" ] && exit 0
-echo "install-deps: installing:$missing"
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo=sudo
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing
+if [ -n "$missing" ]; then
+  echo "install-deps: installing:$missing"
+  # shellcheck disable=SC2086 # one package per word
+  apt_install $missing
+fi
+
+if ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
+  py=$(command -v python3)
+  case "$(readlink -f "$py")" in
+    /usr/bin/python3*)
+      # The distribution's Python: its package manager owns site-packages.
+      echo "install-deps: installing: python3-matplotlib"
+      apt_install --no-install-recommends python3-matplotlib
+      ;;
+    *)
+      # Another Python (pyenv, a venv, /usr/local): its own pip.
+      echo "install-deps: installing matplotlib with $py -m pip"
+      user=""
+      purelib=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+      [ -w "$purelib" ] || user=--user
+      python3 -m pip install -q $user matplotlib ||
+        python3 -m pip install -q $user --break-system-packages matplotlib
+      ;;
+  esac
+  python3 -c 'import matplotlib' || {
+    echo "install-deps: matplotlib still cannot be imported by $py" >&2
+    exit 1
+  }
+fi

@@ -42,8 +42,12 @@ SHOAL_EXPORT int pshmem_team_get_config(shmem_team_t team, long config_mask,
     struct shoal_team *t = live(team, "shmem_team_get_config");
     if (!t)
         return -1;
+    if (config_mask == 0)
+        return 0; /* 1.6: nothing asked, config may be NULL */
     if (!config)
-        shoal_fatal("shmem_team_get_config", "argument 'config' is a null pointer");
+        shoal_fatal("shmem_team_get_config",
+                    "argument 'config' is a null pointer but 'config_mask' = %#lx selects fields",
+                    config_mask);
     if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
         config->num_contexts = t->num_contexts;
     return 0;

@@ -60,7 +60,10 @@ void shoal_group_wait(const struct shoal_group *g, int w, const char *fn)
 {
     static const uint64_t one = 1;
     shoal_wait_until(SHOAL_W_U64, &g->sync[w], SHMEM_CMP_GE, &one, fn);
-    __atomic_fetch_sub(&g->sync[w], 1, __ATOMIC_ACQ_REL);
+    /* Consume with an AMO on this PE, not a CPU atomic: peers' signals may
+     * be network atomics (shoal_g.amo_via_net). */
+    shoal_amo(SHMEM_CTX_DEFAULT, SHOAL_AMO_ADD, &g->sync[w], 8, (uint64_t)-1, 0,
+              shoal_g.my_pe, fn);
 }
 
 void shoal_group_sync(const struct shoal_group *g, const char *fn)

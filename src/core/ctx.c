@@ -78,6 +78,15 @@ int shoal_ctx_create(struct shoal_team *team, long options, shmem_ctx_t *out, co
     c->team = team;
     c->net = NULL;
     c->next = NULL;
+    if (shoal_g.net_active && shoal_net_ctx_open(c, fn) < 0) {
+        lock();
+        c->next = pool;
+        pool = c;
+        n_live--;
+        n_pooled++;
+        unlock();
+        return 1;
+    }
     __atomic_store_n(&c->magic, SHOAL_CTX_LIVE, __ATOMIC_RELEASE);
     *out = c;
     return 0;
@@ -92,6 +101,9 @@ void shoal_ctx_destroy(shmem_ctx_t ctx, const char *fn)
     shoal_ctx_check(ctx, fn);
     shoal_quiet(ctx, fn);
     __atomic_store_n(&ctx->magic, 0, __ATOMIC_RELEASE);
+    if (ctx->net)
+        shoal_net_ctx_close(ctx);
+    ctx->net = NULL;
     lock();
     ctx->next = pool;
     pool = ctx;

@@ -1,5 +1,6 @@
 /* Reading and validating the environment (table: env_table.h). */
 #include "core/env.h"
+#include "core/net.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -163,9 +164,14 @@ int shoal_env_load(struct shoal_config *cfg, char *errbuf, size_t errlen)
                            "a number of bytes with an optional K/M/G/T suffix, e.g. 64K");
             break;
         case SHOAL_ENV_TRANSPORTS:
-            if (strcmp(v, "shm") != 0)
-                return bad(errbuf, errlen, used, v,
-                           "'shm' (this build has no network transport)");
+            if (!strcmp(v, "shm"))
+                cfg->net_mode = SHOAL_NET_OFF;
+            else if (!strcmp(v, "ucx"))
+                cfg->net_mode = SHOAL_NET_ALL;
+            else if (!strcmp(v, "auto") || !strcmp(v, "shm,ucx") || !strcmp(v, "ucx,shm"))
+                cfg->net_mode = SHOAL_NET_REMOTE;
+            else
+                return bad(errbuf, errlen, used, v, "one of auto, shm, ucx, shm,ucx");
             snprintf(cfg->transports, sizeof cfg->transports, "%s", v);
             break;
         }

@@ -17,6 +17,7 @@ struct shoal_config {
     long wait_spin_us;        /* -1 = auto */
     long wait_sleep_max_us;
     char transports[64];
+    int net_mode;             /* enum shoal_net_mode */
     int coll_reduce;          /* 0 auto, 1 gather, 2 rsag */
     size_t coll_reduce_crossover;
     int coll_bcast;           /* 0 auto, 1 get, 2 tree */

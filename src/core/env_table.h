@@ -18,8 +18,8 @@ SHOAL_ENV(WAIT_SPIN_US, "SHOAL_WAIT_SPIN_US", NULL, UINT, "auto",
           "Microseconds a waiting PE spins before yielding and sleeping (auto: 50, or 2 when PEs outnumber CPUs)")
 SHOAL_ENV(WAIT_SLEEP_MAX_US, "SHOAL_WAIT_SLEEP_MAX_US", NULL, UINT, "1000",
           "Longest single sleep of a waiting PE before it re-checks, in microseconds")
-SHOAL_ENV(TRANSPORTS, "SHOAL_TRANSPORTS", NULL, STRING, "shm",
-          "Transports to use: shm (on-node load/store; the only one built in this version)")
+SHOAL_ENV(TRANSPORTS, "SHOAL_TRANSPORTS", NULL, STRING, "auto",
+          "Which transport reaches which peer: shm (load/store, this node only), ucx (every peer through UCX, this PE included), shm,ucx or auto (load/store on this node, UCX beyond)")
 SHOAL_ENV(COLL_REDUCE, "SHOAL_COLL_REDUCE", NULL, STRING, "auto",
           "Reduction algorithm: gather (each PE reduces everything), rsag (reduce-scatter + allgather), auto (rsag from SHOAL_COLL_REDUCE_CROSSOVER bytes)")
 SHOAL_ENV(COLL_REDUCE_CROSSOVER, "SHOAL_COLL_REDUCE_CROSSOVER", NULL, SIZE, "16K",

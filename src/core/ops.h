@@ -211,7 +211,7 @@ static inline uint64_t shoal_amo(shmem_ctx_t ctx, int op, const void *dest, unsi
     char *r = shoal_addr(dest, size, wpe, fn, op == SHOAL_AMO_FETCH ? "source" : "dest");
     if (SHOAL_UNLIKELY(shoal_g.debug))
         shoal_debug_check_align(dest, size, fn, op == SHOAL_AMO_FETCH ? "source" : "dest");
-    if (SHOAL_LIKELY(r != NULL)) {
+    if (SHOAL_LIKELY(r != NULL && !shoal_g.amo_via_net)) {
         uint64_t old = shoal_cpu_amo(op, r, size, value, cond);
         if (op != SHOAL_AMO_FETCH)
             shoal_notify(wpe);
@@ -230,7 +230,7 @@ static inline void shoal_amo_nbi(shmem_ctx_t ctx, int op, void *fetch, const voi
     char *r = shoal_addr(dest, size, wpe, fn, op == SHOAL_AMO_FETCH ? "source" : "dest");
     if (SHOAL_UNLIKELY(shoal_g.debug))
         shoal_debug_check_align(dest, size, fn, op == SHOAL_AMO_FETCH ? "source" : "dest");
-    if (SHOAL_LIKELY(r != NULL)) {
+    if (SHOAL_LIKELY(r != NULL && !shoal_g.amo_via_net)) {
         uint64_t old = shoal_cpu_amo(op, r, size, value, cond);
         if (op != SHOAL_AMO_FETCH)
             shoal_notify(wpe);

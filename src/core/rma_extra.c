@@ -95,11 +95,14 @@ void shoal_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t n, ui
             shoal_net_put(ctx, dest, src, n, wpe, nbi, fn);
     }
     int op = sig_op == SHMEM_SIGNAL_SET ? SHOAL_AMO_SET : SHOAL_AMO_ADD;
-    if (sig) {
+    if (sig && !shoal_g.amo_via_net) {
         /* The seq_cst atomic orders the data stores before the signal. */
         shoal_cpu_amo(op, sig, 8, signal, 0);
         shoal_notify(wpe);
     } else {
+        /* Data stored by load/store or put by the network: both before
+         * the signal. */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
         shoal_net_fence(ctx);
         shoal_net_amo(ctx, op, sig_addr, 8, signal, 0, wpe, fn);
     }

@@ -16,6 +16,7 @@
 #include "core/env.h"
 #include "core/error.h"
 #include "core/heap.h"
+#include "core/net.h"
 #include "core/ops.h"
 #include "core/segments.h"
 #include "core/team.h"
@@ -83,19 +84,28 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     shoal_g.n_pes = boot.size;
     shoal_g.thread_level = requested;
 
-    if (shoal_segments_setup(&boot, cfg.symmetric_size, err, sizeof err) < 0) {
+    if (shoal_segments_setup(&boot, cfg.symmetric_size, cfg.net_mode == SHOAL_NET_ALL, err,
+                             sizeof err) < 0) {
         fprintf(stderr, "shoal: PE %d: %s: %s\n", boot.rank, fn, err);
         fflush(stderr);
         boot.abort(1, "symmetric memory setup failed");
     }
     if (shoal_heap_setup() < 0)
         boot.abort(1, "out of memory");
+    /* Collective: every PE calls it, whether or not it has remote peers. */
+    if (shoal_net_init(&boot, cfg.net_mode, shoal_g.n_pes - shoal_g.n_local, err, sizeof err) < 0) {
+        fprintf(stderr, "shoal: PE %d: %s: %s\n", boot.rank, fn, err);
+        fflush(stderr);
+        boot.abort(1, "network transport setup failed");
+    }
     shoal_teams_init();
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     shoal_wait_configure(cfg.wait_spin_us, cfg.wait_sleep_max_us, shoal_g.n_local > ncpu);
     shoal_coll_init(cfg.coll_reduce, cfg.coll_reduce_crossover);
     shoal_coll_bcast_config(cfg.coll_bcast, cfg.coll_bcast_crossover);
     shoal_ctx_init_default();
+    if (shoal_g.net_active && shoal_net_ctx_open(&shoal_ctx_default, fn) < 0)
+        boot.abort(1, "network transport: no resources for the default context");
     shoal_g.init_count = 1;
 
     /* Nobody writes to a peer before every peer has mapped everything. */
@@ -131,6 +141,10 @@ void shoal_runtime_finalize(const char *fn)
     /* The final bootstrap barrier: no PE unmaps while another may still be
      * reading the last barrier's counters in its memory. */
     shoal_g.boot->barrier();
+    if (shoal_g.net_active) {
+        shoal_net_ctx_close(&shoal_ctx_default);
+        shoal_net_fini();
+    }
     shoal_ctx_teardown();
     shoal_heap_teardown();
     shoal_segments_teardown();
@@ -157,8 +171,14 @@ void shoal_print_info(FILE *f)
             SHMEM_MINOR_VERSION);
     fprintf(f, "Build: %s, compiler %s, sanitizer %s\n", SHOAL_BUILD_TYPE, SHOAL_C_COMPILER,
             SHOAL_SANITIZER);
-    fprintf(f, "Transports: shm (on-node load/store through memfd mappings)\n");
-    fprintf(f, "AMOs: CPU atomics on mapped memory (all PEs on one node)\n");
+    fprintf(f, "Transports: %s (shm: on-node load/store through memfd mappings)\n",
+            shoal_net_built());
+    shoal_net_describe(f, "");
+    fprintf(f, "AMOs: %s\n",
+            shoal_g.init_count == 0 ? "(decided at init)"
+            : shoal_g.amo_via_net    ? "all through the network transport (coherent with remote "
+                                       "PEs' network atomics), this PE's own included"
+                                     : "CPU atomics on mapped memory");
     fprintf(f, "Bootstrap: %s\n", shoal_g.boot ? shoal_g.boot->name : "(not initialized)");
     if (shoal_g.init_count > 0) {
         fprintf(f, "Job: %d PEs, %d on this node; thread level %d\n", shoal_g.n_pes,

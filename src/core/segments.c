@@ -201,7 +201,8 @@ out:
     return rc;
 }
 
-int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, char *err, size_t errlen)
+int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote, char *err,
+                         size_t errlen)
 {
     const struct shoal_data_segment *ds = shoal_data_segment();
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -249,7 +250,7 @@ int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, char *err, size
     n_local = 0;
     for (int pe = 0; pe < n; pe++) {
         int local = !strcmp(cards[pe].host, mine.host) &&
-                    !strcmp(cards[pe].boot_id, mine.boot_id);
+                    !strcmp(cards[pe].boot_id, mine.boot_id) && (!all_remote || pe == me);
         slots[pe] = local ? n_local : -1;
         if (local)
             pe_of_slot[n_local++] = pe;

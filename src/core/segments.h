@@ -6,7 +6,9 @@ struct shoal_boot;
 /* Collective: creates this PE's heap (user_heap bytes after the control
  * block), exchanges descriptors with the PEs of this node and maps theirs.
  * Fills the segment fields of shoal_g.  Returns 0 or -1 with a message. */
-int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, char *err, size_t errlen);
+/* all_remote: map no peer, not even one on this node (SHOAL_TRANSPORTS=ucx). */
+int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote, char *err,
+                         size_t errlen);
 void shoal_segments_teardown(void);
 /* 1 if world PE `pe` is on this node. */
 int shoal_segments_pe_local(int pe);

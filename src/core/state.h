@@ -83,6 +83,10 @@ struct shoal_state {
     size_t data_stride;
     const int *slot_of_pe;    /* NULL when every PE is on this node (slot == pe) */
     int debug;                /* SHMEM_DEBUG */
+    /* Every AMO goes through the network transport, mapped peers and self
+     * included: set when some peer is reached by UCX atomics, which need
+     * not be coherent with CPU atomics on the same word (core/net.h). */
+    int amo_via_net;
 
     /* Cold. */
     int my_pe, n_pes;
@@ -93,6 +97,7 @@ struct shoal_state {
     struct shoal_boot *boot;
     size_t user_heap_size;    /* SHMEM_SYMMETRIC_SIZE */
     int data_shared;          /* static data is remotely accessible */
+    int net_active;           /* a network transport serves some peer */
     const char *data_note;    /* why not, when it is not */
 };
 extern struct shoal_state shoal_g;

@@ -68,6 +68,14 @@ void shoal_waiter_init(struct shoal_waiter *w, int owner_slot)
 void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
 {
     w->iter++;
+    /* Memory written through the network changes only as the transport
+     * progresses (and rings no doorbell): progress it on every turn, and
+     * never sleep long. */
+    if (shoal_g.net_active) {
+        shoal_net_progress();
+        if (w->sleep_ns > 50000)
+            w->sleep_ns = 50000;
+    }
     if (w->t0 == 0) {
         w->t0 = now_ns();
         return;
