@@ -293,8 +293,10 @@ static void iteration(struct layout *L, int tid, shmem_ctx_t ctx, int check, int
     double te1 = now();
 
     long n = shmem_ctx_long_atomic_fetch(ctx, &rcount[tid * CSTRIDE], me);
-    if (n < 0 || (size_t)n > cap)
-        n = 0, k->bad++;
+    if (n < 0 || (size_t)n > cap) {
+        n = 0;
+        k->bad++;
+    }
     const uint32_t *in = &rbuf[(size_t)tid * cap];
     uint32_t lo = (uint32_t)((uint64_t)g * (uint64_t)kr);
     memset(k->hist, 0, (size_t)kr * sizeof(uint32_t));
