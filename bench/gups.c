@@ -67,7 +67,9 @@ static void usage(void)
         "  --csv FILE    PE 0 appends one row per variant: metrics gups_getput,\n"
         "                gups_atomic (xor), gups_atomic_add; unit GUP/s; size_bytes =\n"
         "                table bytes per multi-threaded PE\n"
-        "  --smoke       tiny run: K = 12, 2 rounds, 2 threads unless --threads/pes\n");
+        "  --smoke       tiny run: K = 12, 2 rounds, 2 threads unless --threads/pes;\n"
+        "                with threads, xor and add only unless --variants (getput's\n"
+        "                intended race would fail a ThreadSanitizer build's ctest)\n");
 }
 
 enum config { CFG_DEFAULT, CFG_CTX, CFG_PES };
@@ -237,7 +239,7 @@ int main(int argc, char **argv)
     const char *csv = NULL;
     int cfg = CFG_DEFAULT, threads = 0, smoke = 0, k = 20, var_mask = (1 << NVAR) - 1;
     long mult = 4, rounds = 3;
-    int k_set = 0, rounds_set = 0;
+    int k_set = 0, rounds_set = 0, vars_set = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -272,6 +274,7 @@ int main(int argc, char **argv)
             char buf[128];
             snprintf(buf, sizeof buf, "%s", argv[++i]);
             var_mask = 0;
+            vars_set = 1;
             for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
                 int v;
                 for (v = 0; v < NVAR && strcmp(tok, var_key[v]); v++)
@@ -295,6 +298,10 @@ int main(int argc, char **argv)
         rounds = 2;
     if (smoke && !threads && cfg != CFG_PES)
         threads = 2;
+    /* Threads of one process racing in getput is what the variant measures,
+     * but a ThreadSanitizer build (whose ctest runs --smoke) reports it. */
+    if (smoke && !vars_set && cfg != CFG_PES && threads > 1)
+        var_mask &= ~(1 << V_GETPUT);
     if (k < 1 || k > 40 || mult < 1 || rounds < 1 || !var_mask) {
         fprintf(stderr, "gups: need 1 <= K <= 40, M >= 1, R >= 1\n");
         return 2;
@@ -442,9 +449,12 @@ int main(int argc, char **argv)
             bench_csv_row(csv, "gups", cfg_name[cfg], npes, T, (size_t)8 << k, var_metric[v],
                           "GUP/s", s, per_updater);
         }
-        printf(wrong ? "# verification FAILED (see above)\n"
-                     : "# verified after every run: atomic variants exact, getput within "
-                       "1%%\n");
+        if (wrong)
+            printf("# verification FAILED (see above)\n");
+        else
+            printf("# verified after every run: %s\n",
+                   var_mask & (1 << V_GETPUT) ? "atomic variants exact, getput within 1%"
+                                              : "exact");
         fflush(stdout);
     }
     free(gup);

@@ -142,8 +142,8 @@ static double over_pes(double v, int sum)
 
 static unsigned char pat(long seed, int seg, size_t i)
 {
-    return (unsigned char)((unsigned long)seed * 131u + (unsigned)seg * 29u + i * 7u + (i >> 8) * 3u +
-                           1u);
+    return (unsigned char)((unsigned long)seed * 131u + (unsigned)seg * 29u + i * 7u +
+                           (i >> 8) * 3u + 1u);
 }
 #define GET_SEED 77L
 
@@ -328,7 +328,7 @@ static long verify(struct thr *th, long seed)
     return bad;
 }
 
-static long seed_of_run;
+static long seed_of_run; /* a new put pattern for every run */
 
 static void run_job(struct thr *th)
 {
@@ -341,7 +341,8 @@ static void run_job(struct thr *th)
         rma_loop(th, job.op, job.size, job.n);
         bad = 0;
     } else {
-        bad = amo_ulonglong ? amo_loop_ulonglong(th, job.op, job.n) : amo_loop_long(th, job.op, job.n);
+        bad = amo_ulonglong ? amo_loop_ulonglong(th, job.op, job.n)
+                            : amo_loop_long(th, job.op, job.n);
     }
     th->elapsed = now() - t0;
     bad += verify(th, seed);
@@ -405,6 +406,25 @@ struct row {
     double *rate; /* Mmsg/s per round */
 };
 
+/* One run of a row (N operations) by every sender of the job, LOCAL of them
+ * threads of this PE; returns the time of the slowest sender. */
+static double run_row(struct thr *th, int local, const struct row *r, long n)
+{
+    shmem_barrier_all();
+    seed_of_run++;
+    double el = 0.0;
+    if (local > 0) {
+        job.op = r->op;
+        job.size = r->size;
+        job.n = n;
+        pthread_barrier_wait(&bar_go);
+        run_job(&th[0]);
+        for (int t = 0; t < local; t++)
+            el = th[t].elapsed > el ? th[t].elapsed : el;
+    }
+    return over_pes(el, 0);
+}
+
 /* One configuration: returns the number of wrong values over all PEs. */
 static long run_config(enum config cfg, int ops_mask, const char *csv)
 {
@@ -436,9 +456,9 @@ static long run_config(enum config cfg, int ops_mask, const char *csv)
         if (get_base)
             for (size_t i = 0; i < seg_stride; i++)
                 get_base[(size_t)s * seg_stride + i] = (char)pat(GET_SEED, s, i);
-        uint64_t *w = (uint64_t *)(void *)(amo_base + (size_t)s * AMO_STRIDE);
-        for (int o = 0; o < NOPS; o++)
-            w[o] = o == OP_FETCH ? (uint64_t)(FETCH_BASE + s) : 0;
+        uint64_t w[NOPS] = {0};
+        w[OP_FETCH] = (uint64_t)(FETCH_BASE + s);
+        memcpy(amo_base + (size_t)s * AMO_STRIDE, w, sizeof w); /* read as long or ull */
     }
     shmem_barrier_all();
 
@@ -476,34 +496,14 @@ static long run_config(enum config cfg, int ops_mask, const char *csv)
             }
     }
 
-    /* One run of a row by every sender; returns this PE's slowest time. */
-    long run_count = 0;
-#define RUN_ROW(R, N)                                                                              \
-    do {                                                                                           \
-        shmem_barrier_all();                                                                       \
-        seed_of_run = ++run_count;                                                                 \
-        el = 0.0;                                                                                  \
-        if (local > 0) {                                                                           \
-            job.op = (R)->op;                                                                      \
-            job.size = (R)->size;                                                                  \
-            job.n = (N);                                                                           \
-            pthread_barrier_wait(&bar_go);                                                         \
-            run_job(&th[0]);                                                                       \
-            for (int t = 0; t < local; t++)                                                        \
-                el = th[t].elapsed > el ? th[t].elapsed : el;                                      \
-        }                                                                                          \
-        el = over_pes(el, 0);                                                                      \
-    } while (0)
-
-    double el;
     for (int k = 0; k < nrows; k++) /* warm-up: page faults, caches, contexts */
-        RUN_ROW(&rows[k], rows[k].n / 4 > window ? rows[k].n / 4 / window * window : window);
+        run_row(th, local, &rows[k],
+                rows[k].n / 4 > window ? rows[k].n / 4 / window * window : window);
     for (long r = 0; r < rounds; r++)
         for (int k = 0; k < nrows; k++) {
-            RUN_ROW(&rows[k], rows[k].n);
+            double el = run_row(th, local, &rows[k], rows[k].n);
             rows[k].rate[r] = (double)nthreads * (double)rows[k].n / el * 1e-6;
         }
-#undef RUN_ROW
 
     int ctx_failed = 0;
     long bad = 0;
