@@ -1,24 +1,90 @@
-# shoal_add_pe_test(NAME name TARGET exe [NPES 1 2 3 4] [ARGS ...] [ENV VAR=val ...]
-#                   [TIMEOUT s] [WILL_FAIL])
-# Adds one ctest per PE count: name.npN, run as `oshrun -n N exe args`.
+# Multi-PE tests run under build/bin/oshrun.  Tests of the spec and of the
+# collectives (labels spec or coll) are also rerun on every *variant*: the
+# same program started another way (SHOAL_TRANSPORTS=ucx over a UCX
+# transport, Open MPI's mpirun with PMIx, ...).  Variants are defined in
+# tests/variants/*.cmake with shoal_add_test_variant() when the build and the
+# machine can run them.
 set(SHOAL_OSHRUN ${PROJECT_BINARY_DIR}/bin/oshrun)
 set(SHOAL_TEST_NPES 1 2 3 4)
-function(shoal_add_pe_test)
-  cmake_parse_arguments(T "WILL_FAIL" "NAME;TARGET;TIMEOUT" "NPES;ARGS;ENV;LABELS" ${ARGN})
-  if(NOT T_NPES)
-    set(T_NPES ${SHOAL_TEST_NPES})
+
+# shoal_add_test_variant(NAME v LAUNCH cmd... [ENV VAR=val ...] [NPES n ...]
+#                        [LABELS l ...])
+# LAUNCH is the launcher command line; @N@ in it stands for the PE count.
+# Tests get the variant only for the PE counts in NPES (default 2 3).
+function(shoal_add_test_variant)
+  cmake_parse_arguments(V "" "NAME" "LAUNCH;ENV;NPES;LABELS" ${ARGN})
+  if(NOT V_NPES)
+    set(V_NPES 2 3)
   endif()
+  set_property(GLOBAL APPEND PROPERTY SHOAL_TEST_VARIANTS ${V_NAME})
+  set_property(GLOBAL PROPERTY SHOAL_VARIANT_${V_NAME}_LAUNCH "${V_LAUNCH}")
+  set_property(GLOBAL PROPERTY SHOAL_VARIANT_${V_NAME}_ENV "${V_ENV}")
+  set_property(GLOBAL PROPERTY SHOAL_VARIANT_${V_NAME}_NPES "${V_NPES}")
+  set_property(GLOBAL PROPERTY SHOAL_VARIANT_${V_NAME}_LABELS "${V_LABELS}")
+endfunction()
+
+# shoal_add_launched_test(NAME name NPE n COMMAND exe args... [ENV ...]
+#                         [LABELS ...] [TIMEOUT s] [WILL_FAIL] [NO_VARIANTS])
+# Adds name.npN (oshrun -n N exe args) and, for spec/coll tests, one
+# name.<variant>.npN per variant that runs N PEs.
+function(shoal_add_launched_test)
+  cmake_parse_arguments(T "WILL_FAIL;NO_VARIANTS" "NAME;NPE;TIMEOUT" "COMMAND;ENV;LABELS"
+    ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
-  foreach(n ${T_NPES})
-    add_test(NAME ${T_NAME}.np${n}
-      COMMAND ${SHOAL_OSHRUN} -n ${n} $<TARGET_FILE:${T_TARGET}> ${T_ARGS})
-    set_tests_properties(${T_NAME}.np${n} PROPERTIES TIMEOUT ${T_TIMEOUT}
-      ENVIRONMENT "${T_ENV}" LABELS "multi-pe;${T_LABELS}")
-    if(T_WILL_FAIL)
-      set_tests_properties(${T_NAME}.np${n} PROPERTIES WILL_FAIL TRUE)
+  set(n ${T_NPE})
+  add_test(NAME ${T_NAME}.np${n} COMMAND ${SHOAL_OSHRUN} -n ${n} ${T_COMMAND})
+  set_tests_properties(${T_NAME}.np${n} PROPERTIES TIMEOUT ${T_TIMEOUT}
+    ENVIRONMENT "${T_ENV}" LABELS "multi-pe;${T_LABELS}")
+  if(T_WILL_FAIL)
+    set_tests_properties(${T_NAME}.np${n} PROPERTIES WILL_FAIL TRUE)
+  endif()
+  if(T_NO_VARIANTS OR T_WILL_FAIL OR NOT ("spec" IN_LIST T_LABELS OR "coll" IN_LIST T_LABELS))
+    return()
+  endif()
+  get_property(variants GLOBAL PROPERTY SHOAL_TEST_VARIANTS)
+  foreach(v ${variants})
+    get_property(v_npes GLOBAL PROPERTY SHOAL_VARIANT_${v}_NPES)
+    if(NOT n IN_LIST v_npes)
+      continue()
     endif()
+    get_property(v_launch GLOBAL PROPERTY SHOAL_VARIANT_${v}_LAUNCH)
+    get_property(v_env GLOBAL PROPERTY SHOAL_VARIANT_${v}_ENV)
+    get_property(v_labels GLOBAL PROPERTY SHOAL_VARIANT_${v}_LABELS)
+    string(REPLACE "@N@" "${n}" launch "${v_launch}")
+    set(name ${T_NAME}.${v}.np${n})
+    add_test(NAME ${name} COMMAND ${launch} ${T_COMMAND})
+    # A variant runs on a slower path: twice the time.
+    math(EXPR t "${T_TIMEOUT} * 2")
+    set_tests_properties(${name} PROPERTIES TIMEOUT ${t}
+      ENVIRONMENT "${T_ENV};${v_env}" LABELS "multi-pe;${T_LABELS};variant;${v_labels}")
+  endforeach()
+endfunction()
+
+# shoal_add_pe_test(NAME name TARGET exe [NPES 1 2 3 4] [ARGS ...] [ENV VAR=val ...]
+#                   [TIMEOUT s] [WILL_FAIL] [NO_VARIANTS] [LABELS ...])
+# Adds one ctest per PE count: name.npN, run as `oshrun -n N exe args`
+# (plus the variants, see above).
+function(shoal_add_pe_test)
+  cmake_parse_arguments(T "WILL_FAIL;NO_VARIANTS" "NAME;TARGET;TIMEOUT" "NPES;ARGS;ENV;LABELS"
+    ${ARGN})
+  if(NOT T_NPES)
+    set(T_NPES ${SHOAL_TEST_NPES})
+  endif()
+  set(flags "")
+  if(T_WILL_FAIL)
+    list(APPEND flags WILL_FAIL)
+  endif()
+  if(T_NO_VARIANTS)
+    list(APPEND flags NO_VARIANTS)
+  endif()
+  if(T_TIMEOUT)
+    list(APPEND flags TIMEOUT ${T_TIMEOUT})
+  endif()
+  foreach(n ${T_NPES})
+    shoal_add_launched_test(NAME ${T_NAME} NPE ${n} COMMAND $<TARGET_FILE:${T_TARGET}> ${T_ARGS}
+      ENV ${T_ENV} LABELS ${T_LABELS} ${flags})
   endforeach()
 endfunction()
 
