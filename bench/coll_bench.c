@@ -35,7 +35,12 @@
  * and reduce: size; alltoall and fcollect: size x PEs).  Every collective is
  * checked for correct results before and after the timed rounds, and every
  * return value is checked.
- * Uses only standard OpenSHMEM 1.5+ routines. */
+ * Uses only standard OpenSHMEM routines: the team forms above with a 1.5+
+ * library, and with an OpenSHMEM 1.4 library (no teams, e.g. Open MPI 4's
+ * OSHMEM) the active-set forms over all PEs with pSync/pWrk —
+ * shmem_barrier, shmem_broadcast64, shmem_double_sum_to_all,
+ * shmem_alltoall64, shmem_fcollect64 — under the same row names, which is
+ * what a user of that library would call (the output says which). */
 #include "bench_stats.h"
 #include <shmem.h>
 #include <stdint.h>
@@ -44,6 +49,22 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#if SHMEM_MAJOR_VERSION > 1 || SHMEM_MINOR_VERSION >= 5
+#define HAVE_TEAMS 1
+#else
+#define HAVE_TEAMS 0
+/* Active-set forms: two pSync arrays, alternated so back-to-back calls never
+ * reuse the array a slow PE may still be reading. */
+static long *psync_arr[2];
+static int psync_next;
+static double *pwrk;
+static long *next_psync(void) { return psync_arr[psync_next++ & 1]; }
+#define PSYNC_LEN                                                                                  \
+    (SHMEM_REDUCE_SYNC_SIZE > SHMEM_BCAST_SYNC_SIZE ? SHMEM_REDUCE_SYNC_SIZE                      \
+                                                    : SHMEM_BCAST_SYNC_SIZE) +                    \
+        SHMEM_COLLECT_SYNC_SIZE + SHMEM_ALLTOALL_SYNC_SIZE + SHMEM_BARRIER_SYNC_SIZE
+#endif
 
 static void usage(void)
 {
@@ -126,6 +147,7 @@ static double run_op(const struct row *r, long iters)
         for (long i = 0; i < iters; i++)
             shmem_barrier_all();
         break;
+#if HAVE_TEAMS
     case K_SYNC:
         for (long i = 0; i < iters; i++)
             rc |= shmem_team_sync(SHMEM_TEAM_WORLD);
@@ -147,6 +169,29 @@ static double run_op(const struct row *r, long iters)
         for (long i = 0; i < iters; i++)
             rc |= shmem_fcollectmem(SHMEM_TEAM_WORLD, sym_dst, sym_src, n);
         break;
+#else
+    case K_SYNC:
+        for (long i = 0; i < iters; i++)
+            shmem_barrier(0, 0, npes, next_psync());
+        break;
+    case K_BCAST:
+        for (long i = 0; i < iters; i++)
+            shmem_broadcast64(sym_dst, sym_src, n / 8, 0, 0, 0, npes, next_psync());
+        break;
+    case K_REDUCE:
+        for (long i = 0; i < iters; i++)
+            shmem_double_sum_to_all((double *)(void *)sym_dst, (double *)(void *)sym_src,
+                                    (int)(n / sizeof(double)), 0, 0, npes, pwrk, next_psync());
+        break;
+    case K_A2A:
+        for (long i = 0; i < iters; i++)
+            shmem_alltoall64(sym_dst, sym_src, n / 8, 0, 0, npes, next_psync());
+        break;
+    case K_FCOLLECT:
+        for (long i = 0; i < iters; i++)
+            shmem_fcollect64(sym_dst, sym_src, n / 8, 0, 0, npes, next_psync());
+        break;
+#endif
     }
     double t = (now() - t0) / (double)iters;
     if (rc != 0)
@@ -199,6 +244,8 @@ static long check_row(const struct row *r, long seed)
     shmem_barrier_all();
     switch (r->kind) {
     case K_BCAST:
+        if (!HAVE_TEAMS && me == 0)
+            break; /* the active-set form leaves the root's dest alone */
         for (size_t i = 0; i < n; i++)
             bad += (unsigned char)sym_dst[i] != pat(seed, 0, i);
         break;
@@ -357,6 +404,21 @@ int main(int argc, char **argv)
     max_slots = shmem_calloc(2 * (size_t)npes, sizeof(double));
     sym_src = shmem_malloc(bufsize);
     sym_dst = shmem_malloc(bufsize);
+#if !HAVE_TEAMS
+    size_t nwrk = bufsize / sizeof(double) / 2 + 1;
+    if (nwrk < SHMEM_REDUCE_MIN_WRKDATA_SIZE)
+        nwrk = SHMEM_REDUCE_MIN_WRKDATA_SIZE;
+    pwrk = shmem_malloc(nwrk * sizeof(double));
+    for (int k = 0; k < 2; k++) {
+        psync_arr[k] = shmem_malloc((PSYNC_LEN) * sizeof(long));
+        if (!psync_arr[k] || !pwrk) {
+            fprintf(stderr, "coll_bench: PE %d: symmetric allocation failed\n", me);
+            shmem_global_exit(1);
+        }
+        for (int i = 0; i < (PSYNC_LEN); i++)
+            psync_arr[k][i] = SHMEM_SYNC_VALUE;
+    }
+#endif
     if (!pp_slot || !max_slots || !sym_src || !sym_dst) {
         fprintf(stderr, "coll_bench: PE %d: symmetric allocation of %zu bytes failed\n", me,
                 2 * bufsize);
@@ -419,6 +481,9 @@ int main(int argc, char **argv)
                "the per-call mean\n",
                npes, cores > 0 && npes > cores ? " (more PEs than cores)" : "", rounds, scale,
                quick ? ", quick" : "");
+        printf("# API: %s\n", HAVE_TEAMS ? "OpenSHMEM 1.5+ team forms on SHMEM_TEAM_WORLD"
+                                         : "OpenSHMEM 1.4 active-set forms over all PEs "
+                                           "(no teams in this library)");
         if (cores > 0 && npes > cores)
             printf("# PEs share cores: every wait may cost a context switch, and the put floor\n"
                    "# depends on whether PEs 0 and 1 were placed on the same core (see min..max)\n");
@@ -456,6 +521,11 @@ int main(int argc, char **argv)
     shmem_free(sym_src);
     shmem_free(max_slots);
     shmem_free(pp_slot);
+#if !HAVE_TEAMS
+    shmem_free(psync_arr[0]);
+    shmem_free(psync_arr[1]);
+    shmem_free(pwrk);
+#endif
     shmem_finalize();
     return wrong || rcs ? 1 : 0;
 }
