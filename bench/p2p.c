@@ -70,7 +70,7 @@ static void usage(void)
         "  -w WINDOW     messages per shmem_quiet in the rate test (default 64)\n"
         "  --csv FILE    PE 0 appends rows: put_latency, get_latency, floor_latency (us),\n"
         "                put_bw, get_bw, floor_bw (GB/s), put_rate (Mmsg/s)\n"
-        "  --smoke       tiny run: sizes up to 64 KiB, 200 iterations, 3 rounds\n"
+        "  --smoke       tiny run: sizes up to 16 KiB, 20 iterations, 3 rounds\n"
         "  -h, --help    this text\n");
 }
 
@@ -384,11 +384,11 @@ int main(int argc, char **argv)
     }
     if (smoke) {
         if (!iters_set)
-            iters = 200;
+            iters = 20;
         if (!rounds_set)
             rounds = 3;
         if (!max_set)
-            maxsz = (long)(64 * KiB);
+            maxsz = (long)(16 * KiB);
     }
     if (iters < 1 || rounds < 1 || window < 1 || minsz < 1 || maxsz < minsz) {
         fprintf(stderr, "p2p: need -i, -r, -w >= 1 and 1 <= --min <= --max\n");

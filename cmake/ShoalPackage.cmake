@@ -3,6 +3,12 @@ include(CMakePackageConfigHelpers)
 # shoal.pc locates the prefix from its own directory: relocatable.
 file(RELATIVE_PATH SHOAL_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
 string(REPLACE ";" " " SHOAL_PC_SAN_FLAGS "${SHOAL_SAN_FLAGS}")
+# What a static link of libshoal.a needs besides (pkg-config --static).
+set(SHOAL_PC_REQUIRES_PRIVATE "")
+if(SHOAL_HAVE_PMIX)
+  string(APPEND SHOAL_PC_REQUIRES_PRIVATE " pmix")
+endif()
+string(STRIP "${SHOAL_PC_REQUIRES_PRIVATE}" SHOAL_PC_REQUIRES_PRIVATE)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/shoal.pc.in ${PROJECT_BINARY_DIR}/shoal.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/shoal.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 

@@ -1,8 +1,12 @@
 #!/bin/sh
 # Installs what building Shoal needs on Debian/Ubuntu, only if missing:
 # a C/C++ compiler, CMake, make, Python 3 (runs the API generator and the
-# tests) and pkg-config (the install test); and matplotlib for the python3
-# on PATH, which draws the benchmark suite's plots (bench/run_suite.py).
+# tests) and pkg-config (the install test); PMIx (libpmix-dev: the bootstrap
+# under mpirun / srun --mpi=pmix) and Open MPI's mpirun (openmpi-bin: the
+# tests of that bootstrap); UCX (libucx-dev: the network transport;
+# ucx-utils: ucx_info and ucx_perftest, which bench/ucx_overhead.py compares
+# against); and matplotlib for the python3 on PATH, which
+# draws the benchmark suite's plots (bench/run_suite.py).
 set -e
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo=sudo
@@ -23,6 +27,10 @@ command -v make >/dev/null 2>&1 || missing="$missing make"
 command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 command -v nm >/dev/null 2>&1 || missing="$missing binutils"
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+pkg-config --exists pmix >/dev/null 2>&1 || missing="$missing libpmix-dev"
+command -v mpirun >/dev/null 2>&1 || missing="$missing openmpi-bin"
+pkg-config --exists ucx >/dev/null 2>&1 || missing="$missing libucx-dev"
+command -v ucx_perftest >/dev/null 2>&1 || missing="$missing ucx-utils"
 if [ -n "$missing" ]; then
   echo "install-deps: installing:$missing"
   # shellcheck disable=SC2086 # one package per word

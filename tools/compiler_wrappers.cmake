@@ -11,6 +11,12 @@ function(shoal_make_wrapper name env default incdir libdir out)
   # A sanitizer build of libshoal needs the sanitizer runtime linked into
   # the program first.
   string(REPLACE ";" " " SHOAL_WRAPPER_LDFLAGS "${SHOAL_SAN_FLAGS}")
+  # A -static link takes libshoal.a, whose own dependencies come after it.
+  set(SHOAL_WRAPPER_STATIC_LIBS "")
+  if(SHOAL_HAVE_PMIX)
+    string(REPLACE ";" " " _pmix "${PMIX_STATIC_LDFLAGS}")
+    string(APPEND SHOAL_WRAPPER_STATIC_LIBS " ${_pmix}")
+  endif()
   configure_file(${CMAKE_CURRENT_LIST_DIR}/oshcc.in ${out} @ONLY
     FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
                      WORLD_READ WORLD_EXECUTE)

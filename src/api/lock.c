@@ -34,7 +34,7 @@ SHOAL_EXPORT void pshmem_set_lock(long *lock)
         return;
     }
     struct shoal_waiter w;
-    shoal_waiter_init(&w, shoal_slot(shoal_g.my_pe));
+    shoal_waiter_init(&w, shoal_my_slot());
     while ((uint32_t)shoal_amo(SHMEM_CTX_DEFAULT, SHOAL_AMO_FETCH, &t->serving, 4, 0, 0, LOCK_PE,
                                fn) != mine)
         shoal_backoff(&w, NULL, NULL);

@@ -69,7 +69,8 @@ SHOAL_EXPORT int pshmem_pe_accessible(int pe)
 {
     if (SHOAL_UNLIKELY(shoal_g.init_count == 0))
         shoal_err_not_init("shmem_pe_accessible");
-    return pe >= 0 && pe < shoal_g.n_pes && shoal_segments_pe_local(pe);
+    /* Reachable by load/store, or through the network transport. */
+    return pe >= 0 && pe < shoal_g.n_pes && (shoal_g.net_active || shoal_segments_pe_local(pe));
 }
 SHOAL_WEAK_ALIAS(shmem_pe_accessible, pshmem_pe_accessible)
 
@@ -81,7 +82,7 @@ static void *lookup(const void *addr, int pe)
         return NULL;
     const uintptr_t a = (uintptr_t)addr;
     size_t off = a - (uintptr_t)(shoal_g.heap_me + SHOAL_CTL_SIZE);
-    int slot = shoal_slot(pe);
+    int slot = shoal_segments_slot(pe);
     if (off < shoal_g.heap_size - SHOAL_CTL_SIZE)
         return shoal_g.heap_region + (size_t)slot * shoal_g.heap_stride + SHOAL_CTL_SIZE + off;
     off = a - (uintptr_t)shoal_g.data_me;
@@ -94,7 +95,14 @@ SHOAL_EXPORT int pshmem_addr_accessible(const void *addr, int pe)
 {
     if (SHOAL_UNLIKELY(shoal_g.init_count == 0))
         shoal_err_not_init("shmem_addr_accessible");
-    return lookup(addr, pe) != NULL;
+    if (lookup(addr, pe) != NULL)
+        return 1;
+    if (!shoal_g.net_active || pe < 0 || pe >= shoal_g.n_pes)
+        return 0;
+    /* A peer reached through the network: any symmetric address. */
+    const uintptr_t a = (uintptr_t)addr;
+    return a - (uintptr_t)(shoal_g.heap_me + SHOAL_CTL_SIZE) < shoal_g.heap_size - SHOAL_CTL_SIZE ||
+           a - (uintptr_t)shoal_g.data_me < shoal_g.data_size;
 }
 SHOAL_WEAK_ALIAS(shmem_addr_accessible, pshmem_addr_accessible)
 

@@ -1,7 +1,8 @@
 /* boot/ — who am I, how many, and a few collective exchanges before any
  * transport exists.  Owns: the launcher protocols (local = our oshrun,
- * singleton = no launcher; pmix later).  May call: libc only — never core/,
- * transport/ or api/ (errors are returned, the caller reports them).
+ * pmix = Open MPI's mpirun, Slurm's srun --mpi=pmix, ...; singleton = no
+ * launcher).  May call: libc only — never core/, transport/ or api/ (errors
+ * are returned, the caller reports them); boot/pmix/ also calls libpmix.
  *
  * Every call except abort is collective over all ranks of the job and is
  * made from one thread at a time (init, finalize, debug checks). */
@@ -10,7 +11,11 @@
 #include <stddef.h>
 
 struct shoal_boot {
-    const char *name;   /* "local", "singleton", ... for shmem-info */
+    const char *name;   /* "local", "pmix", "singleton" for shmem-info */
+    /* Names this job's objects on a node (segments' sockets): the same on
+     * every PE of the job, different from every other job running on the
+     * node; at most 64 characters of A-Z a-z 0-9 . _ -. */
+    const char *jobid;
     int rank;           /* 0 .. size-1 */
     int size;
     /* out[r*len .. r*len+len) receives rank r's `in`; returns 0 or -1. */
@@ -30,14 +35,23 @@ struct shoal_boot {
     void (*global_exit)(int status);
 };
 
-/* Picks the bootstrap from the environment: SHOAL_BOOT_FD set by oshrun ->
- * local; otherwise a singleton job of one PE.  Returns 0, or -1 with a
- * message in errbuf. */
+/* Picks the bootstrap (boot_open.c): SHOAL_BOOT=local|pmix|singleton
+ * forces one; otherwise (auto) SHOAL_BOOT_FD set by oshrun -> local; a PMIx
+ * launcher's variables (PMIX_NAMESPACE, PMIX_RANK) -> pmix; otherwise a
+ * singleton job of one PE.  Returns 0, or -1 with a message in errbuf. */
 int shoal_boot_open(struct shoal_boot *b, char *errbuf, size_t errlen);
+/* The bootstraps this build has, for shmem-info: "local, pmix, singleton". */
+const char *shoal_boot_built(void);
 
-/* Individual bootstraps (boot_local.c, boot_singleton.c). */
+/* Individual bootstraps (boot_local.c, pmix/boot_pmix.c — only in a build
+ * with PMIx, SHOAL_HAVE_PMIX —, boot_singleton.c). */
 int shoal_boot_local_open(struct shoal_boot *b, char *errbuf, size_t errlen);
+int shoal_boot_pmix_open(struct shoal_boot *b, char *errbuf, size_t errlen);
 int shoal_boot_singleton_open(struct shoal_boot *b, char *errbuf, size_t errlen);
+
+/* Which bootstrap to use (boot_open.c): auto (the default), local, pmix,
+ * singleton. */
+#define SHOAL_ENV_BOOT     "SHOAL_BOOT"
 
 /* Environment contract between oshrun and boot_local.c. */
 #define SHOAL_ENV_BOOT_FD  "SHOAL_BOOT_FD"   /* inherited socket to oshrun */

@@ -39,6 +39,7 @@
 static struct {
     int fd;
     int rank, size;
+    char jobid[65]; /* SHOAL_JOBID, validated */
     pid_t pid;  /* the process that opened the connection */
     int open;   /* HELLO acknowledged */
     int broken; /* EOF, I/O or protocol error: every later call fails */
@@ -344,6 +345,7 @@ static void local_global_exit(int status)
 static void fill(struct shoal_boot *b)
 {
     b->name = "local";
+    b->jobid = L.jobid;
     b->rank = L.rank;
     b->size = L.size;
     b->allgather = local_allgather;
@@ -456,6 +458,7 @@ int shoal_boot_local_open(struct shoal_boot *b, char *errbuf, size_t errlen)
     L.fd = fd;
     L.rank = rank;
     L.size = size;
+    memcpy(L.jobid, job, jl + 1); /* jl <= 64, checked above */
     L.pid = getpid();
     L.broken = 0;
     L.open = 1; /* lets usable() pass during the handshake */

@@ -1,5 +1,6 @@
 /* Singleton bootstrap: a program started without a launcher is PE 0 of a
- * job of one.  Collectives are local copies. */
+ * job of one.  Collectives are local copies; the job id is "single-<pid>". */
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -38,7 +39,12 @@ int shoal_boot_singleton_open(struct shoal_boot *b, char *errbuf, size_t errlen)
 {
     (void)errbuf;
     (void)errlen;
+    /* Unique on this node while the process lives (a singleton maps no
+     * peer, but the name must not collide with anything else). */
+    static char jobid[32];
+    snprintf(jobid, sizeof jobid, "single-%ld", (long)getpid());
     b->name = "singleton";
+    b->jobid = jobid;
     b->rank = 0;
     b->size = 1;
     b->allgather = single_allgather;

@@ -163,6 +163,30 @@ int shoal_env_load(struct shoal_config *cfg, char *errbuf, size_t errlen)
                 return bad(errbuf, errlen, used, v,
                            "a number of bytes with an optional K/M/G/T suffix, e.g. 64K");
             break;
+        case SHOAL_ENV_PROGRESS_THREAD:
+            if (!strcmp(v, "auto"))
+                cfg->progress_thread = -1;
+            else if (!strcmp(v, "0") || !strcmp(v, "1"))
+                cfg->progress_thread = v[0] - '0';
+            else
+                return bad(errbuf, errlen, used, v, "one of auto, 0, 1");
+            break;
+        case SHOAL_ENV_PROGRESS_INTERVAL_US:
+            if (parse_uint(v, &cfg->progress_interval_us) < 0)
+                return bad(errbuf, errlen, used, v, "a non-negative integer");
+            break;
+        case SHOAL_ENV_DEFAULT_CTX_WORKERS: {
+            long nw = 0;
+            if (!strcmp(v, "shared"))
+                cfg->default_ctx_workers = 0;
+            else if (!strcmp(v, "thread"))
+                cfg->default_ctx_workers = -1;
+            else if (parse_uint(v, &nw) == 0 && nw >= 1 && nw <= 4096)
+                cfg->default_ctx_workers = (int)nw;
+            else
+                return bad(errbuf, errlen, used, v, "shared, thread or a number from 1 to 4096");
+            break;
+        }
         case SHOAL_ENV_TRANSPORTS:
             if (!strcmp(v, "shm"))
                 cfg->net_mode = SHOAL_NET_OFF;

@@ -22,6 +22,9 @@ struct shoal_config {
     size_t coll_reduce_crossover;
     int coll_bcast;           /* 0 auto, 1 get, 2 tree */
     size_t coll_bcast_crossover;
+    int progress_thread;      /* -1 auto, 0 off, 1 on (UCX) */
+    long progress_interval_us;
+    int default_ctx_workers;  /* 0 shared, -1 one per thread, N > 0 round-robin (UCX) */
 };
 
 /* Parses every variable.  Returns 0, or -1 with a message naming the variable

@@ -20,6 +20,12 @@ SHOAL_ENV(WAIT_SLEEP_MAX_US, "SHOAL_WAIT_SLEEP_MAX_US", NULL, UINT, "1000",
           "Longest single sleep of a waiting PE before it re-checks, in microseconds")
 SHOAL_ENV(TRANSPORTS, "SHOAL_TRANSPORTS", NULL, STRING, "auto",
           "Which transport reaches which peer: shm (load/store, this node only), ucx (every peer through UCX, this PE included), shm,ucx or auto (load/store on this node, UCX beyond)")
+SHOAL_ENV(PROGRESS_THREAD, "SHOAL_PROGRESS_THREAD", NULL, STRING, "auto",
+          "UCX: a thread that progresses this PE's target side so one-sided operations complete while it computes: 1, 0 or auto (on when UCX emulates RMA or atomics in software, e.g. over tcp or sm)")
+SHOAL_ENV(PROGRESS_INTERVAL_US, "SHOAL_PROGRESS_INTERVAL_US", NULL, UINT, "100",
+          "UCX: microseconds the progress thread sleeps when there was nothing to progress")
+SHOAL_ENV(DEFAULT_CTX_WORKERS, "SHOAL_DEFAULT_CTX_WORKERS", NULL, STRING, "thread",
+          "UCX, SHMEM_THREAD_MULTIPLE only: workers behind SHMEM_CTX_DEFAULT: shared (one for all threads), thread (one per thread) or a number N (threads share N round-robin)")
 SHOAL_ENV(COLL_REDUCE, "SHOAL_COLL_REDUCE", NULL, STRING, "auto",
           "Reduction algorithm: gather (each PE reduces everything), rsag (reduce-scatter + allgather), auto (rsag from SHOAL_COLL_REDUCE_CROSSOVER bytes)")
 SHOAL_ENV(COLL_REDUCE_CROSSOVER, "SHOAL_COLL_REDUCE_CROSSOVER", NULL, SIZE, "16K",
@@ -28,6 +34,10 @@ SHOAL_ENV(COLL_BCAST, "SHOAL_COLL_BCAST", NULL, STRING, "auto",
           "Broadcast algorithm: tree (binomial, puts and signals), get (every PE pulls from the root), auto (tree up to SHOAL_COLL_BCAST_CROSSOVER bytes)")
 SHOAL_ENV(COLL_BCAST_CROSSOVER, "SHOAL_COLL_BCAST_CROSSOVER", NULL, SIZE, "16K",
           "Largest broadcast (bytes) that auto sends down the tree")
+/* Read by boot/boot_open.c itself (boot/ calls libc only); listed here for
+ * shmem-info.  A malformed value makes shmem_init fail, naming it. */
+SHOAL_ENV(BOOTSTRAP, "SHOAL_BOOT", NULL, STRING, "auto",
+          "Bootstrap: auto (oshrun's when SHOAL_BOOT_FD is set, else PMIx when PMIX_NAMESPACE/PMIX_RANK say mpirun or srun --mpi=pmix started the program, else one PE alone), local, pmix or singleton")
 /* Set by oshrun for each PE and read by the bootstrap (boot/boot_local.c);
  * listed so shmem-info shows everything Shoal reads.  Without them a
  * program runs as a single PE. */

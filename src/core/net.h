@@ -25,12 +25,16 @@ enum shoal_net_mode {
     SHOAL_NET_ALL,    /* "ucx": every peer, this PE included, through the network */
 };
 
+struct shoal_config;
 /* Called once at init, after the segments are mapped and before any
  * context exists, by every PE (collective: it may use the bootstrap's
- * allgather to exchange addresses and keys).  `remote` is the number of
- * PEs not reachable by load/store.  Sets shoal_g.net_active and
- * shoal_g.amo_via_net as it decides.  Returns 0 or -1 with a message. */
-int shoal_net_init(struct shoal_boot *b, int mode, int remote, char *err, size_t errlen);
+ * allgather to exchange addresses and keys).  cfg->net_mode is the mode
+ * (enum shoal_net_mode); the transport reads its own variables from cfg.
+ * `remote` is the number of PEs not reachable by load/store.  Sets
+ * shoal_g.net_active and shoal_g.amo_via_net as it decides.  Returns 0 or
+ * -1 with a message. */
+int shoal_net_init(struct shoal_boot *b, const struct shoal_config *cfg, int remote, char *err,
+                   size_t errlen);
 void shoal_net_fini(void);
 /* Give a context its transport state (ctx->net); called for the default
  * context at init and for every shmem_ctx_create while net_active.

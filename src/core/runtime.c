@@ -93,7 +93,7 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     if (shoal_heap_setup() < 0)
         boot.abort(1, "out of memory");
     /* Collective: every PE calls it, whether or not it has remote peers. */
-    if (shoal_net_init(&boot, cfg.net_mode, shoal_g.n_pes - shoal_g.n_local, err, sizeof err) < 0) {
+    if (shoal_net_init(&boot, &cfg, shoal_g.n_pes - shoal_g.n_local, err, sizeof err) < 0) {
         fprintf(stderr, "shoal: PE %d: %s: %s\n", boot.rank, fn, err);
         fflush(stderr);
         boot.abort(1, "network transport setup failed");
@@ -179,7 +179,10 @@ void shoal_print_info(FILE *f)
             : shoal_g.amo_via_net    ? "all through the network transport (coherent with remote "
                                        "PEs' network atomics), this PE's own included"
                                      : "CPU atomics on mapped memory");
-    fprintf(f, "Bootstrap: %s\n", shoal_g.boot ? shoal_g.boot->name : "(not initialized)");
+    if (shoal_g.boot)
+        fprintf(f, "Bootstrap: %s (job id %s)\n", shoal_g.boot->name, shoal_g.boot->jobid);
+    else
+        fprintf(f, "Bootstrap: (not initialized; built: %s)\n", shoal_boot_built());
     if (shoal_g.init_count > 0) {
         fprintf(f, "Job: %d PEs, %d on this node; thread level %d\n", shoal_g.n_pes,
                 shoal_g.n_local, shoal_g.thread_level);

@@ -35,6 +35,9 @@ struct pe_card {
 
 static int heap_fd = -1;
 static int *slots;          /* world PE -> node slot or -1 */
+static int *route;          /* shoal_g.slot_of_pe: slots, but -1 for this PE under
+                             * SHOAL_TRANSPORTS=ucx (its own segments are mapped, yet
+                             * every operation, to itself too, goes through UCX) */
 static int *pe_of_slot;     /* node slot -> world PE */
 static int n_local;
 static struct pe_card *cards;
@@ -271,9 +274,8 @@ int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote,
     int my_slot = slots[me];
     peer_heap[my_slot] = heap_fd;
     peer_data[my_slot] = ds->fd;
-    const char *job = getenv(SHOAL_ENV_JOBID);
-    if (n_local > 1 && exchange_fds(b, job ? job : "single", ds->fd, peer_heap, peer_data, err,
-                                    errlen) < 0)
+    /* The bootstrap's job id keeps concurrent jobs' socket names apart. */
+    if (n_local > 1 && exchange_fds(b, b->jobid, ds->fd, peer_heap, peer_data, err, errlen) < 0)
         return -1;
 
     size_t heap_stride = (heap_size + HEAP_ALIGN - 1) & ~(HEAP_ALIGN - 1);
@@ -327,10 +329,22 @@ int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote,
     }
     shoal_g.n_local = n_local;
     shoal_g.slot_of_pe = n_local == n ? NULL : slots;
+    if (all_remote) {
+        route = malloc((size_t)n * sizeof *route);
+        if (!route) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        memcpy(route, slots, (size_t)n * sizeof *route);
+        route[me] = -1;
+        shoal_g.slot_of_pe = route;
+    }
     return 0;
 }
 
 int shoal_segments_pe_local(int pe) { return slots && slots[pe] >= 0; }
+
+int shoal_segments_slot(int pe) { return slots ? slots[pe] : -1; }
 
 void shoal_segments_teardown(void)
 {
@@ -348,6 +362,8 @@ void shoal_segments_teardown(void)
     free(cards);
     free(slots);
     free(pe_of_slot);
+    free(route);
+    route = NULL;
     cards = NULL;
     slots = pe_of_slot = NULL;
 }

@@ -12,4 +12,8 @@ int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote,
 void shoal_segments_teardown(void);
 /* 1 if world PE `pe` is on this node. */
 int shoal_segments_pe_local(int pe);
+/* Where world PE `pe`'s segments are mapped here (slot), or -1.  Unlike
+ * shoal_slot() (the route of operations), this PE's own slot even under
+ * SHOAL_TRANSPORTS=ucx. */
+int shoal_segments_slot(int pe);
 #endif

@@ -117,6 +117,13 @@ static inline struct shoal_ctl *shoal_ctl_of_slot(int slot)
     return (struct shoal_ctl *)(shoal_g.heap_region + (size_t)slot * shoal_g.heap_stride);
 }
 
+/* The slot of this PE's own mapping (its ctl block), which shoal_slot(my_pe)
+ * is not under SHOAL_TRANSPORTS=ucx (no PE is reached by load/store). */
+static inline int shoal_my_slot(void)
+{
+    return (int)((size_t)(shoal_g.heap_me - shoal_g.heap_region) / shoal_g.heap_stride);
+}
+
 static inline struct shoal_ctl *shoal_my_ctl(void)
 {
     return (struct shoal_ctl *)shoal_g.heap_me;

@@ -37,8 +37,30 @@ void shoal_teams_init(void)
     memset(used, 0, sizeof used);
     used[0] = 1u << SHOAL_TEAM_SLOT_WORLD | 1u << SHOAL_TEAM_SLOT_SHARED;
     setup(&shoal_team_world, 0, 1, shoal_g.n_pes, shoal_g.my_pe, SHOAL_TEAM_SLOT_WORLD);
-    /* Every PE this version reaches is on this node. */
-    setup(&shoal_team_shared, 0, 1, shoal_g.n_pes, shoal_g.my_pe, SHOAL_TEAM_SLOT_SHARED);
+    /* SHMEM_TEAM_SHARED: the PEs whose memory this PE maps (shmem_ptr works
+     * for them): this node's, or this PE alone under SHOAL_TRANSPORTS=ucx.
+     * Every PE of a node computes the same set.  Teams are strided; a node
+     * whose PEs are not (an irregular placement) gets single-PE teams. */
+    const int me = shoal_g.my_pe;
+    int first = -1, last = -1, count = 0;
+    for (int pe = 0; pe < shoal_g.n_pes; pe++)
+        if (pe == me || shoal_slot(pe) >= 0) {
+            if (first < 0)
+                first = pe;
+            last = pe;
+            count++;
+        }
+    int stride = count > 1 ? (last - first) / (count - 1) : 1;
+    for (int k = 0, pe = first; k < count && stride > 0; k++, pe += stride)
+        if (pe != me && shoal_slot(pe) < 0)
+            stride = 0;
+    if (count > 1 && (stride <= 0 || first + (count - 1) * stride != last)) {
+        first = me;
+        count = 1;
+        stride = 1;
+    }
+    setup(&shoal_team_shared, first, stride, count, (me - first) / stride,
+          SHOAL_TEAM_SLOT_SHARED);
 }
 
 void shoal_teams_fini(void)

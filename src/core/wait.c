@@ -209,7 +209,7 @@ static void wait_set(struct set_q *q)
     if (set_ready(q))
         return;
     struct shoal_waiter w;
-    shoal_waiter_init(&w, shoal_slot(shoal_g.my_pe));
+    shoal_waiter_init(&w, shoal_my_slot());
     while (!set_ready(q))
         shoal_backoff(&w, set_ready, q);
 }
@@ -321,7 +321,7 @@ uint64_t shoal_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t value, co
     if (sig_ready(&q))
         return q.seen;
     struct shoal_waiter w;
-    shoal_waiter_init(&w, shoal_slot(shoal_g.my_pe));
+    shoal_waiter_init(&w, shoal_my_slot());
     while (!sig_ready(&q))
         shoal_backoff(&w, sig_ready, &q);
     return q.seen;

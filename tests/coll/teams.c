@@ -62,10 +62,14 @@ static void test_basic(void)
     CHECK(SHMEM_TEAM_SHARED != SHMEM_TEAM_INVALID);
     ct_team_t shared;
     ct_model_of(SHMEM_TEAM_SHARED, &shared, "SHMEM_TEAM_SHARED");
-    CHECK_MSG(shared.n == npes, "SHMEM_TEAM_SHARED has %d PEs; on one node it holds all %d",
-              shared.n, npes);
+    /* SHOAL_TRANSPORTS=ucx maps no other PE (as if each were on its own
+     * node): the shared team is the caller alone. */
+    const char *tr = getenv("SHOAL_TRANSPORTS");
+    const int n_shared = tr && !strcmp(tr, "ucx") ? 1 : npes;
+    CHECK_MSG(shared.n == n_shared, "SHMEM_TEAM_SHARED has %d PEs; on one node it holds %d",
+              shared.n, n_shared);
     ct_check_team(SHMEM_TEAM_SHARED, &shared, "SHMEM_TEAM_SHARED");
-    for (int k = 0; k < npes; k++) {
+    for (int k = 0; k < shared.n; k++) {
         int w = shmem_team_translate_pe(SHMEM_TEAM_SHARED, k, SHMEM_TEAM_WORLD);
         CHECK_EQ_I(shmem_team_translate_pe(SHMEM_TEAM_WORLD, w, SHMEM_TEAM_SHARED), k);
     }
@@ -136,8 +140,9 @@ static void test_basic(void)
     shmem_team_destroy(t3);
 
     PHASE("team_ptr");
-    for (int pe = 0; pe < npes; pe++) {
+    for (int pe = 0; pe < npes; pe++)
         CHECK_EQ_P(shmem_team_ptr(SHMEM_TEAM_WORLD, &g_mark[1], pe), shmem_ptr(&g_mark[1], pe));
+    for (int pe = 0; pe < shared.n; pe++) {
         int w = shmem_team_translate_pe(SHMEM_TEAM_SHARED, pe, SHMEM_TEAM_WORLD);
         long *p = (long *)shmem_team_ptr(SHMEM_TEAM_SHARED, &g_mark[1], pe);
         CHECK_MSG(p != NULL, "shmem_team_ptr(SHMEM_TEAM_SHARED, .., %d) is NULL", pe);
@@ -145,7 +150,7 @@ static void test_basic(void)
     }
     g_id = 1000 + me;
     shmem_barrier_all();
-    for (int pe = 0; pe < npes; pe++) {
+    for (int pe = 0; pe < shared.n; pe++) {
         long *p = (long *)shmem_team_ptr(SHMEM_TEAM_SHARED, &g_id, pe);
         int w = shmem_team_translate_pe(SHMEM_TEAM_SHARED, pe, SHMEM_TEAM_WORLD);
         CHECK_MSG(*p == 1000 + w, "load through team_ptr(SHARED, &g_id, %d) read %ld", pe, *p);

@@ -1,7 +1,10 @@
 /* boot_test: the bootstrap interface (src/boot) end to end, without the
- * rest of the library.  Run under oshrun with any number of PEs, or alone
- * (singleton).  Checks:
- *   - rank/size agree with the environment, SHOAL_JOBID is the same on all PEs;
+ * rest of the library.  Run under oshrun with any number of PEs, alone
+ * (singleton), or, built with the PMIx bootstrap (tests/pmix), under
+ * mpirun.  Checks:
+ *   - rank/size agree with the environment (SHOAL_RANK/SHOAL_SIZE under oshrun,
+ *     PMIX_RANK under a PMIx launcher), the bootstrap's job id is the same on
+ *     all PEs (SHOAL_JOBID under oshrun);
  *   - allgather of rank-distinct data of many sizes: 0, 1, odd sizes, around
  *     the 64 KiB record size, and larger than a socket's send buffer;
  *   - barrier ordering: nobody leaves barrier k before everybody entered it
@@ -97,21 +100,34 @@ int main(void)
         return 1;
     }
     const char *fd = getenv(SHOAL_ENV_BOOT_FD);
-    CHECK(!strcmp(B.name, fd ? "local" : "singleton"), "bootstrap %s", B.name);
+    const char *pmix_rank = getenv("PMIX_RANK"); /* set by mpirun, srun --mpi=pmix */
+    const char *want = fd ? "local" : pmix_rank ? "pmix" : "singleton";
+    CHECK(!strcmp(B.name, want), "bootstrap %s, expected %s", B.name, want);
     CHECK(B.size >= 1 && B.rank >= 0 && B.rank < B.size, "rank %d size %d", B.rank, B.size);
+    CHECK(B.jobid && *B.jobid && strlen(B.jobid) <= 64, "job id '%s'", B.jobid ? B.jobid : "");
+    for (const char *c = B.jobid; *c; c++)
+        CHECK((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                  *c == '-' || *c == '_' || *c == '.',
+              "job id '%s' has a character a socket name should not hold", B.jobid);
     if (fd) {
         CHECK(atoi(getenv(SHOAL_ENV_RANK)) == B.rank, "rank differs from SHOAL_RANK");
         CHECK(atoi(getenv(SHOAL_ENV_SIZE)) == B.size, "size differs from SHOAL_SIZE");
+        CHECK(!strcmp(B.jobid, getenv(SHOAL_ENV_JOBID)), "job id %s is not SHOAL_JOBID %s",
+              B.jobid, getenv(SHOAL_ENV_JOBID));
+    } else if (pmix_rank) {
+        CHECK(atoi(pmix_rank) == B.rank, "rank %d differs from PMIX_RANK=%s", B.rank, pmix_rank);
+    }
+    if (fd || pmix_rank) {
         /* A second open in the same process returns the same job. */
         struct shoal_boot again;
         CHECK(shoal_boot_open(&again, err, sizeof err) == 0, "second open: %s", err);
-        CHECK(again.rank == B.rank && again.size == B.size, "second open differs");
+        CHECK(again.rank == B.rank && again.size == B.size && !strcmp(again.jobid, B.jobid),
+              "second open differs");
     }
 
     /* Everybody runs the same job. */
-    char job[64] = {0};
-    const char *jid = getenv(SHOAL_ENV_JOBID);
-    snprintf(job, sizeof job, "%s", jid ? jid : "none");
+    char job[65] = {0};
+    snprintf(job, sizeof job, "%s", B.jobid);
     char *jobs = malloc(sizeof job * (size_t)B.size);
     CHECK(B.allgather(job, jobs, sizeof job) == 0, "allgather of job ids failed");
     for (int r = 0; r < B.size; r++)

@@ -26,7 +26,10 @@ static void do_putmem(int via, void *d, const void *s, size_t n, int pe)
     switch (via) {
     case VIA_BLOCKING: shmem_putmem(d, s, n, pe); break;
     case VIA_NBI: shmem_putmem_nbi(d, s, n, pe); shmem_quiet(); break;
-    case VIA_CTX: shmem_ctx_putmem(g_ctx, d, s, n, pe); break;
+    /* shmem_barrier_all completes the default context only: a blocking
+     * put on another context is complete at the target after its quiet
+     * (it is on the network path). */
+    case VIA_CTX: shmem_ctx_putmem(g_ctx, d, s, n, pe); shmem_ctx_quiet(g_ctx); break;
     default: shmem_ctx_putmem_nbi(g_ctx, d, s, n, pe); shmem_ctx_quiet(g_ctx); break;
     }
 }

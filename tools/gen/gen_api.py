@@ -578,11 +578,26 @@ extern "C" {
 
 
 def gen_shmemx_h():
-    return BANNER % 'shmemx.h' + '''/* Shoal's extensions to OpenSHMEM (shmemx_ prefix).  None yet. */
+    return BANNER % 'shmemx.h' + '''/* Shoal's extensions to OpenSHMEM (shmemx_ prefix). */
 #ifndef SHOAL_SHMEMX_H
 #define SHOAL_SHMEMX_H
 
 #include "shmem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Network transport (UCX) worker statistics of the calling PE: workers
+ * created so far, held by live contexts (or threads, for SHMEM_CTX_DEFAULT
+ * under SHMEM_THREAD_MULTIPLE) now, and how many times a context got a
+ * pooled worker back instead of a new one.  Zeros without a network
+ * transport; any pointer may be NULL. */
+void shmemx_net_worker_counts(long *created, long *in_use, long *reused);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
 
 #endif /* SHOAL_SHMEMX_H */
 '''

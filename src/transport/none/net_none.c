@@ -1,6 +1,7 @@
 /* The network path of a build without a network transport: every PE must be
  * on this node, so reaching one that is not is an error naming it. */
 #include "core/net.h"
+#include "core/env.h"
 #include "core/error.h"
 #include "core/state.h"
 
@@ -31,9 +32,11 @@ void shoal_net_amo_nbi(struct shoal_ctx *ctx, int op, void *fetch, const void *d
 void shoal_net_quiet(struct shoal_ctx *ctx) {}
 void shoal_net_fence(struct shoal_ctx *ctx) {}
 
-int shoal_net_init(struct shoal_boot *b, int mode, int remote, char *err, size_t errlen)
+int shoal_net_init(struct shoal_boot *b, const struct shoal_config *cfg, int remote, char *err,
+                   size_t errlen)
 {
     (void)b;
+    const int mode = cfg->net_mode;
     shoal_g.net_active = 0;
     shoal_g.amo_via_net = 0;
     if (mode == SHOAL_NET_ALL) {
@@ -73,4 +76,16 @@ void shoal_net_describe(FILE *f, const char *prefix)
 const char *shoal_net_built(void)
 {
     return "shm";
+}
+
+/* Declared in shmemx.h: no network transport, no workers. */
+__attribute__((visibility("default"))) void shmemx_net_worker_counts(long *created,
+                                                                     long *in_use, long *reused)
+{
+    if (created)
+        *created = 0;
+    if (in_use)
+        *in_use = 0;
+    if (reused)
+        *reused = 0;
 }

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""What Shoal adds over raw UCP, on one machine, over the same UCX transport.
+
+    bench/ucx_overhead.py [--build DIR] [--tls tcp,sm,self ...] [-i N] [-r R]
+                          [--rate] [--rate-iters N]
+
+Latency (8 bytes), Shoal under SHOAL_TRANSPORTS=ucx against ucx_perftest
+(server and client on localhost), with the same UCX_TLS:
+
+  put   ucx_perftest -t ucp_put_lat          vs  bench/pingpong   (half round
+        trip: put 8 bytes, the peer polls for them and answers)
+  get   ucx_perftest -t ucp_get -O 1         vs  bench/p2p --min 8 --max 8
+        (one blocking 8-byte get, a full round trip)
+  fadd  ucx_perftest -t ucp_fadd -O 1        vs  bench/amo_latency (one
+        blocking 64-bit fetch-and-add)
+
+Each of R rounds runs every pair back to back (perftest, then Shoal), so the
+two sides of a ratio share the machine's state; the table gives the median
+over rounds of each side's mean latency and the ratio of the medians.
+Shoal's waiting PE spins (SHOAL_WAIT_SPIN_US large), as perftest's responder
+does.
+
+Note: perftest's buffers are allocated by UCX (ucp_mem_map with ALLOCATE), so
+UCX's shared-memory transports (sm: posix/sysv) reach them directly; Shoal's
+heap is its own memfd mapping, which those transports cannot register, so
+over sm Shoal's gets and AMOs are emulated with active messages.  Over tcp
+both sides are emulated alike: that is the like-for-like comparison.
+
+--rate adds the message-rate table: bench/mt_rate with 2 sender threads on
+SHMEM_CTX_DEFAULT (SHMEM_THREAD_MULTIPLE), 2 threads with a private context
+each, and 2 single-threaded PEs, all under SHOAL_TRANSPORTS=ucx.
+"""
+import argparse
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+
+def run(cmd, env, timeout):
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=timeout)
+    out = p.stdout.decode("utf-8", "replace")
+    if p.returncode != 0:
+        raise RuntimeError("%s failed (%d):\n%s" % (" ".join(cmd), p.returncode, out[-3000:]))
+    return out
+
+
+def perftest(test, extra, tls, iters):
+    """Mean latency (us) of one ucx_perftest client run against a fresh server."""
+    env = dict(os.environ, UCX_TLS=tls)
+    for attempt in range(5):
+        port = str(random.randint(20000, 60000))
+        srv = subprocess.Popen(["ucx_perftest", "-p", port], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        time.sleep(0.4)
+        try:
+            out = run(["ucx_perftest", "localhost", "-p", port, "-t", test, "-n", str(iters),
+                       "-f"] + extra, env, 120)
+        except RuntimeError:
+            srv.kill()
+            srv.wait()
+            continue
+        srv.wait(timeout=30)
+        # Last numeric line: iterations, percentile, avg, overall avg, ...
+        for line in reversed(out.splitlines()):
+            f = line.split()
+            if len(f) >= 4 and f[0].isdigit():
+                return float(f[3])
+        raise RuntimeError("cannot parse ucx_perftest output:\n" + out)
+    raise RuntimeError("ucx_perftest %s could not connect" % test)
+
+
+def shoal(build, prog, args, tls, npes=2):
+    env = dict(os.environ, SHOAL_TRANSPORTS="ucx", UCX_TLS=tls, SHOAL_WAIT_SPIN_US="100000000")
+    cmd = [os.path.join(build, "bin", "oshrun"), "-n", str(npes),
+           os.path.join(build, "bench", prog)] + args
+    return run(cmd, env, 600)
+
+
+def shoal_put(build, tls, iters):
+    out = shoal(build, "pingpong", ["-i", str(iters), "-r", "1", "-s", "8"], tls)
+    m = re.search(r"put latency \(8 B, half RTT\)\s+([\d.]+) ns", out)
+    if not m:
+        raise RuntimeError("cannot parse pingpong output:\n" + out)
+    return float(m.group(1)) / 1000.0
+
+
+def shoal_get(build, tls, iters):
+    out = shoal(build, "p2p", ["--min", "8", "--max", "8", "-i", str(iters), "-r", "1"], tls)
+    m = re.search(r"^\s*8 B\s+([\d.]+) \[[^\]]*\]\s+\S+\s+([\d.]+) \[", out, re.M)
+    if not m:
+        raise RuntimeError("cannot parse p2p output:\n" + out)
+    return float(m.group(2))
+
+
+def shoal_fadd(build, tls, iters):
+    out = shoal(build, "amo_latency", ["-i", str(iters), "-r", "1"], tls)
+    m = re.search(r"^fadd\s+([\d.]+)", out, re.M)
+    if not m:
+        raise RuntimeError("cannot parse amo_latency output:\n" + out)
+    return float(m.group(1))
+
+
+def latency_table(build, tls, iters, rounds):
+    pairs = [
+        ("put 8 B (half RTT)", lambda: perftest("ucp_put_lat", [], tls, iters),
+         lambda: shoal_put(build, tls, iters)),
+        ("get 8 B (blocking)", lambda: perftest("ucp_get", ["-O", "1"], tls, iters),
+         lambda: shoal_get(build, tls, iters)),
+        ("fetch-add 8 B", lambda: perftest("ucp_fadd", ["-O", "1"], tls, iters),
+         lambda: shoal_fadd(build, tls, iters)),
+    ]
+    res = {name: ([], []) for name, _, _ in pairs}
+    for r in range(rounds):
+        for name, raw, ours in pairs:
+            res[name][0].append(raw())
+            res[name][1].append(ours())
+        print("  round %d/%d done" % (r + 1, rounds), file=sys.stderr)
+    print("\nUCX_TLS=%s: latency in us, median over %d rounds [min..max] of %d-iteration runs"
+          % (tls, rounds, iters))
+    print("%-20s %26s %26s %8s" % ("operation", "ucx_perftest (UCP)", "Shoal", "ratio"))
+    for name, _, _ in pairs:
+        a, b = res[name]
+        ma, mb = statistics.median(a), statistics.median(b)
+        print("%-20s %9.2f [%7.2f..%7.2f] %9.2f [%7.2f..%7.2f] %8.2f" %
+              (name, ma, min(a), max(a), mb, min(b), max(b), mb / ma))
+
+
+def rate_table(build, tls, iters, rounds):
+    print("\nUCX_TLS=%s: message rate, 2 senders, Mmsg/s (bench/mt_rate, %d rounds)" % (tls,
+                                                                                   rounds))
+    common = ["--threads", "2", "-s", "8", "-i", str(iters), "-r", str(rounds),
+              "--ops", "put,add,fadd"]
+    outs = {}
+    for cfg, npes in (("default", 2), ("ctx", 2), ("pes", 4)):
+        outs[cfg] = shoal(build, "mt_rate", ["--config", cfg] + common, tls, npes)
+        print("--- config %s (%d PEs) ---" % (cfg, npes))
+        for line in outs[cfg].splitlines():
+            if line.strip() and not line.startswith("#"):
+                print(line)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build", help="Shoal build directory (default: build)")
+    ap.add_argument("--tls", action="append", help="UCX_TLS value(s) (default: tcp and sm,self)")
+    ap.add_argument("-i", type=int, default=20000, help="iterations per run (default 20000)")
+    ap.add_argument("-r", type=int, default=5, help="rounds (default 5)")
+    ap.add_argument("--rate", action="store_true", help="also the message-rate table")
+    ap.add_argument("--rate-iters", type=int, default=20000)
+    a = ap.parse_args()
+    tls_list = a.tls or ["tcp", "sm,self"]
+    for tls in tls_list:
+        latency_table(a.build, tls, a.i, a.r)
+        if a.rate:
+            rate_table(a.build, tls, a.rate_iters, a.r)
+
+
+if __name__ == "__main__":
+    main()

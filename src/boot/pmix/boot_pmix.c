@@ -1,0 +1,327 @@
+/* PMIx bootstrap: the program was started by a PMIx launcher (Open MPI's
+ * mpirun, Slurm's srun --mpi=pmix, PRRTE's prterun), which runs a PMIx
+ * server on every node; boot_open.c picks this file when PMIX_NAMESPACE /
+ * PMIX_RANK say so (or SHOAL_BOOT=pmix).  Compiled only in a build with
+ * PMIx (SHOAL_HAVE_PMIX).
+ *
+ *   rank, size   PMIx_Init's rank in the namespace; PMIX_JOB_SIZE
+ *   jobid        the namespace, made safe for a socket name
+ *   allgather    PMIx_Put of a byte object under a fresh key
+ *                ("shoal.ag.<n>": every PE makes the same calls in the
+ *                same order), PMIx_Commit, PMIx_Fence collecting the data,
+ *                then PMIx_Get of that key for every rank
+ *   barrier      PMIx_Fence without data
+ *   finalize     marks the PE as finalizing; PMIx_Finalize (after which
+ *                the launcher treats the exit as normal) runs at exit, from
+ *                an atexit handler, because the caller still makes
+ *                bootstrap barriers after finalize (shmem_finalize's last
+ *                barrier, the network transport's)
+ *   abort        PMIx_Abort, then _exit(status)
+ *
+ * Open MPI 4's mpirun (ORTE) is handled apart: its PMIx server now and
+ * then crashes mpirun (SIGSEGV in PMIx_server_finalize, exit status 139)
+ * after a PMIx_Abort, whereas a process that exits non-zero without
+ * PMIx_Finalize reliably takes the job down with that status.  So under
+ * ORTE (OMPI_MCA_orte_hnp_uri in the environment) abort and global_exit do
+ * not call PMIx_Abort: the process just exits with the status, unfinalized.
+ * A consequence: shmem_global_exit(0) under ORTE ends the job, but mpirun
+ * reports an improper exit (status 1), as ORTE has no way to end a job
+ * early with status 0.
+ *
+ * Errors: the interface returns -1 without a text, so failed collectives
+ * print one line on stderr ("shoal: PE r: bootstrap: ...").  libc and
+ * libpmix only. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#include "boot/boot.h"
+
+static struct {
+    int open;       /* PMIx_Init succeeded, PMIx_Finalize not yet called */
+    int finalizing; /* finalize() was called: PMIx_Finalize at exit */
+    int closed;     /* PMIx_Finalize called: cannot be opened again */
+    int orte;       /* started by Open MPI 4's mpirun (see above) */
+    pid_t pid;      /* the process that initialized PMIx */
+    int rank, size;
+    unsigned long seq; /* allgathers so far: names the next key */
+    pmix_proc_t me, all;
+    char jobid[65];
+} P;
+
+/* One line, one write(): lines of different PEs do not interleave. */
+__attribute__((format(printf, 1, 2))) static void print_err(const char *fmt, ...)
+{
+    char line[640];
+    int n = snprintf(line, sizeof line, "shoal: PE %d: bootstrap: ", P.rank);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n > 0 && n < (int)sizeof line)
+        n += vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof line - 2)
+        n = (int)sizeof line - 2;
+    if (n < 0)
+        return;
+    line[n++] = '\n';
+    ssize_t w;
+    do
+        w = write(STDERR_FILENO, line, (size_t)n);
+    while (w < 0 && errno == EINTR);
+}
+
+static int usable(const char *what)
+{
+    if (!P.open) {
+        print_err("%s: the PMIx bootstrap is %s", what, P.closed ? "finalized" : "not open");
+        return 0;
+    }
+    if (getpid() != P.pid) {
+        print_err("%s called in process %ld, a forked child of PE %d (pid %ld): the PMIx "
+                  "connection belongs to the PE",
+                  what, (long)getpid(), P.rank, (long)P.pid);
+        return 0;
+    }
+    return 1;
+}
+
+static int fence(int collect)
+{
+    pmix_info_t info;
+    bool yes = true;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Fence(&P.all, 1, collect ? &info : NULL, collect ? 1 : 0);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS) {
+        print_err("PMIx_Fence failed: %s (did another PE of the job exit?)",
+                  PMIx_Error_string(rc));
+        return -1;
+    }
+    return 0;
+}
+
+/* atexit: a PE that finalized tells the launcher it ends cleanly.  One
+ * that did not (exit with an error, shmem_global_exit) stays unfinalized,
+ * which is how the launcher learns that the job failed.  A forked child
+ * inherits the handler but not the connection. */
+static void finalize_at_exit(void)
+{
+    if (!P.open || !P.finalizing || getpid() != P.pid)
+        return;
+    P.open = 0;
+    P.closed = 1;
+    pmix_status_t rc = PMIx_Finalize(NULL, 0);
+    if (rc != PMIX_SUCCESS)
+        print_err("PMIx_Finalize failed: %s", PMIx_Error_string(rc));
+}
+
+static int pmix_barrier(void)
+{
+    if (!usable("barrier"))
+        return -1;
+    return fence(0);
+}
+
+static int pmix_allgather(const void *in, void *out, size_t len)
+{
+    if (len == 0)
+        return pmix_barrier();
+    if (!usable("allgather"))
+        return -1;
+    char key[PMIX_MAX_KEYLEN + 1];
+    snprintf(key, sizeof key, "shoal.ag.%lu", P.seq++);
+
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_BYTE_OBJECT;
+    v.data.bo.bytes = (char *)in; /* PMIx_Put copies it */
+    v.data.bo.size = len;
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS) {
+        print_err("allgather: PMIx_Put/PMIx_Commit of %zu bytes failed: %s", len,
+                  PMIx_Error_string(rc));
+        return -1;
+    }
+    if (fence(1) < 0)
+        return -1;
+    /* Our own contribution last: `in` may be our slot of `out` (in place). */
+    char *o = out;
+    for (int r = 0; r < P.size; r++) {
+        if (r == P.rank)
+            continue;
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, P.me.nspace, (pmix_rank_t)r);
+        pmix_value_t *got = NULL;
+        rc = PMIx_Get(&p, key, NULL, 0, &got);
+        if (rc != PMIX_SUCCESS || !got || got->type != PMIX_BYTE_OBJECT ||
+            got->data.bo.size != len) {
+            if (rc != PMIX_SUCCESS)
+                print_err("allgather: PMIx_Get of rank %d's %zu bytes failed: %s", r, len,
+                          PMIx_Error_string(rc));
+            else
+                print_err("allgather: rank %d contributed %zu bytes where %zu were expected "
+                          "(do all PEs make the same bootstrap calls?)",
+                          r, got && got->type == PMIX_BYTE_OBJECT ? got->data.bo.size : 0, len);
+            if (got)
+                PMIX_VALUE_RELEASE(got);
+            return -1;
+        }
+        memcpy(o + (size_t)r * len, got->data.bo.bytes, len);
+        PMIX_VALUE_RELEASE(got);
+    }
+    memmove(o + (size_t)P.rank * len, in, len);
+    return 0;
+}
+
+static void pmix_finalize(void)
+{
+    if (usable("finalize"))
+        P.finalizing = 1;
+}
+
+static _Noreturn void pmix_abort(int status, const char *reason)
+{
+    if (!P.orte && P.open && getpid() == P.pid)
+        PMIx_Abort(status, reason ? reason : "shoal: abort", NULL, 0);
+    _exit(status);
+}
+
+/* The caller runs exit(status) next.  Under ORTE the unfinalized non-zero
+ * exit is what ends the job (see the top of the file). */
+static void pmix_global_exit(int status)
+{
+    if (!P.orte && P.open && getpid() == P.pid)
+        PMIx_Abort(status, "shmem_global_exit", NULL, 0);
+}
+
+static void fill(struct shoal_boot *b)
+{
+    b->name = "pmix";
+    b->jobid = P.jobid;
+    b->rank = P.rank;
+    b->size = P.size;
+    b->allgather = pmix_allgather;
+    b->barrier = pmix_barrier;
+    b->finalize = pmix_finalize;
+    b->abort = pmix_abort;
+    b->global_exit = pmix_global_exit;
+}
+
+/* "pmix-<namespace>", with characters a socket name should not hold
+ * replaced by '_' and a hash of the real namespace added when anything was
+ * replaced or cut, so that distinct namespaces stay distinct. */
+static void make_jobid(const char *ns)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const char *p = ns; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    const size_t keep = 40;
+    char *j = P.jobid;
+    int altered = 0;
+    size_t n = (size_t)snprintf(j, sizeof P.jobid, "pmix-");
+    size_t i;
+    for (i = 0; ns[i] && i < keep; i++) {
+        char c = ns[i];
+        int ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                 c == '-' || c == '_' || c == '.';
+        if (!ok)
+            altered = 1;
+        j[n++] = ok ? c : '_';
+    }
+    if (ns[i])
+        altered = 1;
+    j[n] = 0;
+    if (altered || !*ns)
+        snprintf(j + n, sizeof P.jobid - n, "-%08x", (unsigned)h);
+}
+
+/* A job-level number (PMIX_JOB_SIZE is a uint32 in every server seen so
+ * far; others are accepted). */
+static int get_job_uint(const char *key, uint64_t *out)
+{
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(&P.all, key, NULL, 0, &v);
+    if (rc != PMIX_SUCCESS || !v)
+        return -1;
+    int ok = 1;
+    switch (v->type) {
+    case PMIX_UINT32: *out = v->data.uint32; break;
+    case PMIX_UINT64: *out = v->data.uint64; break;
+    case PMIX_UINT: *out = v->data.uint; break;
+    case PMIX_UINT16: *out = v->data.uint16; break;
+    case PMIX_INT: ok = v->data.integer >= 0; *out = (uint64_t)v->data.integer; break;
+    case PMIX_INT32: ok = v->data.int32 >= 0; *out = (uint64_t)v->data.int32; break;
+    default: ok = 0;
+    }
+    PMIX_VALUE_RELEASE(v);
+    return ok ? 0 : -1;
+}
+
+int shoal_boot_pmix_open(struct shoal_boot *b, char *errbuf, size_t errlen)
+{
+    if (P.open) {
+        if (getpid() != P.pid) {
+            snprintf(errbuf, errlen,
+                     "this process (pid %ld) is a forked child of PE %d (pid %ld); the PMIx "
+                     "connection belongs to that PE",
+                     (long)getpid(), P.rank, (long)P.pid);
+            return -1;
+        }
+        fill(b); /* opened before in this process: same job */
+        return 0;
+    }
+    if (P.closed) {
+        snprintf(errbuf, errlen, "the PMIx bootstrap was finalized and cannot be reopened");
+        return -1;
+    }
+    pmix_status_t rc = PMIx_Init(&P.me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        const char *ns = getenv("PMIX_NAMESPACE");
+        snprintf(errbuf, errlen,
+                 "PMIx_Init failed: %s (PMIX_NAMESPACE=%.60s).  The PMIx bootstrap needs a "
+                 "running PMIx launcher: start the program with mpirun or srun --mpi=pmix (a "
+                 "program started by a PE inherits its PMIX_* variables: unset them, or set "
+                 "%s=singleton, to run it alone)",
+                 PMIx_Error_string(rc), ns ? ns : "(unset)", SHOAL_ENV_BOOT);
+        return -1;
+    }
+    P.pid = getpid();
+    P.rank = (int)P.me.rank;
+    PMIX_LOAD_PROCID(&P.all, P.me.nspace, PMIX_RANK_WILDCARD);
+    uint64_t size = 0;
+    if (get_job_uint(PMIX_JOB_SIZE, &size) < 0 || size < 1 || size > INT32_MAX ||
+        P.me.rank >= size) {
+        snprintf(errbuf, errlen,
+                 "the PMIx server gives no usable job size (PMIX_JOB_SIZE) for namespace %s, "
+                 "rank %u",
+                 P.me.nspace, (unsigned)P.me.rank);
+        PMIx_Finalize(NULL, 0);
+        return -1;
+    }
+    P.size = (int)size;
+    make_jobid(P.me.nspace);
+    P.orte = getenv("OMPI_MCA_orte_hnp_uri") != NULL;
+    P.seq = 0;
+    P.finalizing = 0;
+    /* Registered after PMIx_Init, so it runs before anything libpmix
+     * registered at exit. */
+    static int registered;
+    if (!registered && atexit(finalize_at_exit) == 0)
+        registered = 1;
+    if (!registered) {
+        snprintf(errbuf, errlen, "atexit failed: cannot arrange PMIx_Finalize at exit");
+        PMIx_Finalize(NULL, 0);
+        return -1;
+    }
+    P.open = 1;
+    fill(b);
+    return 0;
+}

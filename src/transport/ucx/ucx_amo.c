@@ -1,0 +1,183 @@
+/* Atomics over UCP.  UCP has 32- and 64-bit add, and, or, xor, swap and
+ * compare-and-swap, each fetching or not; every core AMO maps onto them:
+ *   fetch          -> fetching or with 0 (atomic read, coherent with the
+ *                     other atomics, which a plain get need not be)
+ *   set            -> swap whose old value nobody reads
+ *   add/and/or/xor -> posted without a reply (complete at quiet)
+ * Other sizes (8/16-bit words) are compare-and-swap loops on the enclosing
+ * aligned 32-bit word: the neighbouring bytes are written back unchanged,
+ * so concurrent AMOs on them are not lost (the swap fails and retries). */
+#include <string.h>
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "transport/ucx/ucx_internal.h"
+
+static const ucp_atomic_op_t ucp_op[] = {
+    [SHOAL_AMO_FETCH] = UCP_ATOMIC_OP_OR,  [SHOAL_AMO_SET] = UCP_ATOMIC_OP_SWAP,
+    [SHOAL_AMO_CSWAP] = UCP_ATOMIC_OP_CSWAP, [SHOAL_AMO_SWAP] = UCP_ATOMIC_OP_SWAP,
+    [SHOAL_AMO_FADD] = UCP_ATOMIC_OP_ADD,  [SHOAL_AMO_ADD] = UCP_ATOMIC_OP_ADD,
+    [SHOAL_AMO_FAND] = UCP_ATOMIC_OP_AND,  [SHOAL_AMO_AND] = UCP_ATOMIC_OP_AND,
+    [SHOAL_AMO_FOR] = UCP_ATOMIC_OP_OR,    [SHOAL_AMO_OR] = UCP_ATOMIC_OP_OR,
+    [SHOAL_AMO_FXOR] = UCP_ATOMIC_OP_XOR,  [SHOAL_AMO_XOR] = UCP_ATOMIC_OP_XOR,
+};
+
+static inline int is_post(int op)
+{
+    return op == SHOAL_AMO_ADD || op == SHOAL_AMO_AND || op == SHOAL_AMO_OR ||
+           op == SHOAL_AMO_XOR;
+}
+
+static const char *op_name(int op)
+{
+    static const char *names[] = {"atomic fetch", "atomic set", "atomic compare-swap",
+                                  "atomic swap",  "atomic fetch-add", "atomic add",
+                                  "atomic fetch-and", "atomic and", "atomic fetch-or",
+                                  "atomic or", "atomic fetch-xor", "atomic xor"};
+    return op >= 0 && op <= SHOAL_AMO_XOR ? names[op] : "atomic";
+}
+
+/* The operand in the word size, in memory (UCP reads `size` bytes). */
+union word {
+    uint32_t u32;
+    uint64_t u64;
+};
+
+static inline void put_word(union word *w, unsigned size, uint64_t v)
+{
+    if (size == 4)
+        w->u32 = (uint32_t)v;
+    else
+        w->u64 = v;
+}
+
+static inline uint64_t get_word(const union word *w, unsigned size)
+{
+    return size == 4 ? w->u32 : w->u64;
+}
+
+static uint64_t narrow_amo(struct shoal_ctx *ctx, int op, const void *dest, unsigned size,
+                           uint64_t value, uint64_t cond, int pe, const char *fn);
+
+uint64_t shoal_net_amo(struct shoal_ctx *ctx, int op, const void *dest, unsigned size,
+                       uint64_t value, uint64_t cond, int pe, const char *fn)
+{
+    if (SHOAL_UNLIKELY(size != 4 && size != 8))
+        return narrow_amo(ctx, op, dest, size, value, cond, pe, fn);
+    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
+    ucp_ep_h ep = ucx_ep(w, pe, fn);
+    uint64_t ra;
+    ucp_rkey_h rk = ucx_target(w, pe, dest, &ra);
+    ucp_request_param_t p;
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+    p.datatype = ucp_dt_make_contig(size);
+    union word in, out;
+    /* AMOs on this PE's own memory complete before returning: the core
+     * reads its own words with plain loads right after (e.g. the
+     * collectives consume a signal with an add of -1, then wait on the
+     * word again), so a posted update must not still be in flight.  They
+     * take the fetching form below. */
+    if (pe == ucx_g.me && (is_post(op) || op == SHOAL_AMO_SET))
+        op = op == SHOAL_AMO_SET ? SHOAL_AMO_SWAP : op - 1;
+    if (is_post(op)) {
+        put_word(&in, size, value);
+        ucs_status_ptr_t r = ucp_atomic_op_nbx(ep, ucp_op[op], &in, 1, ra, rk, &p);
+        ucx_mark_dirty(w, pe);
+        ucx_forget(r, fn, pe, op_name(op));
+        return 0;
+    }
+    if (op == SHOAL_AMO_SET) {
+        /* A swap whose reply lands in the worker's sink: the set itself
+         * completes at quiet, like a put. */
+        put_word(&in, size, value);
+        p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        p.reply_buffer = &w->sink;
+        ucs_status_ptr_t r = ucp_atomic_op_nbx(ep, UCP_ATOMIC_OP_SWAP, &in, 1, ra, rk, &p);
+        ucx_mark_dirty(w, pe);
+        ucx_forget(r, fn, pe, op_name(op));
+        return 0;
+    }
+    if (op == SHOAL_AMO_CSWAP) {
+        put_word(&in, size, cond);
+        put_word(&out, size, value);
+    } else {
+        put_word(&in, size, op == SHOAL_AMO_FETCH ? 0 : value);
+    }
+    p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+    p.reply_buffer = &out;
+    ucx_wait(w, ucp_atomic_op_nbx(ep, ucp_op[op], &in, 1, ra, rk, &p), fn, pe, op_name(op));
+    return get_word(&out, size);
+}
+
+void shoal_net_amo_nbi(struct shoal_ctx *ctx, int op, void *fetch, const void *dest, unsigned size,
+                       uint64_t value, uint64_t cond, int pe, const char *fn)
+{
+    if (SHOAL_UNLIKELY(size != 4 && size != 8)) {
+        uint64_t old = narrow_amo(ctx, op, dest, size, value, cond, pe, fn);
+        memcpy(fetch, &old, size); /* little-endian: the low bytes */
+        return;
+    }
+    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
+    ucp_ep_h ep = ucx_ep(w, pe, fn);
+    uint64_t ra;
+    ucp_rkey_h rk = ucx_target(w, pe, dest, &ra);
+    ucp_request_param_t p;
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+    p.datatype = ucp_dt_make_contig(size);
+    /* The old value lands in *fetch itself by the next quiet. */
+    p.reply_buffer = fetch;
+    union word in;
+    if (op == SHOAL_AMO_CSWAP) {
+        put_word(&in, size, cond);
+        union word sw;
+        put_word(&sw, size, value);
+        memcpy(fetch, &sw, size);
+    } else {
+        put_word(&in, size, op == SHOAL_AMO_FETCH ? 0 : value);
+    }
+    ucs_status_ptr_t r = ucp_atomic_op_nbx(ep, ucp_op[op], &in, 1, ra, rk, &p);
+    ucx_mark_dirty(w, pe);
+    ucx_forget(r, fn, pe, op_name(op));
+}
+
+/* 1- and 2-byte AMOs: compare-and-swap on the enclosing aligned 32-bit
+ * word (little-endian byte lanes). */
+static uint64_t narrow_amo(struct shoal_ctx *ctx, int op, const void *dest, unsigned size,
+                           uint64_t value, uint64_t cond, int pe, const char *fn)
+{
+    if (size != 1 && size != 2)
+        shoal_fatal(fn, "%u-byte atomics are not supported over UCX", size);
+    uintptr_t a = (uintptr_t)dest;
+    const void *word = (const void *)(a & ~(uintptr_t)3);
+    unsigned shift = (unsigned)(a & 3) * 8;
+    if (shift + size * 8 > 32)
+        shoal_fatal(fn, "argument at %p is not aligned to its %u-byte size", dest, size);
+    const uint32_t mask = (size == 1 ? 0xffu : 0xffffu) << shift;
+    uint32_t cur = (uint32_t)shoal_net_amo(ctx, SHOAL_AMO_FETCH, word, 4, 0, 0, pe, fn);
+    for (;;) {
+        uint32_t oldv = (cur & mask) >> shift, v = (uint32_t)value & (mask >> shift), nv;
+        switch (op) {
+        case SHOAL_AMO_FETCH: return oldv;
+        case SHOAL_AMO_SET:
+        case SHOAL_AMO_SWAP: nv = v; break;
+        case SHOAL_AMO_CSWAP:
+            if (oldv != ((uint32_t)cond & (mask >> shift)))
+                return oldv;
+            nv = v;
+            break;
+        case SHOAL_AMO_FADD:
+        case SHOAL_AMO_ADD: nv = oldv + v; break;
+        case SHOAL_AMO_FAND:
+        case SHOAL_AMO_AND: nv = oldv & v; break;
+        case SHOAL_AMO_FOR:
+        case SHOAL_AMO_OR: nv = oldv | v; break;
+        default: nv = oldv ^ v; break;
+        }
+        uint32_t want = (cur & ~mask) | ((nv << shift) & mask);
+        uint32_t seen =
+            (uint32_t)shoal_net_amo(ctx, SHOAL_AMO_CSWAP, word, 4, want, cur, pe, fn);
+        if (seen == cur)
+            return oldv;
+        cur = seen;
+    }
+}

@@ -1,0 +1,177 @@
+/* transport/ucx — the network path of the core (core/net.h) over UCP.
+ * Owns: the UCP context of this PE, the registration of the heap and the
+ * static-data segment, the peers' published worker addresses and packed
+ * remote keys, the workers of the contexts (one per context, pooled on
+ * destroy; per-thread ones behind SHMEM_CTX_DEFAULT under
+ * SHMEM_THREAD_MULTIPLE), lazily created endpoints and unpacked keys, the
+ * target-side worker and the optional progress thread.
+ * May call: UCX (libucp), core/state.h, core/env.h, core/error.h, boot/
+ * (allgather, abort) and libc — never api/ or coll/.
+ *
+ * Files: ucx_init.c (context, registration, address/key exchange, life
+ * cycle, describe), ucx_worker_pool.c (workers, pools, the default
+ * context's per-thread workers), ucx_ep.c (lazy endpoints and rkeys, error
+ * callback), ucx_rma.c (put/get, fence/quiet), ucx_amo.c (atomics),
+ * ucx_progress.c (waits on requests, progress, the progress thread). */
+#ifndef SHOAL_UCX_INTERNAL_H
+#define SHOAL_UCX_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <ucp/api/ucp.h>
+
+#include "core/net.h"
+#include "core/state.h"
+
+/* One initiator worker: what a context issues its operations on.  Its
+ * endpoints and unpacked remote keys live as long as the worker, so a
+ * pooled worker comes back already wired to the peers it talked to. */
+struct ucx_worker {
+    ucp_worker_h h;
+    ucs_thread_mode_t mode;        /* as created: pools are per mode */
+    ucp_ep_h *eps;                 /* [n_pes], NULL until first use */
+    ucp_rkey_h *rkeys;             /* [2 * n_pes]: heap, static data */
+    pthread_mutex_t wire_lock;     /* lazy wire-up of a MULTI worker */
+    int dirty;                     /* something posted since the last flush */
+    unsigned char *ep_dirty;       /* [n_pes]: posted to that peer since the last flush */
+    int *dirty_pes;                /* [UCX_FLUSH_EPS_MAX] the peers with ep_dirty set */
+    int n_dirty;                   /* > UCX_FLUSH_EPS_MAX: flush the whole worker */
+    int id;                        /* creation order, for messages */
+    int thread_owned;              /* a per-thread default-ctx worker that has an owner */
+    uint64_t sink;                 /* reply of a SET (swap) nobody reads */
+    struct ucx_worker *next;       /* pool link */
+    struct ucx_worker *all_next;   /* list of every worker (teardown) */
+    struct ucx_worker *dflt_next;  /* the default context's workers */
+};
+
+/* ctx->net.  `w` is the context's worker; NULL means "the calling thread's
+ * worker" (SHMEM_CTX_DEFAULT under SHMEM_THREAD_MULTIPLE, see
+ * ucx_worker_pool.c). */
+struct shoal_net_ctx {
+    struct ucx_worker *w;
+    int per_thread;
+};
+
+enum ucx_dflt_policy { UCX_DFLT_SHARED = 0, UCX_DFLT_THREAD = -1 /* N > 0: round-robin */ };
+
+struct ucx_state {
+    ucp_context_h ctx;
+    ucp_mem_h mh[2];               /* heap, static data (NULL if none) */
+    ucp_worker_h target;           /* the one published worker: peers' endpoints connect here */
+    ucs_thread_mode_t target_mode;
+    int n_pes, me, mode;
+    /* Per peer (from the allgather). */
+    const void **peer_addr;        /* [n] worker addresses */
+    const void **peer_rkey;        /* [2n] packed keys (NULL: segment absent) */
+    uint64_t *peer_base;           /* [2n] segment base addresses */
+    unsigned char *peer_same_host; /* [n] on this machine */
+    char *blob;                    /* storage of the above */
+    int cpu_atomics;               /* UCX_ATOMIC_MODE=cpu */
+    int sw_emulated;               /* RMA or AMO need the target's progress */
+    char tls_note[512];            /* what the self endpoint uses, for describe */
+    /* Configuration (core/env_table.h). */
+    int progress_thread_cfg;       /* -1 auto, 0 off, 1 on */
+    long progress_interval_us;
+    int dflt_policy;               /* enum ucx_dflt_policy or N > 0 */
+    /* Progress thread. */
+    int progress_on;
+    pthread_t progress_tid;
+    volatile int progress_stop;
+    unsigned long progress_wakeups;
+    unsigned long app_epoch;       /* bumped when an application thread progresses the target */
+    /* Life. */
+    volatile int finalizing;
+    struct shoal_boot *boot;
+    /* Worker counters (shmemx_net_worker_counts). */
+    long n_created, n_in_use, n_reused;
+};
+extern struct ucx_state ucx_g;
+
+/* ucx_init.c */
+_Noreturn void ucx_die(const char *fn, int pe, const char *what, ucs_status_t st);
+
+/* ucx_worker_pool.c */
+int ucx_worker_pool_init(void);
+void ucx_worker_pool_fini(void);
+struct ucx_worker *ucx_worker_get(ucs_thread_mode_t mode, const char *fn);
+void ucx_worker_put(struct ucx_worker *w);
+struct ucx_worker *ucx_thread_default_worker(const char *fn);
+/* The calling thread's worker behind SHMEM_CTX_DEFAULT, or NULL. */
+struct ucx_worker *ucx_thread_worker_if_any(void);
+/* Applies f to every worker of the default context (quiet/fence). */
+void ucx_default_workers_foreach(void (*f)(struct ucx_worker *, void *), void *arg);
+void ucx_all_workers_foreach(void (*f)(struct ucx_worker *, void *), void *arg);
+struct ucx_worker *ucx_all_workers_head(void);
+void ucx_describe_workers(FILE *f, const char *prefix);
+
+/* The worker of `ctx` for the calling thread. */
+static inline struct ucx_worker *ucx_ctx_worker(struct shoal_ctx *ctx, const char *fn)
+{
+    struct ucx_worker *w = ctx->net->w;
+    if (SHOAL_LIKELY(w != NULL))
+        return w;
+    return ucx_thread_default_worker(fn);
+}
+
+/* ucx_ep.c */
+ucp_ep_h ucx_ep_wire(struct ucx_worker *w, int pe, const char *fn);
+void ucx_ep_close_all(struct ucx_worker *w);
+/* Remote address and key of `addr` (a symmetric address of this PE) on
+ * `pe`, through w's endpoint to pe (created on first use). */
+static inline ucp_ep_h ucx_ep(struct ucx_worker *w, int pe, const char *fn)
+{
+    ucp_ep_h ep = __atomic_load_n(&w->eps[pe], __ATOMIC_ACQUIRE);
+    if (SHOAL_LIKELY(ep != NULL))
+        return ep;
+    return ucx_ep_wire(w, pe, fn);
+}
+static inline ucp_rkey_h ucx_target(struct ucx_worker *w, int pe, const void *addr,
+                                    uint64_t *raddr)
+{
+    uintptr_t a = (uintptr_t)addr;
+    size_t off = a - (uintptr_t)shoal_g.heap_me;
+    int seg = 0;
+    if (off >= shoal_g.heap_size) {
+        off = a - (uintptr_t)shoal_g.data_me;
+        seg = 1;
+    }
+    *raddr = ucx_g.peer_base[2 * pe + seg] + off;
+    return w->rkeys[2 * pe + seg];
+}
+
+/* ucx_rma.c: remote completion is owed for something posted to `pe`
+ * (quiet flushes the endpoints that owe it, or the whole worker when there
+ * are many). */
+#define UCX_FLUSH_EPS_MAX 32
+void ucx_mark_dirty_slow(struct ucx_worker *w, int pe);
+static inline void ucx_mark_dirty(struct ucx_worker *w, int pe)
+{
+    /* Read after the operation is posted: a flush that cleared the mark
+     * before this load was issued after the operation (ucx_rma.c). */
+    if (SHOAL_LIKELY(__atomic_load_n(&w->ep_dirty[pe], __ATOMIC_SEQ_CST)))
+        return;
+    ucx_mark_dirty_slow(w, pe);
+}
+
+/* ucx_progress.c */
+/* Waits for a request returned by a UCP call; progresses the worker (and
+ * the target side, so that two PEs blocked on each other both advance).
+ * Fatal on error, naming `pe` (or -1 for no single peer). */
+void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe,
+              const char *what);
+/* Posted and forgotten: the request is released, flush completes it. */
+static inline void ucx_forget(ucs_status_ptr_t req, const char *fn, int pe, const char *what)
+{
+    if (SHOAL_UNLIKELY(UCS_PTR_IS_ERR(req)))
+        ucx_die(fn, pe, what, UCS_PTR_STATUS(req));
+    if (req != NULL)
+        ucp_request_free(req);
+}
+void ucx_progress_target(void);
+int ucx_progress_thread_start(void); /* at init: decides, then runs it or not */
+int ucx_progress_thread_run(void);
+void ucx_progress_thread_stop(void);
+void ucx_flush_worker(struct ucx_worker *w, const char *fn);
+
+#endif

@@ -1,0 +1,314 @@
+/* Progress.  Three places move UCX forward:
+ *  - a thread blocked on one of its requests (ucx_wait) progresses that
+ *    request's worker and, when it is idle, this PE's target worker (two
+ *    PEs blocked on gets from each other must both serve the other);
+ *  - the core's waiting loops call shoal_net_progress;
+ *  - the optional progress thread progresses the target worker, so that
+ *    one-sided operations complete while the target computes without
+ *    calling Shoal.
+ *
+ * SHOAL_PROGRESS_THREAD=auto turns the thread on when UCX emulates RMA or
+ * atomics in software for the peers we reach (tcp, shared-memory atomics
+ * on registered user memory, ...): then the target's CPU must run UCX
+ * code for a get or an AMO to complete.  The rule is read off a real
+ * endpoint at init (ucp_ep_print_info): if its configuration has no RMA
+ * lane or no AMO lane, the emulation runs on the target.  With only
+ * hardware RDMA lanes (InfiniBand/RoCE rc, dc) the thread stays off. */
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "transport/ucx/ucx_internal.h"
+
+ucp_ep_h ucx_probe_ep(ucp_worker_h wk, int pe);
+
+void ucx_progress_target(void)
+{
+    ucp_worker_progress(ucx_g.target);
+    __atomic_store_n(&ucx_g.app_epoch, ucx_g.app_epoch + 1, __ATOMIC_RELAXED);
+}
+
+void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe,
+              const char *what)
+{
+    if (SHOAL_LIKELY(req == NULL))
+        return;
+    if (SHOAL_UNLIKELY(UCS_PTR_IS_ERR(req)))
+        ucx_die(fn, pe, what, UCS_PTR_STATUS(req));
+    ucs_status_t st;
+    unsigned idle = 0;
+    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
+        if (ucp_worker_progress(w->h)) {
+            idle = 0;
+            continue;
+        }
+        ucx_progress_target();
+        /* PEs (and their threads) may outnumber cores: after a short spin,
+         * let the peer we wait for run. */
+        if (++idle > 64)
+            sched_yield();
+    }
+    ucp_request_free(req);
+    if (SHOAL_UNLIKELY(st != UCS_OK))
+        ucx_die(fn, pe, what, st);
+}
+
+static void progress_one(struct ucx_worker *w, void *arg)
+{
+    (void)arg;
+    if (w->thread_owned || __atomic_load_n(&w->dirty, __ATOMIC_RELAXED))
+        ucp_worker_progress(w->h);
+}
+
+/* Under SHMEM_THREAD_MULTIPLE: the next MULTI-mode worker (default
+ * context's, or a shared context's) with something outstanding, so that
+ * what a thread posted and then left behind (it exited, or stopped
+ * calling Shoal) still moves — e.g. a wire-up that was pending. */
+static struct ucx_worker *rot_next;
+static void progress_some_other(struct ucx_worker *own)
+{
+    struct ucx_worker *w = __atomic_load_n(&rot_next, __ATOMIC_RELAXED);
+    for (int tries = 0; tries < 4; tries++) {
+        if (!w)
+            w = ucx_all_workers_head();
+        if (!w)
+            return;
+        struct ucx_worker *next = w->all_next;
+        if (w != own && w->mode == UCS_THREAD_MODE_MULTI &&
+            __atomic_load_n(&w->dirty, __ATOMIC_RELAXED)) {
+            __atomic_store_n(&rot_next, next, __ATOMIC_RELAXED);
+            ucp_worker_progress(w->h);
+            return;
+        }
+        w = next;
+    }
+    __atomic_store_n(&rot_next, w, __ATOMIC_RELAXED);
+}
+
+void shoal_net_progress(void)
+{
+    if (SHOAL_UNLIKELY(!ucx_g.ctx))
+        return;
+    ucx_progress_target();
+    if (shoal_g.thread_level == SHMEM_THREAD_MULTIPLE) {
+        /* Only what this thread may touch: its default-context worker
+         * (MULTI) and the shared default worker. */
+        struct ucx_worker *w = ucx_thread_worker_if_any();
+        if (!w && shoal_ctx_default.net)
+            w = shoal_ctx_default.net->w;
+        if (w)
+            ucp_worker_progress(w->h);
+        static __thread unsigned calls;
+        if ((++calls & 15) == 0)
+            progress_some_other(w);
+    } else {
+        /* One thread at a time calls Shoal: every context's worker. */
+        ucx_all_workers_foreach(progress_one, NULL);
+    }
+}
+
+/* ------------------------------------------------------ progress thread */
+
+/* Waiters of the core's wait engine that went to sleep on this PE's
+ * doorbell (core/wait.c) are not woken by writes that arrive through the
+ * network: the progress thread rings the doorbell when it applied some. */
+static void wake_local_waiters(void)
+{
+    struct shoal_ctl *c = shoal_my_ctl();
+    if (__atomic_load_n(&c->sleepers, __ATOMIC_ACQUIRE))
+        shoal_wake_slot(shoal_my_slot());
+}
+
+/* The thread stays out of the way while the application progresses the
+ * target worker itself (spinning waits, blocked operations: they bump
+ * app_epoch): it then only looks every interval.  When the application
+ * has not progressed for an interval (it computes) or sleeps in the wait
+ * engine (sleepers on this PE's doorbell), the thread sleeps on
+ * the target worker's event fd (ucp_worker_arm) and serves requests as
+ * they arrive, ringing the wait engine's doorbell when it applied some.
+ * On two cores shared by several PEs an event-driven thread that competed
+ * with a spinning application thread for every message would cost more
+ * than it saves. */
+static void *progress_main(void *arg)
+{
+    (void)arg;
+    const long ns = ucx_g.progress_interval_us * 1000;
+    int efd = -1;
+    if (ucp_worker_get_efd(ucx_g.target, &efd) != UCS_OK)
+        efd = -1;
+    unsigned long seen = __atomic_load_n(&ucx_g.app_epoch, __ATOMIC_RELAXED) - 1;
+    while (!__atomic_load_n(&ucx_g.progress_stop, __ATOMIC_ACQUIRE)) {
+        unsigned long now = __atomic_load_n(&ucx_g.app_epoch, __ATOMIC_RELAXED);
+        /* A thread asleep in the wait engine counts as idle: it progresses
+         * only between sleeps, so requests would wait for it. */
+        int app_active = now != seen &&
+                         !__atomic_load_n(&shoal_my_ctl()->sleepers, __ATOMIC_RELAXED);
+        seen = now;
+        if (!app_active) {
+            unsigned did = 0, k;
+            while ((k = ucp_worker_progress(ucx_g.target)) != 0)
+                did += k;
+            if (did)
+                wake_local_waiters();
+        }
+        if (ns <= 0) {
+            sched_yield();
+            continue;
+        }
+        struct timespec ts = {ns / 1000000000, ns % 1000000000};
+        if (app_active || efd < 0) {
+            nanosleep(&ts, NULL);
+        } else {
+            if (ucp_worker_arm(ucx_g.target) == UCS_ERR_BUSY)
+                continue; /* events arrived meanwhile */
+            /* Woken by an event; the timeout only bounds a missed one. */
+            struct timespec idle = {(ns * 10) / 1000000000, (ns * 10) % 1000000000};
+            struct pollfd pfd = {.fd = efd, .events = POLLIN};
+            ppoll(&pfd, 1, &idle, NULL);
+        }
+        ucx_g.progress_wakeups++;
+    }
+    return NULL;
+}
+
+/* Does an endpoint's configuration leave RMA or AMO to software on the
+ * target?  Reads ucp_ep_print_info, whose lane lines end with the lane's
+ * roles:  "lane[0]:  1:tcp/lo.0 md[0] -> md[0]/tcp/sysdev[255] am am_bw#0 wireup".
+ * Without an "rma"/"rma_bw" lane and an "amo" lane UCX falls back to
+ * active messages that the target's CPU executes. */
+static int ep_needs_target_cpu(ucp_ep_h ep, char *note, size_t notelen)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return 1;
+    ucp_ep_print_info(ep, m);
+    fclose(m);
+    if (!buf)
+        return 1;
+    int has_rma = 0, has_amo = 0;
+    size_t k = 0;
+    note[0] = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *l = strstr(line, "lane[");
+        char *c = l ? strchr(l, ':') : NULL;
+        char *r = c ? strstr(c, "sysdev[") : NULL;
+        if (!r || !(r = strchr(r, ']')))
+            continue;
+        /* The transport/device: "1:tcp/lo.0" -> "tcp/lo.0". */
+        c++;
+        while (*c == ' ')
+            c++;
+        char *colon = strchr(c, ':');
+        if (colon && colon < strchr(c, ' '))
+            c = colon + 1;
+        int tl_len = (int)strcspn(c, " ");
+        /* Roles: tokens after "sysdev[N]". */
+        char roles[96];
+        size_t rk = 0;
+        roles[0] = 0;
+        for (char *t = r + 1; *t;) {
+            while (*t == ' ')
+                t++;
+            int tlen = (int)strcspn(t, " ");
+            if (tlen == 0)
+                break;
+            if (!strncmp(t, "rma", 3))
+                has_rma = 1;
+            if (!strncmp(t, "amo", 3))
+                has_amo = 1;
+            int base = (int)strcspn(t, " #");
+            if (base > tlen)
+                base = tlen;
+            if (rk + (size_t)base + 2 < sizeof roles)
+                rk += (size_t)snprintf(roles + rk, sizeof roles - rk, "%s%.*s", rk ? " " : "",
+                                       base, t);
+            t += tlen;
+        }
+        if (k + (size_t)tl_len + rk + 6 < notelen)
+            k += (size_t)snprintf(note + k, notelen - k, "%s%.*s [%s]", k ? ", " : "", tl_len, c,
+                                  roles[0] ? roles : "-");
+    }
+    free(buf);
+    return !has_rma || !has_amo;
+}
+
+static void close_probe(ucp_ep_h ep)
+{
+    ucp_request_param_t p;
+    memset(&p, 0, sizeof p);
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    ucs_status_ptr_t r = ucp_ep_close_nbx(ep, &p);
+    if (r && !UCS_PTR_IS_ERR(r)) {
+        while (ucp_request_check_status(r) == UCS_INPROGRESS)
+            ucp_worker_progress(ucx_g.target);
+        ucp_request_free(r);
+    }
+}
+
+int ucx_progress_thread_start(void)
+{
+    /* Probe the peers this PE reaches through UCX: one off-node peer and,
+     * when AMOs to this node go through UCX too, one on this node (or
+     * this PE's own target worker when it is alone). */
+    const int n = ucx_g.n_pes, me = ucx_g.me;
+    int probe[2] = {-1, -1};
+    for (int k = 1; k < n; k++) {
+        int pe = (me + k) % n;
+        if (shoal_slot(pe) < 0 && probe[0] < 0)
+            probe[0] = pe;
+        if (shoal_slot(pe) >= 0 && probe[1] < 0 && shoal_g.amo_via_net)
+            probe[1] = pe;
+    }
+    ucx_g.sw_emulated = 0;
+    size_t k = 0;
+    for (int i = 0; i < 2; i++) {
+        if (probe[i] < 0)
+            continue;
+        ucp_ep_h ep = ucx_probe_ep(ucx_g.target, probe[i]);
+        if (!ep) {
+            ucx_g.sw_emulated = 1;
+            continue;
+        }
+        char note[200];
+        ucx_g.sw_emulated |= ep_needs_target_cpu(ep, note, sizeof note);
+        close_probe(ep);
+        k += (size_t)snprintf(ucx_g.tls_note + k, sizeof ucx_g.tls_note - k, "%s%s (%s)",
+                              k ? "; " : "", note, i == 0 ? "to other PEs" : "on this node");
+        if (k >= sizeof ucx_g.tls_note)
+            break;
+    }
+    int on = ucx_g.progress_thread_cfg;
+    if (on < 0)
+        on = ucx_g.sw_emulated;
+    return on ? ucx_progress_thread_run() : 0;
+}
+
+int ucx_progress_thread_run(void)
+{
+    if (ucx_g.progress_on)
+        return 0;
+    ucx_g.progress_stop = 0;
+    if (pthread_create(&ucx_g.progress_tid, NULL, progress_main, NULL) != 0)
+        return -1;
+    ucx_g.progress_on = 1;
+    return 0;
+}
+
+void ucx_progress_thread_stop(void)
+{
+    if (!ucx_g.progress_on)
+        return;
+    __atomic_store_n(&ucx_g.progress_stop, 1, __ATOMIC_RELEASE);
+    ucp_worker_signal(ucx_g.target);
+    pthread_join(ucx_g.progress_tid, NULL);
+    ucx_g.progress_on = 0;
+}

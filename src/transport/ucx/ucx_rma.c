@@ -1,0 +1,128 @@
+/* Put, get, fence and quiet over UCP.  A blocking put returns when the
+ * source may be reused (local completion); its remote completion, like
+ * that of every nbi operation and posted AMO, comes with the next quiet.
+ * Quiet flushes only the endpoints that owe a remote completion (marked
+ * when an operation is posted), each with ucp_ep_flush_nbx, all in flight
+ * at once — or the whole worker when more than UCX_FLUSH_EPS_MAX peers
+ * owe one.  A quiet with nothing outstanding costs nothing, and a quiet
+ * never waits on a peer it has nothing outstanding with (ucp_worker_flush
+ * would, over tcp, wait for a peer that does not progress). */
+#include <string.h>
+
+#include "transport/ucx/ucx_internal.h"
+
+#define mark_dirty(w, pe) ucx_mark_dirty(w, pe)
+
+void ucx_mark_dirty_slow(struct ucx_worker *w, int pe)
+{
+    const int locked = w->mode == UCS_THREAD_MODE_MULTI;
+    if (locked)
+        pthread_mutex_lock(&w->wire_lock);
+    if (!w->ep_dirty[pe]) {
+        if (w->n_dirty < UCX_FLUSH_EPS_MAX)
+            w->dirty_pes[w->n_dirty] = pe;
+        w->n_dirty++;
+        __atomic_store_n(&w->ep_dirty[pe], 1, __ATOMIC_SEQ_CST);
+    }
+    __atomic_store_n(&w->dirty, 1, __ATOMIC_SEQ_CST);
+    if (locked)
+        pthread_mutex_unlock(&w->wire_lock);
+}
+
+void shoal_net_put(struct shoal_ctx *ctx, void *dest, const void *src, size_t n, int pe, int nbi,
+                   const char *fn)
+{
+    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
+    ucp_ep_h ep = ucx_ep(w, pe, fn);
+    uint64_t ra;
+    ucp_rkey_h rk = ucx_target(w, pe, dest, &ra);
+    ucp_request_param_t p;
+    p.op_attr_mask = 0;
+    ucs_status_ptr_t r = ucp_put_nbx(ep, src, n, ra, rk, &p);
+    mark_dirty(w, pe);
+    if (nbi)
+        ucx_forget(r, fn, pe, "put");
+    else
+        ucx_wait(w, r, fn, pe, "put");
+}
+
+void shoal_net_get(struct shoal_ctx *ctx, void *dest, const void *src, size_t n, int pe, int nbi,
+                   const char *fn)
+{
+    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
+    ucp_ep_h ep = ucx_ep(w, pe, fn);
+    uint64_t ra;
+    ucp_rkey_h rk = ucx_target(w, pe, src, &ra);
+    ucp_request_param_t p;
+    p.op_attr_mask = 0;
+    ucs_status_ptr_t r = ucp_get_nbx(ep, dest, n, ra, rk, &p);
+    if (nbi) {
+        mark_dirty(w, pe);
+        ucx_forget(r, fn, pe, "get");
+    } else {
+        ucx_wait(w, r, fn, pe, "get");
+    }
+}
+
+void ucx_flush_worker(struct ucx_worker *w, const char *fn)
+{
+    if (!__atomic_exchange_n(&w->dirty, 0, __ATOMIC_SEQ_CST))
+        return;
+    const int locked = w->mode == UCS_THREAD_MODE_MULTI;
+    int pes[UCX_FLUSH_EPS_MAX], n;
+    if (locked)
+        pthread_mutex_lock(&w->wire_lock);
+    n = w->n_dirty;
+    if (n <= UCX_FLUSH_EPS_MAX) {
+        memcpy(pes, w->dirty_pes, sizeof(int) * (size_t)n);
+        for (int i = 0; i < n; i++)
+            __atomic_store_n(&w->ep_dirty[pes[i]], 0, __ATOMIC_SEQ_CST);
+    } else {
+        memset(w->ep_dirty, 0, (size_t)ucx_g.n_pes);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    }
+    w->n_dirty = 0;
+    if (locked)
+        pthread_mutex_unlock(&w->wire_lock);
+    ucp_request_param_t p;
+    p.op_attr_mask = 0;
+    if (n > UCX_FLUSH_EPS_MAX) {
+        ucx_wait(w, ucp_worker_flush_nbx(w->h, &p), fn, -1, "flush (quiet)");
+        return;
+    }
+    ucs_status_ptr_t req[UCX_FLUSH_EPS_MAX];
+    for (int i = 0; i < n; i++)
+        req[i] = ucp_ep_flush_nbx(w->eps[pes[i]], &p);
+    for (int i = 0; i < n; i++)
+        ucx_wait(w, req[i], fn, pes[i], "flush (quiet)");
+}
+
+static void flush_one(struct ucx_worker *w, void *arg)
+{
+    ucx_flush_worker(w, (const char *)arg);
+}
+
+void shoal_net_quiet(struct shoal_ctx *ctx)
+{
+    struct shoal_net_ctx *n = ctx->net;
+    if (SHOAL_LIKELY(n->w != NULL))
+        ucx_flush_worker(n->w, "shmem_quiet");
+    else
+        /* The default context under SHMEM_THREAD_MULTIPLE: what every
+         * thread posted before this quiet. */
+        ucx_default_workers_foreach(flush_one, (void *)"shmem_quiet");
+}
+
+void shoal_net_fence(struct shoal_ctx *ctx)
+{
+    /* Orders what the calling thread issued on the context: with
+     * per-thread workers behind SHMEM_CTX_DEFAULT that is its own worker
+     * (ordering between threads is the program's business, as the spec
+     * says of multithreaded PEs).  Nothing outstanding: nothing to order. */
+    struct ucx_worker *w = ucx_ctx_worker(ctx, "shmem_fence");
+    if (!__atomic_load_n(&w->dirty, __ATOMIC_ACQUIRE))
+        return;
+    ucs_status_t st = ucp_worker_fence(w->h);
+    if (st != UCS_OK)
+        ucx_die("shmem_fence", -1, "fence", st);
+}

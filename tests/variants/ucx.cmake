@@ -1,0 +1,9 @@
+# The network path on one machine: SHOAL_TRANSPORTS=ucx sends every
+# operation (to this PE too) through UCX, over tcp (loopback) and over
+# UCX's shared-memory transports.  Only in a build with the UCX transport.
+if(SHOAL_HAVE_UCX)
+  shoal_add_test_variant(NAME ucx_tcp LAUNCH ${SHOAL_OSHRUN} -n @N@
+    ENV SHOAL_TRANSPORTS=ucx UCX_TLS=tcp NPES 2 3 LABELS ucx)
+  shoal_add_test_variant(NAME ucx_sm LAUNCH ${SHOAL_OSHRUN} -n @N@
+    ENV SHOAL_TRANSPORTS=ucx UCX_TLS=sm,self NPES 2 4 LABELS ucx)
+endif()
