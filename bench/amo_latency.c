@@ -114,16 +114,14 @@ int main(int argc, char **argv)
             bench_csv_row(csv, "amo_latency", "-", n, 1, 8, metric, "us", s, iters);
         }
     }
-    int ok = !bad;
-    static int all_ok;
-    all_ok = 1;
+    static int nbad;
     shmem_barrier_all();
-    if (!ok)
-        shmem_int_atomic_and(&all_ok, 0, 0);
+    if (bad)
+        shmem_int_atomic_inc(&nbad, 0);
     shmem_barrier_all();
     for (int k = 0; k < NK; k++)
         free(t[k]);
-    int rc = me == 0 && !all_ok;
+    int rc = bad || (me == 0 && nbad > 0);
     shmem_finalize();
-    return rc || bad;
+    return rc;
 }

@@ -17,6 +17,10 @@ function(shoal_make_wrapper name env default incdir libdir out)
     string(REPLACE ";" " " _pmix "${PMIX_STATIC_LDFLAGS}")
     string(APPEND SHOAL_WRAPPER_STATIC_LIBS " ${_pmix}")
   endif()
+  if(SHOAL_HAVE_UCX)
+    string(REPLACE ";" " " _ucx "${UCX_STATIC_LDFLAGS}")
+    string(APPEND SHOAL_WRAPPER_STATIC_LIBS " ${_ucx}")
+  endif()
   configure_file(${CMAKE_CURRENT_LIST_DIR}/oshcc.in ${out} @ONLY
     FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
                      WORLD_READ WORLD_EXECUTE)

@@ -1,9 +1,11 @@
 # The network path on one machine: SHOAL_TRANSPORTS=ucx sends every
 # operation (to this PE too) through UCX, over tcp (loopback) and over
 # UCX's shared-memory transports.  Only in a build with the UCX transport.
+# Over tcp every get and AMO is a round trip through the kernel, emulated by
+# the target's CPU: the tests' own watchdog gets 180 s instead of 90.
 if(SHOAL_HAVE_UCX)
   shoal_add_test_variant(NAME ucx_tcp LAUNCH ${SHOAL_OSHRUN} -n @N@
-    ENV SHOAL_TRANSPORTS=ucx UCX_TLS=tcp NPES 2 3 LABELS ucx)
+    ENV SHOAL_TRANSPORTS=ucx UCX_TLS=tcp SHOAL_TEST_TIMEOUT=180 NPES 2 3 LABELS ucx)
   shoal_add_test_variant(NAME ucx_sm LAUNCH ${SHOAL_OSHRUN} -n @N@
-    ENV SHOAL_TRANSPORTS=ucx UCX_TLS=sm,self NPES 2 4 LABELS ucx)
+    ENV SHOAL_TRANSPORTS=ucx UCX_TLS=sm,self SHOAL_TEST_TIMEOUT=180 NPES 2 4 LABELS ucx)
 endif()

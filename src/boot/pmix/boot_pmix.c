@@ -9,7 +9,11 @@
  *   allgather    PMIx_Put of a byte object under a fresh key
  *                ("shoal.ag.<n>": every PE makes the same calls in the
  *                same order), PMIx_Commit, PMIx_Fence collecting the data,
- *                then PMIx_Get of that key for every rank
+ *                then PMIx_Get of that key for every rank.  PMIx keeps
+ *                every value for the life of the job and sends a PE's
+ *                whole set again at each fence with data, so each round
+ *                costs more as data accumulates: fine for start-up
+ *                exchanges (a few KB per PE), not a data path
  *   barrier      PMIx_Fence without data
  *   finalize     marks the PE as finalizing; PMIx_Finalize (after which
  *                the launcher treats the exit as normal) runs at exit, from

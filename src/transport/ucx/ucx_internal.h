@@ -32,7 +32,8 @@ struct ucx_worker {
     ucs_thread_mode_t mode;        /* as created: pools are per mode */
     ucp_ep_h *eps;                 /* [n_pes], NULL until first use */
     ucp_rkey_h *rkeys;             /* [2 * n_pes]: heap, static data */
-    pthread_mutex_t wire_lock;     /* lazy wire-up of a MULTI worker */
+    pthread_mutex_t wire_lock;     /* MULTI worker: lazy wire-up, the marks below */
+    pthread_mutex_t flush_lock;    /* MULTI worker: one flush at a time (ucx_rma.c) */
     int dirty;                     /* something posted since the last flush */
     unsigned char *ep_dirty;       /* [n_pes]: posted to that peer since the last flush */
     int *dirty_pes;                /* [UCX_FLUSH_EPS_MAX] the peers with ep_dirty set */

@@ -27,9 +27,18 @@
 
 ucp_ep_h ucx_probe_ep(ucp_worker_h wk, int pe);
 
+/* One application thread at a time progresses the target worker; the
+ * others skip it rather than queue on the worker's lock (with more threads
+ * than cores, a convoy behind a preempted holder costs milliseconds). */
+static int target_busy;
+
 void ucx_progress_target(void)
 {
+    if (__atomic_load_n(&target_busy, __ATOMIC_RELAXED) ||
+        __atomic_exchange_n(&target_busy, 1, __ATOMIC_ACQUIRE))
+        return;
     ucp_worker_progress(ucx_g.target);
+    __atomic_store_n(&target_busy, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&ucx_g.app_epoch, ucx_g.app_epoch + 1, __ATOMIC_RELAXED);
 }
 

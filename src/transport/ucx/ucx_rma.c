@@ -64,7 +64,10 @@ void shoal_net_get(struct shoal_ctx *ctx, void *dest, const void *src, size_t n,
     }
 }
 
-void ucx_flush_worker(struct ucx_worker *w, const char *fn)
+/* On a MULTI worker, flushes are serialized (flush_lock): a quiet that
+ * finds nothing marked may not return while another thread's flush, which
+ * took this thread's marks, is still completing them. */
+static void flush_marked(struct ucx_worker *w, const char *fn)
 {
     if (!__atomic_exchange_n(&w->dirty, 0, __ATOMIC_SEQ_CST))
         return;
@@ -95,6 +98,17 @@ void ucx_flush_worker(struct ucx_worker *w, const char *fn)
         req[i] = ucp_ep_flush_nbx(w->eps[pes[i]], &p);
     for (int i = 0; i < n; i++)
         ucx_wait(w, req[i], fn, pes[i], "flush (quiet)");
+}
+
+void ucx_flush_worker(struct ucx_worker *w, const char *fn)
+{
+    if (w->mode != UCS_THREAD_MODE_MULTI) {
+        flush_marked(w, fn);
+        return;
+    }
+    pthread_mutex_lock(&w->flush_lock);
+    flush_marked(w, fn);
+    pthread_mutex_unlock(&w->flush_lock);
 }
 
 static void flush_one(struct ucx_worker *w, void *arg)

@@ -96,6 +96,7 @@ static struct ucx_worker *create(ucs_thread_mode_t mode, const char *fn)
     }
     w->mode = mode;
     pthread_mutex_init(&w->wire_lock, NULL);
+    pthread_mutex_init(&w->flush_lock, NULL);
     w->id = n_ids++;
     w->all_next = all;
     __atomic_store_n(&all, w, __ATOMIC_RELEASE);
@@ -221,6 +222,7 @@ void ucx_worker_pool_fini(void)
         ucx_ep_close_all(w);
         ucp_worker_destroy(w->h);
         pthread_mutex_destroy(&w->wire_lock);
+        pthread_mutex_destroy(&w->flush_lock);
         free(w->eps);
         free(w->rkeys);
         free(w->ep_dirty);
