@@ -56,6 +56,35 @@ def shm_entries():
         return set()
 
 
+def shm_in_use(names):
+    """The subset of /dev/shm names some live process maps or holds open:
+    those belong to jobs still running (tests run in parallel, and UCX's
+    shared-memory transport uses /dev/shm), not to a job that left them."""
+    paths = {"/dev/shm/" + n: n for n in names}
+    used = set()
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/maps" % d) as f:
+                for line in f:
+                    i = line.find("/dev/shm/")
+                    if i >= 0:
+                        path = line[i:].strip().replace(" (deleted)", "")
+                        if path in paths:
+                            used.add(paths[path])
+            for fd in os.listdir("/proc/%s/fd" % d):
+                try:
+                    t = os.readlink("/proc/%s/fd/%s" % (d, fd)).replace(" (deleted)", "")
+                except OSError:
+                    continue
+                if t in paths:
+                    used.add(paths[t])
+        except OSError:
+            continue
+    return used
+
+
 def marker_procs(marker):
     """pids of live (non-zombie) processes whose argv contains marker."""
     found = []
@@ -131,6 +160,9 @@ class Job:
                 except OSError:
                     pass
         new_shm = shm_entries() - self.shm_before
+        if new_shm:
+            new_shm -= shm_in_use(new_shm)
+            new_shm &= shm_entries()  # gone meanwhile: another job's, removed by it
         check(not new_shm, "new entries under /dev/shm: %s" % sorted(new_shm))
         files = os.listdir(self.cwd)
         check(not files, "files left in the job's directory: %s" % files)
