@@ -7,16 +7,18 @@
 Latency (8 bytes), Shoal under SHOAL_TRANSPORTS=ucx against ucx_perftest
 (server and client on localhost), with the same UCX_TLS:
 
-  put   ucx_perftest -t ucp_put_lat          vs  bench/pingpong   (half round
+  put   ucx_perftest -t ucp_put_lat     vs  bench/latency8 put (half round
         trip: put 8 bytes, the peer polls for them and answers)
-  get   ucx_perftest -t ucp_get -O 1         vs  bench/p2p --min 8 --max 8
-        (one blocking 8-byte get, a full round trip)
-  fadd  ucx_perftest -t ucp_fadd -O 1        vs  bench/amo_latency (one
-        blocking 64-bit fetch-and-add)
+  get   ucx_perftest -t ucp_get -O 1    vs  latency8 get (one blocking 8-byte
+        get, a full round trip)
+  fadd  ucx_perftest -t ucp_fadd -O 1   vs  latency8 fadd (one blocking 64-bit
+        fetch-and-add)
 
 Each of R rounds runs every pair back to back (perftest, then Shoal), so the
-two sides of a ratio share the machine's state; the table gives the median
-over rounds of each side's mean latency and the ratio of the medians.
+two sides of a ratio share the machine's state; the table gives, per side,
+the median over rounds of the run's median operation (perftest's 50th
+percentile; robust to a shared machine's preemptions) and of the run's mean,
+and the ratios of those medians.
 Shoal's waiting PE spins (SHOAL_WAIT_SPIN_US large), as perftest's responder
 does.
 
@@ -50,7 +52,8 @@ def run(cmd, env, timeout):
 
 
 def perftest(test, extra, tls, iters):
-    """Mean latency (us) of one ucx_perftest client run against a fresh server."""
+    """(mean, median) latency in us of one ucx_perftest client run against a
+    fresh server."""
     env = dict(os.environ, UCX_TLS=tls)
     for attempt in range(5):
         port = str(random.randint(20000, 60000))
@@ -59,17 +62,17 @@ def perftest(test, extra, tls, iters):
         time.sleep(0.4)
         try:
             out = run(["ucx_perftest", "localhost", "-p", port, "-t", test, "-n", str(iters),
-                       "-f"] + extra, env, 120)
+                       "-f"] + extra, env, 300)
         except RuntimeError:
             srv.kill()
             srv.wait()
             continue
         srv.wait(timeout=30)
-        # Last numeric line: iterations, percentile, avg, overall avg, ...
+        # Last numeric line: iterations, 50th percentile, average, overall average, ...
         for line in reversed(out.splitlines()):
             f = line.split()
             if len(f) >= 4 and f[0].isdigit():
-                return float(f[3])
+                return float(f[3]), float(f[1])
         raise RuntimeError("cannot parse ucx_perftest output:\n" + out)
     raise RuntimeError("ucx_perftest %s could not connect" % test)
 
@@ -81,38 +84,23 @@ def shoal(build, prog, args, tls, npes=2):
     return run(cmd, env, 600)
 
 
-def shoal_put(build, tls, iters):
-    out = shoal(build, "pingpong", ["-i", str(iters), "-r", "1", "-s", "8"], tls)
-    m = re.search(r"put latency \(8 B, half RTT\)\s+([\d.]+) ns", out)
+def shoal_lat(build, tls, iters, op):
+    """(mean, median) latency in us of `op` in one latency8 run."""
+    out = shoal(build, "latency8", ["-i", str(iters), "-r", "1"], tls)
+    m = re.search(r"^%s\s+([\d.]+) \[[^\]]*\]\s+([\d.]+)" % op, out, re.M)
     if not m:
-        raise RuntimeError("cannot parse pingpong output:\n" + out)
-    return float(m.group(1)) / 1000.0
-
-
-def shoal_get(build, tls, iters):
-    out = shoal(build, "p2p", ["--min", "8", "--max", "8", "-i", str(iters), "-r", "1"], tls)
-    m = re.search(r"^\s*8 B\s+([\d.]+) \[[^\]]*\]\s+\S+\s+([\d.]+) \[", out, re.M)
-    if not m:
-        raise RuntimeError("cannot parse p2p output:\n" + out)
-    return float(m.group(2))
-
-
-def shoal_fadd(build, tls, iters):
-    out = shoal(build, "amo_latency", ["-i", str(iters), "-r", "1"], tls)
-    m = re.search(r"^fadd\s+([\d.]+)", out, re.M)
-    if not m:
-        raise RuntimeError("cannot parse amo_latency output:\n" + out)
-    return float(m.group(1))
+        raise RuntimeError("cannot parse latency8 output:\n" + out)
+    return float(m.group(1)), float(m.group(2))
 
 
 def latency_table(build, tls, iters, rounds):
     pairs = [
         ("put 8 B (half RTT)", lambda: perftest("ucp_put_lat", [], tls, iters),
-         lambda: shoal_put(build, tls, iters)),
+         lambda: shoal_lat(build, tls, iters, "put")),
         ("get 8 B (blocking)", lambda: perftest("ucp_get", ["-O", "1"], tls, iters),
-         lambda: shoal_get(build, tls, iters)),
+         lambda: shoal_lat(build, tls, iters, "get")),
         ("fetch-add 8 B", lambda: perftest("ucp_fadd", ["-O", "1"], tls, iters),
-         lambda: shoal_fadd(build, tls, iters)),
+         lambda: shoal_lat(build, tls, iters, "fadd")),
     ]
     res = {name: ([], []) for name, _, _ in pairs}
     for r in range(rounds):
@@ -120,14 +108,19 @@ def latency_table(build, tls, iters, rounds):
             res[name][0].append(raw())
             res[name][1].append(ours())
         print("  round %d/%d done" % (r + 1, rounds), file=sys.stderr)
-    print("\nUCX_TLS=%s: latency in us, median over %d rounds [min..max] of %d-iteration runs"
-          % (tls, rounds, iters))
-    print("%-20s %26s %26s %8s" % ("operation", "ucx_perftest (UCP)", "Shoal", "ratio"))
+    print("\nUCX_TLS=%s: latency in us, %d rounds of %d operations; per side the median over "
+          "rounds of\n  p50 = the run's median operation (ucx_perftest: its 50th percentile)"
+          " and mean = the run's mean" % (tls, rounds, iters))
+    print("%-20s %10s %10s %8s   %10s %10s %8s" % ("operation", "UCP p50", "Shoal p50", "ratio",
+                                                 "UCP mean", "Shoal mean", "ratio"))
     for name, _, _ in pairs:
         a, b = res[name]
-        ma, mb = statistics.median(a), statistics.median(b)
-        print("%-20s %9.2f [%7.2f..%7.2f] %9.2f [%7.2f..%7.2f] %8.2f" %
-              (name, ma, min(a), max(a), mb, min(b), max(b), mb / ma))
+        pa = statistics.median(x[1] for x in a)
+        pb = statistics.median(x[1] for x in b)
+        ma = statistics.median(x[0] for x in a)
+        mb = statistics.median(x[0] for x in b)
+        print("%-20s %10.2f %10.2f %8.2f   %10.2f %10.2f %8.2f" %
+              (name, pa, pb, pb / pa, ma, mb, mb / ma))
 
 
 def rate_table(build, tls, iters, rounds):

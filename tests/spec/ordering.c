@@ -33,6 +33,10 @@ static void test_fence(void)
 {
     int me = shmem_my_pe(), n = shmem_n_pes(), r = (me + 1) % n, l = (me + n - 1) % n;
     long round = 0;
+    /* The source of the nbi puts: it must outlive them (they complete at a
+     * quiet, or, as here, once the acknowledgement proves delivery; on the
+     * network path a put may still be queued when the loop comes round). */
+    long buf[FWORDS];
     g_flag = g_ack = 0;
     shmem_barrier_all();
     for (int way = 0; way < F_COUNT; way++) {
@@ -41,7 +45,6 @@ static void test_fence(void)
             round++;
             /* Send round `round` once the neighbour acknowledged the last. */
             shmem_long_wait_until(&g_ack, SHMEM_CMP_GE, round - 1);
-            long buf[FWORDS];
             for (int i = 0; i < FWORDS; i++)
                 buf[i] = fval(round, me, i);
             switch (way) {

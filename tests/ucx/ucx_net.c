@@ -18,7 +18,9 @@
  *                        thread completes them all
  *   ucx_net progress     the target sleeps in nanosleep, never calling Shoal,
  *                        while the initiator's gets and AMOs on it complete
- *                        (fails, by the target's deadline, without progress) */
+ *                        (fails, by the target's deadline, without progress)
+ *   ucx_net die          a PE dies while the others are blocked on it: the
+ *                        job ends promptly with its status */
 #include "shoal_test.h"
 
 #include <shmemx.h>
@@ -107,7 +109,7 @@ static void test_independent(void)
         st_note("independent: needs 3 PEs (skipped)");
         return;
     }
-    const long sleep_us = 600000;
+    const long sleep_us = 2000000;
     long *buf = shmem_malloc(1 << 20);
     CHECK_NOT_NULL(buf);
     for (int i = 0; i < (1 << 20) / 8; i++)
@@ -319,6 +321,25 @@ static void test_progress(void)
     st_note("progress: gets and AMOs complete while the target computes");
 }
 
+/* ------------------------------------------------------------- death */
+
+/* PE n-1 dies (exit status 3) while the others are blocked in gets and
+ * AMOs on it: the job must end promptly with that status (launcher, or the
+ * endpoint error callback), not hang. */
+static void test_die(void)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    shmem_barrier_all();
+    if (me == n - 1) {
+        st_sleep_us(200000);
+        _exit(3);
+    }
+    for (;;) {
+        (void)shmem_long_g(&g_word, n - 1);
+        (void)shmem_long_atomic_fetch_inc(&g_cnt, n - 1);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "pool";
@@ -342,6 +363,8 @@ int main(int argc, char **argv)
         test_default_threads(argc > 2 ? argv[2] : "thread");
     else if (!strcmp(what, "progress"))
         test_progress();
+    else if (!strcmp(what, "die"))
+        test_die();
     else
         CHECK_MSG(0, "unknown test '%s'", what);
     shmem_finalize();

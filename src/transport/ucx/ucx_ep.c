@@ -7,6 +7,7 @@
  * through the bootstrap (the launcher reports it) instead of hanging. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "boot/boot.h"
@@ -23,6 +24,14 @@ static void ep_failed(void *arg, ucp_ep_h ep, ucs_status_t st)
     snprintf(msg, sizeof msg,
              "UCX endpoint to PE %d failed: %s (the peer exited or is unreachable)", pe,
              ucs_status_string(st));
+    /* A peer that died is usually seen by the launcher too, which ends the
+     * job with that PE's own status within a second; wait for that first so
+     * the job reports the cause, not this consequence. */
+    if (ucx_g.boot && ucx_g.boot->abort) {
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        for (int i = 0; i < 30; i++)
+            nanosleep(&ts, NULL);
+    }
     fprintf(stderr, "shoal: PE %d: %s; aborting the job\n", shoal_g.my_pe, msg);
     fflush(stderr);
     if (ucx_g.boot && ucx_g.boot->abort)
