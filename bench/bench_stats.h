@@ -31,6 +31,19 @@ static inline struct stat3 summarize(double *v, int n)
     struct stat3 s = {v[n / 2], v[0], v[n - 1]};
     return s;
 }
+
+/* Spins until *p == v: the floor's raw cache-line wait.  After many misses
+ * it yields, so that on a machine with fewer free cores than spinning
+ * processes a handoff costs a scheduler slice, not a whole time slice per
+ * step (an unloaded machine never reaches the yield). */
+#include <sched.h>
+static inline void bench_spin_until(volatile long *p, long v)
+{
+    unsigned misses = 0;
+    while (*p != v)
+        if (++misses % 4096 == 0)
+            sched_yield();
+}
 #endif
 
 /* Machine-readable results (read by bench/run_suite.py): with --csv FILE a

@@ -193,11 +193,9 @@ static double floor_latency(long iters)
             long v = flag_base + i;
             if (me == 0) {
                 *theirs = v;
-                while (*mine != v)
-                    ;
+                bench_spin_until(mine, v);
             } else {
-                while (*mine != v)
-                    ;
+                bench_spin_until(mine, v);
                 *theirs = v;
             }
         }

@@ -57,11 +57,9 @@ static double floor_latency(volatile long *mine, volatile long *theirs, int me, 
         long v = base + i;
         if (me == 0) {
             *theirs = v;
-            while (*mine != v)
-                ;
+            bench_spin_until(mine, v);
         } else {
-            while (*mine != v)
-                ;
+            bench_spin_until(mine, v);
             *theirs = v;
         }
     }
