@@ -175,6 +175,10 @@ int shoal_env_load(struct shoal_config *cfg, char *errbuf, size_t errlen)
             if (parse_uint(v, &cfg->progress_interval_us) < 0)
                 return bad(errbuf, errlen, used, v, "a non-negative integer");
             break;
+        case SHOAL_ENV_SPLIT_NODES:
+            if (parse_uint(v, &cfg->split_nodes) < 0 || cfg->split_nodes < 1)
+                return bad(errbuf, errlen, used, v, "a positive integer");
+            break;
         case SHOAL_ENV_DEFAULT_CTX_WORKERS: {
             long nw = 0;
             if (!strcmp(v, "shared"))

@@ -24,6 +24,7 @@ struct shoal_config {
     size_t coll_bcast_crossover;
     int progress_thread;      /* -1 auto, 0 off, 1 on (UCX) */
     long progress_interval_us;
+    long split_nodes;         /* >= 1: pretend nodes (testing the mixed path) */
     int default_ctx_workers;  /* 0 shared, -1 one per thread, N > 0 round-robin (UCX) */
 };
 

@@ -26,6 +26,8 @@ SHOAL_ENV(PROGRESS_INTERVAL_US, "SHOAL_PROGRESS_INTERVAL_US", NULL, UINT, "100",
           "UCX: microseconds the progress thread sleeps when there was nothing to progress")
 SHOAL_ENV(DEFAULT_CTX_WORKERS, "SHOAL_DEFAULT_CTX_WORKERS", NULL, STRING, "thread",
           "UCX, SHMEM_THREAD_MULTIPLE only: workers behind SHMEM_CTX_DEFAULT: shared (one for all threads), thread (one per thread) or a number N (threads share N round-robin)")
+SHOAL_ENV(SPLIT_NODES, "SHOAL_SPLIT_NODES", NULL, UINT, "1",
+          "Testing: treat this machine as N nodes (ranks in N contiguous blocks); PEs in different blocks reach each other through UCX, as on a cluster")
 SHOAL_ENV(COLL_REDUCE, "SHOAL_COLL_REDUCE", NULL, STRING, "auto",
           "Reduction algorithm: gather (each PE reduces everything), rsag (reduce-scatter + allgather), auto (rsag from SHOAL_COLL_REDUCE_CROSSOVER bytes)")
 SHOAL_ENV(COLL_REDUCE_CROSSOVER, "SHOAL_COLL_REDUCE_CROSSOVER", NULL, SIZE, "16K",

@@ -84,7 +84,8 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     shoal_g.n_pes = boot.size;
     shoal_g.thread_level = requested;
 
-    if (shoal_segments_setup(&boot, cfg.symmetric_size, cfg.net_mode == SHOAL_NET_ALL, err,
+    if (shoal_segments_setup(&boot, cfg.symmetric_size, cfg.net_mode == SHOAL_NET_ALL,
+                             cfg.split_nodes, err,
                              sizeof err) < 0) {
         fprintf(stderr, "shoal: PE %d: %s: %s\n", boot.rank, fn, err);
         fflush(stderr);

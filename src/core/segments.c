@@ -204,8 +204,8 @@ out:
     return rc;
 }
 
-int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote, char *err,
-                         size_t errlen)
+int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote, long split,
+                         char *err, size_t errlen)
 {
     const struct shoal_data_segment *ds = shoal_data_segment();
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -253,7 +253,8 @@ int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote,
     n_local = 0;
     for (int pe = 0; pe < n; pe++) {
         int local = !strcmp(cards[pe].host, mine.host) &&
-                    !strcmp(cards[pe].boot_id, mine.boot_id) && (!all_remote || pe == me);
+                    !strcmp(cards[pe].boot_id, mine.boot_id) && (!all_remote || pe == me) &&
+                    (long)pe * split / n == (long)me * split / n;
         slots[pe] = local ? n_local : -1;
         if (local)
             pe_of_slot[n_local++] = pe;
@@ -275,8 +276,15 @@ int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote,
     peer_heap[my_slot] = heap_fd;
     peer_data[my_slot] = ds->fd;
     /* The bootstrap's job id keeps concurrent jobs' socket names apart. */
-    if (n_local > 1 && exchange_fds(b, b->jobid, ds->fd, peer_heap, peer_data, err, errlen) < 0)
+    /* exchange_fds holds a job-wide barrier: a PE alone on its node (a node
+     * of one PE in a mixed job) must enter it too. */
+    if (n_local > 1) {
+        if (exchange_fds(b, b->jobid, ds->fd, peer_heap, peer_data, err, errlen) < 0)
+            return -1;
+    } else if (b->barrier() < 0) {
+        snprintf(err, errlen, "bootstrap barrier failed");
         return -1;
+    }
 
     size_t heap_stride = (heap_size + HEAP_ALIGN - 1) & ~(HEAP_ALIGN - 1);
     char *hr = reserve(heap_stride * (size_t)n_local, HEAP_ALIGN);

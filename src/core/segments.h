@@ -6,9 +6,11 @@ struct shoal_boot;
 /* Collective: creates this PE's heap (user_heap bytes after the control
  * block), exchanges descriptors with the PEs of this node and maps theirs.
  * Fills the segment fields of shoal_g.  Returns 0 or -1 with a message. */
-/* all_remote: map no peer, not even one on this node (SHOAL_TRANSPORTS=ucx). */
-int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote, char *err,
-                         size_t errlen);
+/* all_remote: map no peer, not even one on this node (SHOAL_TRANSPORTS=ucx).
+ * split (SHOAL_SPLIT_NODES, >= 1): ranks in different of `split` contiguous
+ * blocks count as on different nodes. */
+int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote, long split,
+                         char *err, size_t errlen);
 void shoal_segments_teardown(void);
 /* 1 if world PE `pe` is on this node. */
 int shoal_segments_pe_local(int pe);

@@ -287,6 +287,24 @@ static inline void st_sleep_us(long us)
     }
 }
 
+/* Whether PE `pe` of `n` should be reachable by load/store from PE `me` in
+ * an oshrun job on this one machine: every PE, except under
+ * SHOAL_TRANSPORTS=ucx (none but `me`) or SHOAL_SPLIT_NODES=K (the PEs of
+ * `me`'s pretend node: ranks in K contiguous blocks). */
+static inline int st_mapped(int me, int pe, int n)
+{
+    const char *tr = getenv("SHOAL_TRANSPORTS");
+    if (pe == me)
+        return 1;
+    if (tr && !strcmp(tr, "ucx"))
+        return 0;
+    const char *sp = getenv("SHOAL_SPLIT_NODES");
+    long k = sp ? strtol(sp, NULL, 10) : 1;
+    if (k < 1)
+        k = 1;
+    return (long)pe * k / n == (long)me * k / n;
+}
+
 /* ---------------------------------------------------------- watchdog */
 
 static ST_UNUSED void st_watchdog_handler(int sig)

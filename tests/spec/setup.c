@@ -135,14 +135,14 @@ static void test_ptr(void)
     shmem_barrier_all();
 
     /* All PEs of an oshrun job share this node, but SHOAL_TRANSPORTS=ucx
-     * maps none of them (every operation goes through the network): then
-     * shmem_ptr is NULL for every other PE and the stores are shmem_p. */
-    const char *tr = getenv("SHOAL_TRANSPORTS");
-    const int mapped = !(tr && !strcmp(tr, "ucx"));
+     * maps none of them (every operation goes through the network) and
+     * SHOAL_SPLIT_NODES only those of a pretend node: for the others
+     * shmem_ptr is NULL and the stores are shmem_p. */
     for (int pe = 0; pe < n; pe++) {
+        const int mapped = st_mapped(me, pe, n);
         long *hp = shmem_ptr(&heap[me], pe);
         long *gp = shmem_ptr(&g_bss[me], pe);
-        if (!mapped && pe != me) {
+        if (!mapped) {
             CHECK_NULL(hp);
             CHECK_NULL(gp);
             CHECK_NULL(shmem_team_ptr(SHMEM_TEAM_WORLD, &heap[me], pe));
@@ -179,7 +179,7 @@ static void test_ptr(void)
     /* And the other way: PE me reads PE (me+1)'s value by load. */
     int right = (me + 1) % n;
     const int *gp = shmem_ptr(&g_global, right);
-    if (!mapped && right != me) {
+    if (!st_mapped(me, right, n)) {
         CHECK_NULL(gp);
         CHECK_EQ_I(shmem_int_g(&g_global, right), 17);
     } else {
