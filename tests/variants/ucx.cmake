@@ -10,7 +10,8 @@ if(SHOAL_HAVE_UCX)
     ENV SHOAL_TRANSPORTS=ucx UCX_TLS=sm,self SHOAL_TEST_TIMEOUT=180 NPES 2 4 LABELS ucx)
   # A mixed job, as on a cluster: SHOAL_SPLIT_NODES=2 makes PEs 0,1 one
   # pretend node and PE 2 another; load/store inside a node, UCX between
-  # them, every AMO through UCX (one atomicity domain).
+  # them (UCX over shared memory here), every AMO through UCX (one
+  # atomicity domain).
   shoal_add_test_variant(NAME ucx_mixed LAUNCH ${SHOAL_OSHRUN} -n @N@
-    ENV SHOAL_SPLIT_NODES=2 UCX_TLS=tcp SHOAL_TEST_TIMEOUT=180 NPES 3 LABELS ucx)
+    ENV SHOAL_SPLIT_NODES=2 UCX_TLS=sm,self SHOAL_TEST_TIMEOUT=180 NPES 3 LABELS ucx)
 endif()
