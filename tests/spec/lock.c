@@ -17,6 +17,7 @@ static long g_lock;               /* a lock in static memory */
 static long g_counter;            /* protected counter (PE 0) */
 static long g_log_len;            /* acquisitions so far (PE 0, inside the lock) */
 static int g_log_pe[LOG_MAX];     /* who acquired (PE 0) */
+static long g_log_wait[LOG_MAX];  /* acquisitions by others while it waited (PE 0) */
 static int g_flag[MAXPE];
 
 static char g_ph[160];
@@ -98,10 +99,35 @@ static void test_test_lock(long *lock, const char *where)
  * each time, long enough for every other PE to be queued in set_lock
  * before it is released (the others sleep or spin in set_lock; the CPUs are
  * mostly idle, so preemption does not distort the order).  A fair lock
- * then serves the PEs round-robin: between two acquisitions of one PE each
- * other PE acquires about once.  An unfair lock (the releaser re-acquiring
- * at once while the waiters back off) shows long runs of one PE. */
+ * then serves the PEs in request order: while one PE waits, each other PE
+ * acquires about once.  An unfair lock (the releaser re-acquiring at once
+ * while the waiters back off) shows long waits.  The wait is counted from
+ * the request (the log length read just before set_lock), not from the
+ * PE's previous acquisition, so a PE that the scheduler parks between its
+ * release and its next request on a loaded machine does not count.  A PE
+ * parked between that read and its ticket still inflates one run's figure,
+ * so a run over the bound is repeated: an unfair lock exceeds it in every
+ * run, a preempted fair one not three times in a row. */
+static int g_verdict; /* PE 0: 1 when the last run stayed within the bound */
+static void fairness_run(long *lock, const char *where, int last);
+
 static void test_fairness(long *lock, const char *where)
+{
+    for (int attempt = 1;; attempt++) {
+        int last = attempt == 3;
+        fairness_run(lock, where, last);
+        shmem_barrier_all();
+        if (shmem_int_g(&g_verdict, 0) || last)
+            break;
+        if (shmem_my_pe() == 0)
+            printf("note: lock fairness in %s over the bound in run %d; repeating\n", where,
+                   attempt);
+        shmem_barrier_all();
+    }
+}
+
+/* One run; on the last allowed one, a wait over the bound fails the test. */
+static void fairness_run(long *lock, const char *where, int last)
 {
     int me = shmem_my_pe(), n = shmem_n_pes();
     const int per_pe = 25;
@@ -110,9 +136,11 @@ static void test_fairness(long *lock, const char *where)
     g_log_len = 0;
     shmem_barrier_all();
     for (int i = 0; i < per_pe; i++) {
+        long k0 = shmem_long_g(&g_log_len, 0);
         shmem_set_lock(lock);
         long k = shmem_long_g(&g_log_len, 0);
         shmem_int_p(&g_log_pe[k], me, 0);
+        shmem_long_p(&g_log_wait[k], k - k0, 0);
         shmem_long_p(&g_log_len, k + 1, 0);
         st_sleep_us(200);
         shmem_clear_lock(lock);
@@ -122,24 +150,20 @@ static void test_fairness(long *lock, const char *where)
         long len = g_log_len;
         CHECK_EQ_I(len, (long)per_pe * n);
         int got[MAXPE] = {0};
-        long last[MAXPE];
-        for (int pe = 0; pe < n; pe++)
-            last[pe] = -1;
         long worst = 0;
         int worst_pe = 0;
         for (long k = 0; k < len; k++) {
             int pe = g_log_pe[k];
             CHECK(pe >= 0 && pe < n);
             got[pe]++;
-            long gap = k - last[pe] - 1; /* acquisitions by others since pe's last */
-            if (gap > worst)
-                worst = gap, worst_pe = pe;
-            last[pe] = k;
+            if (g_log_wait[k] > worst)
+                worst = g_log_wait[k], worst_pe = pe;
         }
         for (int pe = 0; pe < n; pe++)
             CHECK_EQ_I(got[pe], per_pe);
         const long bound = 2L * (n - 1) + 1;
-        if (worst > bound) {
+        g_verdict = worst <= bound;
+        if (worst > bound && last) {
             char seq[4 * LOG_MAX / 8];
             size_t o = 0;
             for (long k = 0; k < len && o + 4 < sizeof seq; k++)
@@ -149,8 +173,9 @@ static void test_fairness(long *lock, const char *where)
                       "%d, bound %ld); acquisition order: %s",
                       worst_pe, worst, n - 1, bound, seq);
         }
-        printf("ok: lock fairness in %s: longest wait %ld acquisitions by others (bound %ld)\n",
-               where, worst, bound);
+        if (worst <= bound)
+            printf("ok: lock fairness in %s: longest wait %ld acquisitions by others (bound "
+                   "%ld)\n", where, worst, bound);
     }
     shmem_barrier_all();
 }
