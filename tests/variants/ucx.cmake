@@ -4,14 +4,22 @@
 # Over tcp every get and AMO is a round trip through the kernel, emulated by
 # the target's CPU: the tests' own watchdog gets 180 s instead of 90.
 if(SHOAL_HAVE_UCX)
+  # Under ThreadSanitizer UCX's memory hooks (installed when libucm loads,
+  # so only the environment can turn them off) crash, and the copies UCX
+  # makes into the heap for other PEs are ignored (tests/ucx/tsan.supp).
+  set(SHOAL_UCX_SAN_ENV "")
+  if(SHOAL_TSAN)
+    set(SHOAL_UCX_SAN_ENV UCX_MEM_EVENTS=no
+        TSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/ucx/tsan.supp)
+  endif()
   shoal_add_test_variant(NAME ucx_tcp LAUNCH ${SHOAL_OSHRUN} -n @N@
-    ENV SHOAL_TRANSPORTS=ucx UCX_TLS=tcp SHOAL_TEST_TIMEOUT=180 NPES 2 3 LABELS ucx)
+    ENV SHOAL_TRANSPORTS=ucx UCX_TLS=tcp SHOAL_TEST_TIMEOUT=180 ${SHOAL_UCX_SAN_ENV} NPES 2 3 LABELS ucx)
   shoal_add_test_variant(NAME ucx_sm LAUNCH ${SHOAL_OSHRUN} -n @N@
-    ENV SHOAL_TRANSPORTS=ucx UCX_TLS=sm,self SHOAL_TEST_TIMEOUT=180 NPES 2 4 LABELS ucx)
+    ENV SHOAL_TRANSPORTS=ucx UCX_TLS=sm,self SHOAL_TEST_TIMEOUT=180 ${SHOAL_UCX_SAN_ENV} NPES 2 4 LABELS ucx)
   # A mixed job, as on a cluster: SHOAL_SPLIT_NODES=2 makes PEs 0,1 one
   # pretend node and PE 2 another; load/store inside a node, UCX between
   # them (UCX over shared memory here), every AMO through UCX (one
   # atomicity domain).
   shoal_add_test_variant(NAME ucx_mixed LAUNCH ${SHOAL_OSHRUN} -n @N@
-    ENV SHOAL_SPLIT_NODES=2 UCX_TLS=sm,self SHOAL_TEST_TIMEOUT=180 NPES 3 LABELS ucx)
+    ENV SHOAL_SPLIT_NODES=2 UCX_TLS=sm,self SHOAL_TEST_TIMEOUT=180 ${SHOAL_UCX_SAN_ENV} NPES 3 LABELS ucx)
 endif()

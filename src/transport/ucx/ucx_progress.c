@@ -38,8 +38,11 @@ void ucx_progress_target(void)
         __atomic_exchange_n(&target_busy, 1, __ATOMIC_ACQUIRE))
         return;
     ucp_worker_progress(ucx_g.target);
+    /* Still the only writer here; other readers (the progress thread) load
+     * it atomically. */
+    __atomic_store_n(&ucx_g.app_epoch, __atomic_load_n(&ucx_g.app_epoch, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
     __atomic_store_n(&target_busy, 0, __ATOMIC_RELEASE);
-    __atomic_store_n(&ucx_g.app_epoch, ucx_g.app_epoch + 1, __ATOMIC_RELAXED);
 }
 
 void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe,
