@@ -146,9 +146,21 @@ static void wake_local_waiters(void)
  * On two cores shared by several PEs an event-driven thread that competed
  * with a spinning application thread for every message would cost more
  * than it saves. */
+#if defined(__SANITIZE_THREAD__)
+void __tsan_ignore_thread_begin(void);
+#endif
+
 static void *progress_main(void *arg)
 {
     (void)arg;
+#if defined(__SANITIZE_THREAD__)
+    /* This thread touches the heap only on other PEs' behalf (UCX applies
+     * their puts, gets and AMOs here), ordered by their synchronization
+     * through the network, which ThreadSanitizer cannot see; and UCX's
+     * frames are often missing from its reports, so suppressions cannot
+     * catch them.  Its own state is shared through atomics. */
+    __tsan_ignore_thread_begin();
+#endif
     const long ns = ucx_g.progress_interval_us * 1000;
     int efd = -1;
     if (ucp_worker_get_efd(ucx_g.target, &efd) != UCS_OK)
