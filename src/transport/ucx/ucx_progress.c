@@ -148,6 +148,7 @@ static void wake_local_waiters(void)
  * than it saves. */
 #if defined(__SANITIZE_THREAD__)
 void __tsan_ignore_thread_begin(void);
+void __tsan_ignore_thread_end(void);
 #endif
 
 static void *progress_main(void *arg)
@@ -197,6 +198,9 @@ static void *progress_main(void *arg)
         }
         ucx_g.progress_wakeups++;
     }
+#if defined(__SANITIZE_THREAD__)
+    __tsan_ignore_thread_end();
+#endif
     return NULL;
 }
 
