@@ -161,7 +161,10 @@ static void fairness_run(long *lock, const char *where, int last)
         }
         for (int pe = 0; pe < n; pe++)
             CHECK_EQ_I(got[pe], per_pe);
-        const long bound = 2L * (n - 1) + 1;
+        /* About n - 1 for a FIFO lock; twice that plus slack absorbs a
+         * request delayed on a loaded machine, while an unfair lock's runs of
+         * one PE (up to per_pe) still exceed it. */
+        const long bound = 4L * (n - 1) + 2;
         g_verdict = worst <= bound;
         if (worst > bound && last) {
             char seq[4 * LOG_MAX / 8];
