@@ -106,17 +106,22 @@ void ucx_ep_close_all(struct ucx_worker *w)
             continue;
         w->eps[pe] = NULL;
         /* Everything is complete (the last barrier quieted it) and peers may
-         * already be gone: close without a handshake. */
-        ucp_request_param_t p;
-        memset(&p, 0, sizeof p);
-        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-        p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-        ucs_status_ptr_t r = ucp_ep_close_nbx(ep, &p);
-        if (r && !UCS_PTR_IS_ERR(r)) {
-            while (ucp_request_check_status(r) == UCS_INPROGRESS)
-                ucp_worker_progress(w->h);
-            ucp_request_free(r);
-        }
+         * already be gone. */
+        ucx_ep_close_force(ep, w->h);
+    }
+}
+
+void ucx_ep_close_force(ucp_ep_h ep, ucp_worker_h wk)
+{
+    ucp_request_param_t p;
+    memset(&p, 0, sizeof p);
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    ucs_status_ptr_t r = ucp_ep_close_nbx(ep, &p);
+    if (r && !UCS_PTR_IS_ERR(r)) {
+        while (ucp_request_check_status(r) == UCS_INPROGRESS)
+            ucp_worker_progress(wk);
+        ucp_request_free(r);
     }
 }
 

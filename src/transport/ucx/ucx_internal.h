@@ -118,6 +118,12 @@ static inline struct ucx_worker *ucx_ctx_worker(struct shoal_ctx *ctx, const cha
 /* ucx_ep.c */
 ucp_ep_h ucx_ep_wire(struct ucx_worker *w, int pe, const char *fn);
 void ucx_ep_close_all(struct ucx_worker *w);
+/* Closes `ep` of worker `wk` without a handshake (nothing is pending on it,
+ * and the peer may be gone), progressing wk until it is closed. */
+void ucx_ep_close_force(ucp_ep_h ep, ucp_worker_h wk);
+/* An endpoint of `wk` to `pe` outside any worker's table, or NULL: used
+ * once at init to see which lanes UCX picks. */
+ucp_ep_h ucx_probe_ep(ucp_worker_h wk, int pe);
 /* Remote address and key of `addr` (a symmetric address of this PE) on
  * `pe`, through w's endpoint to pe (created on first use). */
 static inline ucp_ep_h ucx_ep(struct ucx_worker *w, int pe, const char *fn)

@@ -25,8 +25,6 @@
 #include "core/ops.h"
 #include "transport/ucx/ucx_internal.h"
 
-ucp_ep_h ucx_probe_ep(ucp_worker_h wk, int pe);
-
 /* One application thread at a time progresses the target worker; the
  * others skip it rather than queue on the worker's lock (with more threads
  * than cores, a convoy behind a preempted holder costs milliseconds). */
@@ -268,20 +266,6 @@ static int ep_needs_target_cpu(ucp_ep_h ep, char *note, size_t notelen)
     return !has_rma || !has_amo;
 }
 
-static void close_probe(ucp_ep_h ep)
-{
-    ucp_request_param_t p;
-    memset(&p, 0, sizeof p);
-    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-    ucs_status_ptr_t r = ucp_ep_close_nbx(ep, &p);
-    if (r && !UCS_PTR_IS_ERR(r)) {
-        while (ucp_request_check_status(r) == UCS_INPROGRESS)
-            ucp_worker_progress(ucx_g.target);
-        ucp_request_free(r);
-    }
-}
-
 int ucx_progress_thread_start(void)
 {
     /* Probe the peers this PE reaches through UCX: one off-node peer and,
@@ -308,7 +292,7 @@ int ucx_progress_thread_start(void)
         }
         char note[200];
         ucx_g.sw_emulated |= ep_needs_target_cpu(ep, note, sizeof note);
-        close_probe(ep);
+        ucx_ep_close_force(ep, ucx_g.target);
         k += (size_t)snprintf(ucx_g.tls_note + k, sizeof ucx_g.tls_note - k, "%s%s (%s)",
                               k ? "; " : "", note, i == 0 ? "to other PEs" : "on this node");
         if (k >= sizeof ucx_g.tls_note)

@@ -71,14 +71,8 @@ static struct ucx_worker *create(ucs_thread_mode_t mode, const char *fn)
     w->rkeys = calloc(2 * (size_t)n, sizeof *w->rkeys);
     w->ep_dirty = calloc((size_t)n, 1);
     w->dirty_pes = calloc(UCX_FLUSH_EPS_MAX, sizeof *w->dirty_pes);
-    if (!w->eps || !w->rkeys || !w->ep_dirty || !w->dirty_pes) {
-        free(w->eps);
-        free(w->rkeys);
-        free(w->ep_dirty);
-        free(w->dirty_pes);
-        free(w);
-        return NULL;
-    }
+    if (!w->eps || !w->rkeys || !w->ep_dirty || !w->dirty_pes)
+        goto fail;
     ucp_worker_params_t wp;
     memset(&wp, 0, sizeof wp);
     wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
@@ -87,12 +81,7 @@ static struct ucx_worker *create(ucs_thread_mode_t mode, const char *fn)
     if (st != UCS_OK) {
         shoal_warn(fn, "UCX worker creation (ucp_worker_create, thread mode %s) failed: %s",
                    mode_name(mode), ucs_status_string(st));
-        free(w->eps);
-        free(w->rkeys);
-        free(w->ep_dirty);
-        free(w->dirty_pes);
-        free(w);
-        return NULL;
+        goto fail;
     }
     w->mode = mode;
     pthread_mutex_init(&w->wire_lock, NULL);
@@ -102,6 +91,14 @@ static struct ucx_worker *create(ucs_thread_mode_t mode, const char *fn)
     __atomic_store_n(&all, w, __ATOMIC_RELEASE);
     ucx_g.n_created++;
     return w;
+
+fail:
+    free(w->eps);
+    free(w->rkeys);
+    free(w->ep_dirty);
+    free(w->dirty_pes);
+    free(w);
+    return NULL;
 }
 
 struct ucx_worker *ucx_worker_get(ucs_thread_mode_t mode, const char *fn)
