@@ -9,9 +9,18 @@ writes per-benchmark CSV, a Markdown report with the project's targets
     bench/run_suite.py --impl openmpi --rounds 3     # Shoal vs Open MPI
 
 --impl NAME=OSHCC,OSHRUN[,extra oshrun args...] adds an implementation;
---impl openmpi is short for Debian's Open MPI (/usr/bin/oshcc,
-/usr/bin/oshrun --oversubscribe, plus --allow-run-as-root as root).
+--impl openmpi is short for Debian's Open MPI (packages openmpi-bin and
+libopenmpi-dev) run the way its users must run it: /usr/bin/oshcc, and
+/usr/bin/oshrun --oversubscribe --mca osc ^rdma (Open MPI 4.1.4's OSHMEM
+segfaults in shmem_finalize without it), plus --allow-run-as-root as root
+and -x UCX_TLS=^sysv when System V shared memory is short (see
+openmpi_preset).  The report says what was passed and why.
 Shoal is always included (impl "shoal", from --shoal-build).
+
+--load N runs N busy-looping processes beside the jobs (started after the
+builds, stopped after the last job; each also ends by itself when the
+driver is gone or at a deadline), to measure on a loaded machine; the
+report records it.
 
 Job outcomes: "ok"; "crashed at finalize" (non-zero exit after every
 result row was written and no data error was printed: the figures are kept
@@ -127,9 +136,73 @@ SUITE = {
 UNLISTED = Bench(args=["--smoke"], about="Not in the suite table: run with --smoke, "
                  "pass/fail only.")
 
+# UCX's own words when its System V shared-memory transport (sysv) cannot
+# get a segment: "shmget(size=... ) for mm_recv_fifo failed: No space left on
+# device" and the like.
+UCX_SYSV_ERROR = re.compile(r"shmget\(.*(No space left|Cannot allocate|Invalid argument)|"
+                            r"md sysv|mm_sysv", re.IGNORECASE)
+
+
+def sysv_shortage(max_pes):
+    """Why System V shared memory is too short for a job of max_pes UCX
+    processes, or "" when it is not.  UCX's sysv transport takes a few
+    segments per process (receive FIFO, bounce buffers); the limits are
+    those of this IPC namespace."""
+    try:
+        shmmni = int(open("/proc/sys/kernel/shmmni").read())
+        shmall = int(open("/proc/sys/kernel/shmall").read())   # pages
+        used, used_bytes = 0, 0
+        with open("/proc/sysvipc/shm") as f:
+            next(f)
+            for ln in f:
+                parts = ln.split()
+                if len(parts) > 3:
+                    used += 1
+                    used_bytes += int(parts[3])
+    except (OSError, ValueError, StopIteration):
+        return ""
+    need = 8 * max_pes
+    if shmmni - used < need:
+        return (f"{used} of kernel.shmmni={shmmni} System V segments in use, "
+                f"fewer than {need} free")
+    page = os.sysconf("SC_PAGE_SIZE")
+    if shmall * page - used_bytes < need * (1 << 20):
+        return (f"{used_bytes >> 20} MiB of kernel.shmall={shmall} pages of System V memory "
+                "in use")
+    return ""
+
+
+def openmpi_preset(max_pes):
+    """What a user of Debian's Open MPI 4.1.4 (openmpi-bin, libopenmpi-dev)
+    passes to its oshrun, each with the reason: (oshcc, oshrun, args,
+    [(args, why)], fallbacks).  A fallback is (pattern, args, why): when the
+    init+finalize probe fails with a log that matches the pattern, the args
+    are added and the probe is run again."""
+    args, why = [], []
+
+    def add(a, reason):
+        args.extend(a)
+        why.append((a, reason))
+
+    add(["--oversubscribe"], "more PEs than cores must be allowed to run")
+    if os.geteuid() == 0:
+        add(["--allow-run-as-root"], "Open MPI refuses to run as root without it")
+    add(["--mca", "osc", "^rdma"],
+        "leaves out Open MPI's osc rdma component (MPI one-sided): without it "
+        "Debian's Open MPI 4.1.4 OSHMEM segfaults in shmem_finalize")
+    sysv_fix = ["-x", "UCX_TLS=^sysv"]
+    short = sysv_shortage(max_pes)
+    if short:
+        add(sysv_fix, f"System V shared memory is short ({short}): UCX's sysv transport "
+            "would fail to start (it uses posix shared memory instead)")
+    fallbacks = [] if short else [
+        (UCX_SYSV_ERROR, sysv_fix, "the init+finalize probe failed with UCX unable to get "
+         "System V shared memory: UCX's sysv transport is left out")]
+    return "/usr/bin/oshcc", "/usr/bin/oshrun", args, why, fallbacks
+
+
 PRESETS = {
-    # Debian/Ubuntu packages openmpi-bin + libopenmpi-dev.
-    "openmpi": ("/usr/bin/oshcc", "/usr/bin/oshrun", ["--oversubscribe"]),
+    "openmpi": openmpi_preset,
 }
 
 FINALIZE_PROBE = r"""#include <shmem.h>
@@ -144,6 +217,64 @@ int main(void)
 }
 """
 
+# One --load process: spins until its deadline, or until the driver that
+# started it is gone (its parent changes; and the kernel kills it when the
+# driver dies, PR_SET_PDEATHSIG), so none outlives the driver even if the
+# driver is killed with SIGKILL.  argv: marker, deadline (time.time()),
+# driver pid.
+LOAD_MARKER = "run_suite-load"
+LOAD_CODE = r"""
+import ctypes, os, signal, sys, time
+deadline, driver = float(sys.argv[2]), int(sys.argv[3])
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+try:
+    ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+except Exception:
+    pass
+x = 0
+while os.getppid() == driver and time.time() < deadline:
+    for i in range(20000):
+        x = (x * 1103515245 + 12345) & 0xffffffff
+"""
+
+
+class Load:
+    """N busy-looping processes beside the jobs (--load N)."""
+
+    def __init__(self, n, seconds, outdir):
+        self.n, self.procs, self.pidfile = n, [], outdir / "load.pids"
+        self.deadline = time.time() + seconds
+        self.seconds = seconds
+
+    def start(self):
+        for _ in range(self.n):
+            self.procs.append(subprocess.Popen(
+                [sys.executable, "-c", LOAD_CODE, LOAD_MARKER, f"{self.deadline:.0f}",
+                 str(os.getpid())], stdin=subprocess.DEVNULL))
+        self.pidfile.write_text("".join(f"{q.pid}\n" for q in self.procs))
+        print(f"run_suite: load: {self.n} busy-looping process(es) started (pids "
+              f"{', '.join(str(q.pid) for q in self.procs)}; deadline in {self.seconds:.0f} s)",
+              file=sys.stderr)
+
+    def stop(self):
+        for q in self.procs:
+            if q.poll() is None:
+                q.terminate()
+        for q in self.procs:
+            try:
+                q.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                q.kill()
+                q.wait()
+        if self.procs:
+            early = [q.pid for q in self.procs if q.returncode not in (-signal.SIGTERM,)]
+            print(f"run_suite: load: {len(self.procs)} process(es) stopped"
+                  + (f" ({len(early)} had already ended: deadline reached?)" if early else ""),
+                  file=sys.stderr)
+        self.procs = []
+
+
 # A benchmark that finds wrong data says so in words like these.
 DATA_ERROR = re.compile(r"\bFAIL(ED|URE|S)?\b|\bwrong\b|\bmismatch", re.IGNORECASE)
 
@@ -157,6 +288,8 @@ class Impl:
     version: str = ""
     probe: str = ""       # finalize probe outcome, in words
     probe_ok: bool = True
+    why: list = field(default_factory=list)        # [(args, reason)] the preset passed
+    fallbacks: list = field(default_factory=list)  # [(log pattern, args, reason)]
 
 
 @dataclass
@@ -208,16 +341,13 @@ def csv_ints(text, what):
     return vals
 
 
-def parse_impl(spec):
+def parse_impl(spec, max_pes):
     if "=" not in spec:
         if spec not in PRESETS:
             fail(f"--impl {spec}: expected NAME=OSHCC,OSHRUN[,args] or one of "
                  f"{', '.join(PRESETS)}")
-        oshcc, oshrun, extra = PRESETS[spec]
-        extra = list(extra)
-        if os.geteuid() == 0:
-            extra.append("--allow-run-as-root")
-        return Impl(spec, oshcc, oshrun, extra)
+        oshcc, oshrun, extra, why, fallbacks = PRESETS[spec](max_pes)
+        return Impl(spec, oshcc, oshrun, list(extra), why=why, fallbacks=fallbacks)
     name, rest = spec.split("=", 1)
     parts = rest.split(",")
     if not name or len(parts) < 2 or not parts[0] or not parts[1]:
@@ -310,6 +440,17 @@ def probe_finalize(impl, exe, outdir, timeout):
         return
     log = outdir / "logs" / f"finalize_probe.{impl.name}.log"
     rc = run_quiet([impl.oshrun, *impl.run_args, "-np", "2", str(exe)], log, timeout=timeout)
+    for pattern, args, why in impl.fallbacks:
+        if rc == 0:
+            break
+        if pattern.search(log.read_text(errors="replace")):
+            print(f"run_suite: note: {impl.name}: {why}: adding {shlex.join(args)}",
+                  file=sys.stderr)
+            impl.run_args += args
+            impl.why.append((args, why))
+            log = outdir / "logs" / f"finalize_probe.{impl.name}.{len(impl.why)}.log"
+            rc = run_quiet([impl.oshrun, *impl.run_args, "-np", "2", str(exe)], log,
+                           timeout=timeout)
     impl.probe_ok = rc == 0
     impl.probe = ("exits 0" if rc == 0 else
                   f"exits with status {rc}{signal_words(rc)} (see {log.relative_to(outdir)})")
@@ -408,6 +549,14 @@ def run_job(job, exe, outdir, timeout):
             return
         try:
             job.rc = p.wait(timeout=timeout)
+        except (KeyboardInterrupt, SystemExit):
+            # The driver is being stopped: its job goes with it.
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait()
+            raise
         except subprocess.TimeoutExpired:
             job.timed_out = True
             for sig, grace in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
@@ -680,10 +829,18 @@ def write_report(args, impls, jobs, agg, plots, plot_note, outdir, started, load
     L.append(f"- Machine: {cpu_model()}, {os.cpu_count()} CPUs; load average at start "
              f"{load:.2f}" + (" (busy machine: figures are noisy)"
                               if load > 0.5 * (os.cpu_count() or 1) else ""))
+    if args.load:
+        L.append(f"- Added load (`--load {args.load}`): {args.load} busy-looping process(es) "
+                 "ran beside every job (started after the builds and the init+finalize "
+                 "probes, stopped after the last job), on top of the load above")
+    else:
+        L.append("- Added load: none (`--load 0`)")
     for i in impls:
         L.append(f"- Implementation `{i.name}`: {i.version}; `{i.oshcc}`, "
                  f"`{shlex.join([i.oshrun, *i.run_args])}`; init+finalize probe on 2 PEs: "
                  f"{i.probe}")
+        for a, reason in i.why:
+            L.append(f"  - passes `{shlex.join(a)}`: {reason}")
     L.append("- Each figure: median over rounds of each job's median (each job itself "
              "reports the median of its inner rounds); range = min..max over all rounds.")
     L.append("")
@@ -954,6 +1111,10 @@ def main():
                     help="output directory (default: <shoal-build>/suite/<date-time>)")
     ap.add_argument("--require-plots", action="store_true",
                     help="fail (exit 2) if matplotlib is missing")
+    ap.add_argument("--load", type=int, default=0, metavar="N",
+                    help="run N busy-looping processes beside the jobs (default 0); they are "
+                         "stopped after the last job and end by themselves if the driver is "
+                         "killed")
     ap.add_argument("--dry-run", action="store_true", help="print the jobs and stop")
     args = ap.parse_args()
 
@@ -967,6 +1128,8 @@ def main():
             fail(f"--config: unknown configuration '{c}' ({', '.join(CONFIGS)})")
     if args.rounds < 1:
         fail("--rounds must be >= 1")
+    if args.load < 0:
+        fail("--load must be >= 0")
     if args.require_plots:
         try:
             import matplotlib  # noqa: F401
@@ -987,8 +1150,9 @@ def main():
     shoal_build = Path(args.shoal_build).resolve()
     impls = [Impl("shoal", str(shoal_build / "bin" / "oshcc"),
                   str(shoal_build / "bin" / "oshrun"), [])]
+    max_pes = max(args.pes) * max(args.threads)
     for spec in args.impl:
-        impl = parse_impl(spec)
+        impl = parse_impl(spec, max_pes)
         if impl.name in [i.name for i in impls]:
             fail(f"--impl {impl.name} given twice")
         impls.append(impl)
@@ -1032,19 +1196,34 @@ def main():
         if j.status == "FAILED":
             print(f"[{j.index:{len(str(n))}d}/{n}] r{j.rnd} {j.label()} -> not built",
                   file=sys.stderr)
-    for k, j in enumerate(runnable):
-        j.outdir = outdir
-        rest = runnable[k:]
-        mean = statistics.mean(x for v in took.values() for x in v) if took else 0.0
-        eta = sum(statistics.mean(took[(r.key(), r.impl.name)])
-                  if (r.key(), r.impl.name) in took else mean for r in rest)
-        print(f"[{j.index:{len(str(n))}d}/{n}] r{j.rnd} {j.label()}"
-              + (f"  (ETA {fmt_eta(eta)})" if took else ""), end="", file=sys.stderr, flush=True)
-        run_job(j, built[(j.impl.name, j.bench)], outdir, args.timeout)
-        took.setdefault((j.key(), j.impl.name), []).append(j.seconds)
-        state = "timed out" if j.timed_out else f"exit {j.rc}"
-        print(f" -> {state}, {j.seconds:.1f} s" + (f", {len(j.rows)} rows" if j.rows else ""),
-              file=sys.stderr)
+    # The load's deadline: every job at its timeout, with room to spare; it
+    # is a backstop, the driver stops the load itself.
+    load_procs = Load(args.load, len(runnable) * (args.timeout + 15) + 120, outdir)
+
+    def on_term(signum, frame):
+        raise SystemExit(128 + signum)
+
+    old_term = signal.signal(signal.SIGTERM, on_term)
+    try:
+        if args.load:
+            load_procs.start()
+        for k, j in enumerate(runnable):
+            j.outdir = outdir
+            rest = runnable[k:]
+            mean = statistics.mean(x for v in took.values() for x in v) if took else 0.0
+            eta = sum(statistics.mean(took[(r.key(), r.impl.name)])
+                      if (r.key(), r.impl.name) in took else mean for r in rest)
+            print(f"[{j.index:{len(str(n))}d}/{n}] r{j.rnd} {j.label()}"
+                  + (f"  (ETA {fmt_eta(eta)})" if took else ""), end="", file=sys.stderr,
+                  flush=True)
+            run_job(j, built[(j.impl.name, j.bench)], outdir, args.timeout)
+            took.setdefault((j.key(), j.impl.name), []).append(j.seconds)
+            state = "timed out" if j.timed_out else f"exit {j.rc}"
+            print(f" -> {state}, {j.seconds:.1f} s" + (f", {len(j.rows)} rows" if j.rows else ""),
+                  file=sys.stderr)
+    finally:
+        load_procs.stop()
+        signal.signal(signal.SIGTERM, old_term)
     for j in jobs:
         j.outdir = outdir
     classify(jobs)
