@@ -7,6 +7,10 @@
  *   memory heapsize BYTES  run with SHMEM_SYMMETRIC_SIZE set to a value
  *                          meaning BYTES: one block of BYTES bytes fits and
  *                          every byte of it is remotely writable
+ *   memory align_any       shmem_align with every power of two (1, 2 and 4
+ *                          included) works; alignments that are not powers
+ *                          of two give NULL on every PE and leave the heaps
+ *                          in step
  *
  * Symmetry is checked from the outside: every PE publishes the offsets of
  * its blocks (relative to its first block) and compares them with its
@@ -221,6 +225,59 @@ static void test_align(void)
     shfree(p);
 }
 
+/* Programs in the wild pass 1, 2 and 4: any power of two is accepted and
+ * the block is at least as aligned as a shmem_malloc block. */
+static void test_align_small(void)
+{
+    ST_PHASE("align small powers of two");
+    long offs[NOFF];
+    void *blocks[NOFF];
+    int k = 0;
+    for (size_t a = 1; a <= 128; a <<= 1) {
+        void *pad = shmem_malloc(24);
+        CHECK_NOT_NULL(pad);
+        void *p = shmem_align(a, 100);
+        CHECK_MSG(p != NULL, "shmem_align(%zu, 100) returned NULL", a);
+        CHECK_MSG((uintptr_t)p % a == 0, "shmem_align(%zu, ...) = %p is not aligned", a, p);
+        CHECK_MSG((uintptr_t)p % _Alignof(max_align_t) == 0,
+                  "shmem_align(%zu, ...) = %p is less aligned than shmem_malloc's blocks", a, p);
+        offs[k] = off_of(pad);
+        blocks[k++] = pad;
+        offs[k] = off_of(p);
+        blocks[k++] = p;
+    }
+    void *d = shmemalign(2, 10);
+    CHECK_NOT_NULL(d);
+    offs[k] = off_of(d);
+    blocks[k++] = d;
+    check_symmetric(offs, k, "small alignments");
+    check_remote_usable(blocks[1], 100, 21);
+    for (int i = 0; i < k; i++)
+        shmem_free(blocks[i]);
+}
+
+/* "Otherwise, it returns a null pointer": on every PE, without ending the
+ * job, and the next allocation is symmetric again. */
+static void test_align_not_power_of_two(void)
+{
+    ST_PHASE("align not a power of two");
+    const size_t bad[] = {0, 3, 24, 48, 100, 4097, SIZE_MAX};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        void *p = shmem_align(bad[i], 64);
+        CHECK_MSG(p == NULL, "shmem_align(%zu, 64) = %p, expected NULL", bad[i], p);
+    }
+    CHECK_NULL(shmemalign(12, 64));
+    void *a = shmem_malloc(40);
+    void *b = shmem_align(256, 40);
+    CHECK_NOT_NULL(a);
+    CHECK_NOT_NULL(b);
+    long offs[2] = {off_of(a), off_of(b)};
+    check_symmetric(offs, 2, "allocations after a NULL shmem_align");
+    check_remote_usable(b, 40, 22);
+    shmem_free(b);
+    shmem_free(a);
+}
+
 static void test_realloc(void)
 {
     ST_PHASE("realloc");
@@ -419,6 +476,9 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "heapsize")) {
         CHECK(argc > 2);
         rc = run_heapsize((size_t)strtoull(argv[2], NULL, 10));
+    } else if (!strcmp(mode, "align_any")) {
+        test_align_small();
+        test_align_not_power_of_two();
     } else {
         test_zero_size();
         test_basic();
