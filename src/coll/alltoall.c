@@ -62,7 +62,8 @@ void shoal_coll_aset_alltoall(void *dest, const void *source, size_t nbytes, int
                               int log_stride, int size, long *pSync, const char *fn)
 {
     struct shoal_group g;
-    shoal_group_of_aset(&g, start, log_stride, size, pSync, fn);
+    if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
+        return;
     alltoall_group(&g, dest, source, 1, 1, nbytes, 1, fn);
 }
 
@@ -70,9 +71,10 @@ void shoal_coll_aset_alltoalls(void *dest, const void *source, ptrdiff_t dst, pt
                                size_t nelems, size_t esize, int start, int log_stride, int size,
                                long *pSync, const char *fn)
 {
-    struct shoal_group g;
-    shoal_group_of_aset(&g, start, log_stride, size, pSync, fn);
     if (dst < 1 || sst < 1)
         shoal_fatal(fn, "arguments 'dst' = %td and 'sst' = %td must be >= 1", dst, sst);
+    struct shoal_group g;
+    if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
+        return;
     alltoall_group(&g, dest, source, dst, sst, nelems, esize, fn);
 }

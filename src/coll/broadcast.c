@@ -97,7 +97,8 @@ void shoal_coll_aset_broadcast(void *dest, const void *source, size_t nbytes, in
                                int log_stride, int size, long *pSync, const char *fn)
 {
     struct shoal_group g;
-    shoal_group_of_aset(&g, start, log_stride, size, pSync, fn);
+    if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
+        return;
     /* The active-set form leaves the root's dest alone (spec). */
     broadcast_group(&g, dest, source, nbytes, root, 0, fn);
 }

@@ -79,7 +79,8 @@ void shoal_coll_aset_collect(void *dest, const void *source, size_t nbytes, int 
                              int log_stride, int size, long *pSync, const char *fn)
 {
     struct shoal_group g;
-    shoal_group_of_aset(&g, start, log_stride, size, pSync, fn);
+    if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
+        return;
     collect_group(&g, dest, source, nbytes, 0, fn);
 }
 
@@ -87,6 +88,7 @@ void shoal_coll_aset_fcollect(void *dest, const void *source, size_t nbytes, int
                               int log_stride, int size, long *pSync, const char *fn)
 {
     struct shoal_group g;
-    shoal_group_of_aset(&g, start, log_stride, size, pSync, fn);
+    if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
+        return;
     collect_group(&g, dest, source, nbytes, 1, fn);
 }

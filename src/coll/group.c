@@ -4,6 +4,8 @@
  * ceil(log2 n) rounds for any n, and a signal per round per member. */
 #include "coll/group.h"
 
+#include <string.h>
+
 #include "coll/coll.h"
 #include "core/team.h"
 
@@ -18,8 +20,30 @@ void shoal_group_of_team(struct shoal_group *g, const struct shoal_team *t)
     g->scratch = b->scratch;
 }
 
-void shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int size,
-                         long *pSync, const char *fn)
+/* SHMEM_DEBUG: an outsider's call is legal but usually a mistake in newer
+ * code, so say so, once per routine (routine names are string literals of
+ * the wrappers: a small table of the ones already reported). */
+static void warn_outsider_once(int start, int log_stride, int size, const char *fn)
+{
+    static const char *warned[256];
+    for (size_t i = 0; i < sizeof warned / sizeof warned[0]; i++) {
+        const char *seen = __atomic_load_n(&warned[i], __ATOMIC_ACQUIRE);
+        if (seen && strcmp(seen, fn) == 0)
+            return;
+        if (!seen && __atomic_compare_exchange_n(&warned[i], &seen, fn, 0, __ATOMIC_ACQ_REL,
+                                                 __ATOMIC_ACQUIRE))
+            break;
+        if (seen && strcmp(seen, fn) == 0) /* another thread took slot i for fn */
+            return;
+    }
+    shoal_warn(fn,
+               "this PE is not in the active set (PE_start %d, logPE_stride %d, PE_size %d); "
+               "the call returns without doing anything",
+               start, log_stride, size);
+}
+
+int shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int size, long *pSync,
+                        const char *fn)
 {
     if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
         shoal_err_not_init(fn);
@@ -34,14 +58,16 @@ void shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int s
                     "argument 'PE_size' = %d: the active set (PE_start %d, stride %ld) runs past "
                     "the last PE %d",
                     size, start, stride, shoal_g.n_pes - 1);
-    long rel = shoal_g.my_pe - start;
-    if (rel < 0 || rel % stride || rel / stride >= size)
-        shoal_fatal(fn,
-                    "PE %d is not in the active set (PE_start %d, logPE_stride %d, PE_size %d) "
-                    "but called the collective",
-                    shoal_g.my_pe, start, log_stride, size);
     if (!pSync)
         shoal_fatal(fn, "argument 'pSync' is a null pointer");
+    /* Older programs call these from every PE with a smaller active set;
+     * the others ignore such a call (as other implementations do). */
+    long rel = shoal_g.my_pe - start;
+    if (rel < 0 || rel % stride || rel / stride >= size) {
+        if (shoal_g.debug)
+            warn_outsider_once(start, log_stride, size, fn);
+        return -1;
+    }
     /* pSync must be symmetric: checked where a peer first signals it. */
     g->start = start;
     g->stride = (int)stride;
@@ -49,6 +75,7 @@ void shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int s
     g->me = (int)(rel / stride);
     g->sync = (uint64_t *)pSync;
     g->scratch = (uint64_t *)pSync + SHOAL_GROUP_SYNC_WORDS;
+    return 0;
 }
 
 void shoal_group_signal(const struct shoal_group *g, int i, int w, const char *fn)
@@ -116,7 +143,8 @@ void shoal_coll_aset_barrier(int start, int log_stride, int size, long *pSync, i
                              const char *fn)
 {
     struct shoal_group g;
-    shoal_group_of_aset(&g, start, log_stride, size, pSync, fn);
+    if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
+        return;
     if (quiet)
         shoal_quiet(SHMEM_CTX_DEFAULT, fn);
     shoal_group_sync(&g, fn);

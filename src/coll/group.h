@@ -32,9 +32,11 @@ static inline int shoal_group_pe(const struct shoal_group *g, int i)
 
 /* The group of a live team this PE belongs to. */
 void shoal_group_of_team(struct shoal_group *g, const struct shoal_team *t);
-/* The group of an active set, checked (fatal on bad arguments). */
-void shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int size,
-                         long *pSync, const char *fn);
+/* The group of an active set, checked (fatal on bad arguments).  Returns
+ * 0 for a member; -1 when this PE is not in the set, which then returns
+ * from the collective without touching anything (g is not filled in). */
+int shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int size, long *pSync,
+                        const char *fn) __attribute__((warn_unused_result));
 
 /* Signal member i on word w / wait for (and consume) one signal on my w. */
 void shoal_group_signal(const struct shoal_group *g, int i, int w, const char *fn);

@@ -128,10 +128,11 @@ void shoal_coll_to_all(void *dest, const void *source, int nreduce, int start, i
 {
     (void)pWrk; /* private buffers serve instead of the user's work array */
     check_op(op, type, fn);
-    struct shoal_group g;
-    shoal_group_of_aset(&g, start, log_stride, size, pSync, fn);
     if (nreduce < 0)
         shoal_fatal(fn, "argument 'nreduce' = %d is negative", nreduce);
+    struct shoal_group g;
+    if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
+        return;
     reduce_group(&g, dest, source, (size_t)nreduce, op, type, fn);
 }
 

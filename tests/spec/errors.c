@@ -138,6 +138,16 @@ int main(int argc, char **argv)
         (void)p;
         if (n > 1)
             survived(mode);
+    } else if (!strcmp(mode, "aset_bad_start") || !strcmp(mode, "aset_bad_size")) {
+        /* An active set that is not one stays an error on every PE, also on
+         * those it would leave out (which otherwise just return). */
+        static long psync[SHMEM_BCAST_SYNC_SIZE];
+        static long bsrc[4], bdst[4];
+        if (!strcmp(mode, "aset_bad_start"))
+            shmem_broadcast64(bdst, bsrc, 4, 0, n, 0, 1, psync); /* PE n does not exist */
+        else
+            shmem_broadcast64(bdst, bsrc, 4, 0, 0, 1, n, psync); /* 0, 2, ..., 2(n-1) */
+        survived(mode);
     } else if (!strcmp(mode, "exhaust")) {
         /* Not an error: NULL on every PE, a message, and the job goes on. */
         void *p = shmem_malloc((size_t)2 << 20);
