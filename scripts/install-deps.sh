@@ -5,8 +5,9 @@
 # under mpirun / srun --mpi=pmix) and Open MPI's mpirun (openmpi-bin: the
 # tests of that bootstrap); UCX (libucx-dev: the network transport;
 # ucx-utils: ucx_info and ucx_perftest, which bench/ucx_overhead.py compares
-# against); and matplotlib for the python3 on PATH, which
-# draws the benchmark suite's plots (bench/run_suite.py).
+# against); dpkg-dev (dpkg-shlibdeps: the Debian package's run-time
+# dependencies, cmake/ShoalPackaging.cmake); and matplotlib for the python3
+# on PATH, which draws the benchmark suite's plots (bench/run_suite.py).
 set -e
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo=sudo
@@ -31,6 +32,7 @@ pkg-config --exists pmix >/dev/null 2>&1 || missing="$missing libpmix-dev"
 command -v mpirun >/dev/null 2>&1 || missing="$missing openmpi-bin"
 pkg-config --exists ucx >/dev/null 2>&1 || missing="$missing libucx-dev"
 command -v ucx_perftest >/dev/null 2>&1 || missing="$missing ucx-utils"
+command -v dpkg-shlibdeps >/dev/null 2>&1 || missing="$missing dpkg-dev"
 if [ -n "$missing" ]; then
   echo "install-deps: installing:$missing"
   # shellcheck disable=SC2086 # one package per word
