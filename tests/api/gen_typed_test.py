@@ -627,7 +627,10 @@ def p2p_test(r, k):
     fam = r.family['name']
     tn, T_, rn = r.tn, ctype(r.tn), r.name
     base = fam
-    if fam.startswith('shmem_short_wait_until'):
+    if r.family['extra']:
+        # The short / ushort multi-element forms: tested as their family.
+        base = 'shmem_' + rn[len('shmem_%s_' % tn):]
+    elif fam.startswith('shmem_short_wait_until'):
         base = 'shmem_wait_until'
     elif fam.startswith('shmem_short_test'):
         base = 'shmem_test'

@@ -24,6 +24,10 @@ FAMILIES          every routine family: its forms (typed over a table, sized,
                                        'coll' generated only when
                                               GENERATE_COLLECTIVE_WRAPPERS
                                        'hand' written by hand in src/api/
+                  extra=True marks a family beyond the 1.6 list (other
+                  libraries provide it and programs use it): the check
+                  against symbols-1.6.tsv skips it, and requires that it is
+                  not in that list
 GENERICS          the 73 C11 type-generic names (also C++ overload sets)
 
 Body templates are C statements with these placeholders, filled per routine:
@@ -262,11 +266,12 @@ def single(proto, type=None, noreturn=False, esize=None):
             'esize': esize}
 
 
-def family(section, name, forms, since, ctx=False, deprecated=False, impl='hand', body=None):
+def family(section, name, forms, since, ctx=False, deprecated=False, impl='hand', body=None,
+           extra=False):
     assert impl in ('hand', 'gen', 'coll'), impl
     assert section in SECTIONS, section
     return {'section': section, 'name': name, 'forms': forms, 'since': since, 'ctx': ctx,
-            'deprecated': deprecated, 'impl': impl, 'body': body}
+            'deprecated': deprecated, 'impl': impl, 'body': body, 'extra': extra}
 
 
 # ---------------------------------------------------------------- families
@@ -358,6 +363,25 @@ _WAIT_SOMEV = ('TYPE *ivars, size_t nelems, size_t *indices, const int *status, 
 def _p2p(name, ret, args, since, call):
     forms = [typed('stdamotypes', '%s shmem_{T}_%s(%s)' % (ret, name, args))]
     return family(S_P2P, 'shmem_' + name, forms, since, impl='gen', body=call)
+
+
+# The deprecated point-to-point types that the multi-element routines lack
+# in the spec (its p2psynctypes rows outside stdamotypes).
+_P2P_OLD = ['short', 'ushort']
+
+
+def _p2p_set(name, ret, args, call):
+    """A multi-element wait/test family (1.5) and, right after it, its short
+    and unsigned short forms: not in the 1.6 list, but the spec keeps those
+    types for point-to-point synchronization (deprecated), other libraries
+    provide these forms, and C11 programs that call the generic name on a
+    `short *` need them."""
+    return [
+        _p2p(name, ret, args, '1.5', call),
+        family(S_P2P, 'shmem_short_%s, shmem_ushort_%s' % (name, name),
+               [typed(_P2P_OLD, '%s shmem_{T}_%s(%s)' % (ret, name, args))], '1.5',
+               deprecated=True, impl='gen', body=call, extra=True),
+    ]
 
 
 def _coll(name, args, mem_args, body, since='1.5'):
@@ -671,40 +695,42 @@ FAMILIES = [
         single('void shmem_wait_until(long *ivar, int cmp, long cmp_value)', type='long'),
     ], '1.0', deprecated=True, impl='gen',
         body='shoal_wait_until({WKIND}, ivar, cmp, &cmp_value, {FN});'),
-    _p2p('wait_until_all', 'void', _WAIT_SET, '1.5',
-         'shoal_wait_until_all({WKIND}, ivars, nelems, status, cmp, &cmp_value, 0, {FN});'),
-    _p2p('wait_until_any', 'size_t', _WAIT_SET, '1.5',
-         'return shoal_wait_until_any({WKIND}, ivars, nelems, status, cmp, &cmp_value, 0, {FN});'),
-    _p2p('wait_until_some', 'size_t', _WAIT_SOME, '1.5',
-         'return shoal_wait_until_some({WKIND}, ivars, nelems, indices, status, cmp, &cmp_value, '
-         '0, {FN});'),
-    _p2p('wait_until_all_vector', 'void', _WAIT_SETV, '1.5',
-         'shoal_wait_until_all({WKIND}, ivars, nelems, status, cmp, cmp_values, 1, {FN});'),
-    _p2p('wait_until_any_vector', 'size_t', _WAIT_SETV, '1.5',
-         'return shoal_wait_until_any({WKIND}, ivars, nelems, status, cmp, cmp_values, 1, {FN});'),
-    _p2p('wait_until_some_vector', 'size_t', _WAIT_SOMEV, '1.5',
-         'return shoal_wait_until_some({WKIND}, ivars, nelems, indices, status, cmp, cmp_values, '
-         '1, {FN});'),
+    *_p2p_set('wait_until_all', 'void', _WAIT_SET,
+              'shoal_wait_until_all({WKIND}, ivars, nelems, status, cmp, &cmp_value, 0, {FN});'),
+    *_p2p_set('wait_until_any', 'size_t', _WAIT_SET,
+              'return shoal_wait_until_any({WKIND}, ivars, nelems, status, cmp, &cmp_value, 0, '
+              '{FN});'),
+    *_p2p_set('wait_until_some', 'size_t', _WAIT_SOME,
+              'return shoal_wait_until_some({WKIND}, ivars, nelems, indices, status, cmp, '
+              '&cmp_value, 0, {FN});'),
+    *_p2p_set('wait_until_all_vector', 'void', _WAIT_SETV,
+              'shoal_wait_until_all({WKIND}, ivars, nelems, status, cmp, cmp_values, 1, {FN});'),
+    *_p2p_set('wait_until_any_vector', 'size_t', _WAIT_SETV,
+              'return shoal_wait_until_any({WKIND}, ivars, nelems, status, cmp, cmp_values, 1, '
+              '{FN});'),
+    *_p2p_set('wait_until_some_vector', 'size_t', _WAIT_SOMEV,
+              'return shoal_wait_until_some({WKIND}, ivars, nelems, indices, status, cmp, '
+              'cmp_values, 1, {FN});'),
     _p2p('test', 'int', 'TYPE *ivar, int cmp, TYPE cmp_value', '1.4',
          'return shoal_test({WKIND}, ivar, cmp, &cmp_value, {FN});'),
     family(S_P2P, 'shmem_short_test, shmem_ushort_test', [
         typed(['short', 'ushort'], 'int shmem_{T}_test(TYPE *ivar, int cmp, TYPE cmp_value)'),
     ], '1.4', deprecated=True, impl='gen',
         body='return shoal_test({WKIND}, ivar, cmp, &cmp_value, {FN});'),
-    _p2p('test_all', 'int', _WAIT_SET, '1.5',
-         'return shoal_test_all({WKIND}, ivars, nelems, status, cmp, &cmp_value, 0, {FN});'),
-    _p2p('test_any', 'size_t', _WAIT_SET, '1.5',
-         'return shoal_test_any({WKIND}, ivars, nelems, status, cmp, &cmp_value, 0, {FN});'),
-    _p2p('test_some', 'size_t', _WAIT_SOME, '1.5',
-         'return shoal_test_some({WKIND}, ivars, nelems, indices, status, cmp, &cmp_value, 0, '
-         '{FN});'),
-    _p2p('test_all_vector', 'int', _WAIT_SETV, '1.5',
-         'return shoal_test_all({WKIND}, ivars, nelems, status, cmp, cmp_values, 1, {FN});'),
-    _p2p('test_any_vector', 'size_t', _WAIT_SETV, '1.5',
-         'return shoal_test_any({WKIND}, ivars, nelems, status, cmp, cmp_values, 1, {FN});'),
-    _p2p('test_some_vector', 'size_t', _WAIT_SOMEV, '1.5',
-         'return shoal_test_some({WKIND}, ivars, nelems, indices, status, cmp, cmp_values, 1, '
-         '{FN});'),
+    *_p2p_set('test_all', 'int', _WAIT_SET,
+              'return shoal_test_all({WKIND}, ivars, nelems, status, cmp, &cmp_value, 0, {FN});'),
+    *_p2p_set('test_any', 'size_t', _WAIT_SET,
+              'return shoal_test_any({WKIND}, ivars, nelems, status, cmp, &cmp_value, 0, {FN});'),
+    *_p2p_set('test_some', 'size_t', _WAIT_SOME,
+              'return shoal_test_some({WKIND}, ivars, nelems, indices, status, cmp, &cmp_value, '
+              '0, {FN});'),
+    *_p2p_set('test_all_vector', 'int', _WAIT_SETV,
+              'return shoal_test_all({WKIND}, ivars, nelems, status, cmp, cmp_values, 1, {FN});'),
+    *_p2p_set('test_any_vector', 'size_t', _WAIT_SETV,
+              'return shoal_test_any({WKIND}, ivars, nelems, status, cmp, cmp_values, 1, {FN});'),
+    *_p2p_set('test_some_vector', 'size_t', _WAIT_SOMEV,
+              'return shoal_test_some({WKIND}, ivars, nelems, indices, status, cmp, cmp_values, '
+              '1, {FN});'),
     family(S_P2P, 'shmem_signal_wait_until', [single(
         'uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)')],
         '1.5'),
@@ -755,6 +781,8 @@ def generic(name, routine=None, types=None, arg=0, ctx=False, const=False, fallb
     return {'name': name, 'routine': routine, 'types': types, 'arg': arg, 'ctx': ctx,
             'const': const, 'fallback': fallback, 'special': special, 'function': function}
 
+
+_P2P_GENERIC_TYPES = TABLES['stdamotypes'] + _P2P_OLD
 
 GENERICS = [
     # RMA (optional ctx)
@@ -832,23 +860,25 @@ GENERICS = [
     generic('shmem_prod_reduce', 'shmem_{T}_prod_reduce', ('teamreducetypes', 'PROD'), arg=1),
     generic('shmem_sum_inscan', 'shmem_{T}_sum_inscan', ('teamreducetypes', 'SUM'), arg=1),
     generic('shmem_sum_exscan', 'shmem_{T}_sum_exscan', ('teamreducetypes', 'SUM'), arg=1),
-    # Point-to-point synchronization (no ctx).  wait_until and test also
-    # take the deprecated short / unsigned short.
-    generic('shmem_wait_until', 'shmem_{T}_wait_until', TABLES['stdamotypes'] + ['short', 'ushort'],
+    # Point-to-point synchronization (no ctx): every one also takes the
+    # deprecated short / unsigned short (the multi-element ones through the
+    # extra families above).
+    generic('shmem_wait_until', 'shmem_{T}_wait_until', _P2P_GENERIC_TYPES,
             function='shmem_wait_until'),
-    generic('shmem_wait_until_all', 'shmem_{T}_wait_until_all', 'stdamotypes'),
-    generic('shmem_wait_until_any', 'shmem_{T}_wait_until_any', 'stdamotypes'),
-    generic('shmem_wait_until_some', 'shmem_{T}_wait_until_some', 'stdamotypes'),
-    generic('shmem_wait_until_all_vector', 'shmem_{T}_wait_until_all_vector', 'stdamotypes'),
-    generic('shmem_wait_until_any_vector', 'shmem_{T}_wait_until_any_vector', 'stdamotypes'),
-    generic('shmem_wait_until_some_vector', 'shmem_{T}_wait_until_some_vector', 'stdamotypes'),
-    generic('shmem_test', 'shmem_{T}_test', TABLES['stdamotypes'] + ['short', 'ushort']),
-    generic('shmem_test_all', 'shmem_{T}_test_all', 'stdamotypes'),
-    generic('shmem_test_any', 'shmem_{T}_test_any', 'stdamotypes'),
-    generic('shmem_test_some', 'shmem_{T}_test_some', 'stdamotypes'),
-    generic('shmem_test_all_vector', 'shmem_{T}_test_all_vector', 'stdamotypes'),
-    generic('shmem_test_any_vector', 'shmem_{T}_test_any_vector', 'stdamotypes'),
-    generic('shmem_test_some_vector', 'shmem_{T}_test_some_vector', 'stdamotypes'),
+    generic('shmem_wait_until_all', 'shmem_{T}_wait_until_all', _P2P_GENERIC_TYPES),
+    generic('shmem_wait_until_any', 'shmem_{T}_wait_until_any', _P2P_GENERIC_TYPES),
+    generic('shmem_wait_until_some', 'shmem_{T}_wait_until_some', _P2P_GENERIC_TYPES),
+    generic('shmem_wait_until_all_vector', 'shmem_{T}_wait_until_all_vector', _P2P_GENERIC_TYPES),
+    generic('shmem_wait_until_any_vector', 'shmem_{T}_wait_until_any_vector', _P2P_GENERIC_TYPES),
+    generic('shmem_wait_until_some_vector', 'shmem_{T}_wait_until_some_vector',
+            _P2P_GENERIC_TYPES),
+    generic('shmem_test', 'shmem_{T}_test', _P2P_GENERIC_TYPES),
+    generic('shmem_test_all', 'shmem_{T}_test_all', _P2P_GENERIC_TYPES),
+    generic('shmem_test_any', 'shmem_{T}_test_any', _P2P_GENERIC_TYPES),
+    generic('shmem_test_some', 'shmem_{T}_test_some', _P2P_GENERIC_TYPES),
+    generic('shmem_test_all_vector', 'shmem_{T}_test_all_vector', _P2P_GENERIC_TYPES),
+    generic('shmem_test_any_vector', 'shmem_{T}_test_any_vector', _P2P_GENERIC_TYPES),
+    generic('shmem_test_some_vector', 'shmem_{T}_test_some_vector', _P2P_GENERIC_TYPES),
 ]
 
 

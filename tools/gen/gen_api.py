@@ -12,8 +12,10 @@ Before writing anything it checks the expansion of the table against the
 spec list: every emitted C prototype must equal the `prototype` column of
 symbols-1.6.tsv (modulo whitespace), with the same section, family and
 deprecated flag, and no symbol may be missing or extra; the generic names
-must be exactly those of generics-1.6.txt.  Any difference is an error
-(exit status 1), which fails the build.
+must be exactly those of generics-1.6.txt.  The table's extra families
+(beyond the 1.6 list, see api_table.py) are the one exception: their
+routines must not be in the list.  Any difference is an error (exit status
+1), which fails the build.
 
 --list-sources prints the wrapper source paths (CMake asks at configure
 time) and writes nothing.  The module is also imported by tests/api/.
@@ -48,6 +50,7 @@ class Routine:
         self.size = size            # SIZE in bits (sized forms)
         self.ctx = ctx              # a ctx twin
         self.deprecated = fam['deprecated']
+        self.extra = fam['extra']   # beyond the 1.6 list
         self.noreturn = form.get('noreturn', False)
         self.impl = fam['impl']
 
@@ -218,6 +221,10 @@ def check_against_spec(symbols_tsv, generics_txt):
             errors.append('missing: %s  (%s)' % (name, by_sym[name]['prototype']))
     for name, r in mine.items():
         row = by_sym.get(name)
+        if r.extra:
+            if row is not None:
+                errors.append('%s is in the spec list but its family is marked extra' % name)
+            continue
         if row is None:
             errors.append('not in the spec list: %s' % r.prototype)
             continue
@@ -230,7 +237,7 @@ def check_against_spec(symbols_tsv, generics_txt):
             errors.append('%s: family %r, spec %r' % (name, r.family['name'], row['family']))
         if (row['deprecated'] == 'deprecated') != r.deprecated:
             errors.append('%s: deprecated flag differs from the spec' % name)
-    if not errors and [r.name for r in ALL] != [row['symbol'] for row in spec]:
+    if not errors and [r.name for r in ALL if not r.extra] != [row['symbol'] for row in spec]:
         errors.append('routine order differs from the spec list')
     # Generic names.
     with open(generics_txt) as f:
@@ -297,6 +304,8 @@ def _prototype_block(routines, twin=False):
             note = 'since %s' % f['since']
             if f['deprecated']:
                 note += ', deprecated'
+            if f['extra']:
+                note += '; not in the OpenSHMEM 1.6 list, as in other libraries'
             lines.append('')
             lines.append('/* %s (%s) */' % (family, note))
         if r.uses_complex and not in_complex:
@@ -766,8 +775,10 @@ def main():
             nwrap += len(routines)
     if a.stamp:
         write(a.stamp, 'ok\n')
-    print('gen_api: %d routines match the spec list (%d symbols); %d generic names; '
-          '%d wrappers generated' % (len(ALL), nspec, len(T.GENERICS), nwrap))
+    nextra = sum(1 for r in ALL if r.extra)
+    print('gen_api: %d routines match the spec list (%d symbols), %d beyond it; %d generic '
+          'names; %d wrappers generated' % (len(ALL) - nextra, nspec, nextra, len(T.GENERICS),
+                                            nwrap))
     return 0
 
 
