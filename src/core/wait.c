@@ -255,14 +255,51 @@ void shoal_wait_until_all(int kind, void *ivars, size_t nelems, const int *statu
     wait_set(&q);
 }
 
+/* Where this thread's next test_any / wait_until_any on an array starts
+ * looking.  When several elements satisfy, scanning from 0 every time would
+ * return the lowest one forever and starve the others (a server loop over
+ * test_any with status NULL would never see index 1); other libraries
+ * rotate too.  A call starts just after the index that the previous call on
+ * the same array returned, so with every element satisfying, n successive
+ * calls return all n.  Per thread: threads neither share nor contend.  Per
+ * array (a slot chosen by address): a program alternating between two
+ * arrays (in different slots) does not see only every other index of each. */
+#define ANY_SLOTS 16
+static __thread size_t any_next[ANY_SLOTS];
+
+static size_t *any_slot(const void *ivars)
+{
+    uint64_t h = (uint64_t)(uintptr_t)ivars * 0x9E3779B97F4A7C15ull;
+    return &any_next[h >> 60];
+}
+
+/* The first satisfying active element from the array's slot on (wrapping
+ * around), or SIZE_MAX; the slot then starts after it. */
+static size_t next_ok(const struct set_q *q)
+{
+    size_t *next = any_slot(q->ivars);
+    size_t start = q->nelems ? *next % q->nelems : 0;
+    for (size_t k = 0; k < q->nelems; k++) {
+        size_t i = start + k < q->nelems ? start + k : start + k - q->nelems;
+        if (active(q, i) && elem_ok(q->kind, q->ivars, i, q->cmp, q->values, q->vector)) {
+            *next = i + 1;
+            return i;
+        }
+    }
+    return SIZE_MAX;
+}
+
 size_t shoal_wait_until_any(int kind, void *ivars, size_t nelems, const int *status, int cmp,
                             const void *values, int vector, const char *fn)
 {
     SETQ(1);
     if (n_active(&q) == 0)
         return SIZE_MAX;
-    wait_set(&q);
-    return first_ok(&q);
+    /* An element may stop satisfying between the wait and the pick. */
+    size_t i;
+    while ((i = next_ok(&q)) == SIZE_MAX)
+        wait_set(&q);
+    return i;
 }
 
 size_t shoal_wait_until_some(int kind, void *ivars, size_t nelems, size_t *indices,
@@ -287,7 +324,7 @@ size_t shoal_test_any(int kind, void *ivars, size_t nelems, const int *status, i
                       const void *values, int vector, const char *fn)
 {
     SETQ(1);
-    return first_ok(&q);
+    return next_ok(&q);
 }
 
 size_t shoal_test_some(int kind, void *ivars, size_t nelems, size_t *indices, const int *status,

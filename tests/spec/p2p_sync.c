@@ -11,7 +11,15 @@
  * each PE runs a helper thread (SHMEM_THREAD_MULTIPLE) that updates its
  * right neighbour while its main thread waits on its own variables.  After
  * every wait the variables must really satisfy the condition (an early
- * return is caught). */
+ * return is caught).
+ *
+ *   p2p_sync            everything above
+ *   p2p_sync any_fair   test_any / wait_until_any [_vector] with several
+ *                       elements satisfying: successive calls of one thread
+ *                       return every one of them (none is starved)
+ *   p2p_sync short      the short / unsigned short forms of the
+ *                       multi-element routines (deprecated types, kept by
+ *                       other libraries) and their C11 generic names */
 #include "shoal_test.h"
 
 #define N 6
@@ -567,12 +575,325 @@ static void test_signal_wait(void)
     shmem_barrier_all();
 }
 
-int main(void)
+/* ---------------------------------------- fairness of test_any / wait_until_any */
+
+enum { F_TEST_ANY, F_TEST_ANY_VECTOR, F_WAIT_ANY, F_WAIT_ANY_VECTOR, F_FORMS };
+static const char *const any_form_names[F_FORMS] = {
+    "shmem_int_test_any", "shmem_int_test_any_vector", "shmem_int_wait_until_any",
+    "shmem_int_wait_until_any_vector"};
+
+static size_t any_call(int form, int *flags, const int *status)
 {
+    static const int ones[N] = {1, 1, 1, 1, 1, 1};
+    switch (form) {
+    case F_TEST_ANY: return shmem_int_test_any(flags, N, status, SHMEM_CMP_EQ, 1);
+    case F_TEST_ANY_VECTOR: return shmem_int_test_any_vector(flags, N, status, SHMEM_CMP_EQ, ones);
+    case F_WAIT_ANY: return shmem_int_wait_until_any(flags, N, status, SHMEM_CMP_EQ, 1);
+    default: return shmem_int_wait_until_any_vector(flags, N, status, SHMEM_CMP_EQ, ones);
+    }
+}
+
+/* N successive calls of one form from this thread: every element in
+ * `want` comes back, nothing outside it does. */
+static void check_any_serves_all(int form, int *flags, const int *status, const int *want,
+                                 const char *what)
+{
+    int seen[N] = {0};
+    for (int k = 0; k < N; k++) {
+        size_t i = any_call(form, flags, status);
+        CHECK_MSG(i < N && want[i], "%s (%s): call %d returned %zu, not a satisfying index",
+                  any_form_names[form], what, k, i);
+        seen[i] = 1;
+    }
+    for (int i = 0; i < N; i++)
+        CHECK_MSG(!want[i] || seen[i],
+                  "%s (%s): index %d was never returned in %d successive calls",
+                  any_form_names[form], what, i, N);
+}
+
+struct fair_arg {
+    int *flags;
+    pthread_barrier_t *start;
+};
+
+/* Another thread polling the same flags at the same time: its calls must
+ * not take turns away from this thread's (the rotation is per thread). */
+static void *fair_thread(void *p)
+{
+    struct fair_arg *a = p;
+    static const int all[N] = {1, 1, 1, 1, 1, 1};
+    pthread_barrier_wait(a->start);
+    for (int form = 0; form < F_FORMS; form++)
+        check_any_serves_all(form, a->flags, NULL, all, "second thread");
+    return NULL;
+}
+
+static void test_any_fairness(void)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int *flags = shmem_calloc(N, sizeof(int));
+    CHECK_NOT_NULL(flags);
+    /* A server: the left neighbour raises every flag of this PE, and this
+     * PE serves whichever test_any names until each was served once. */
+    PHASE("test_any server loop, all flags raised");
+    shmem_barrier_all();
+    for (int i = 0; i < N; i++)
+        shmem_int_atomic_set(&flags[i], 1, (me + 1) % n);
+    shmem_barrier_all();
+    int served[N] = {0}, nserved = 0, calls = 0;
+    while (nserved < N && calls < 100 * N) {
+        size_t i = shmem_int_test_any(flags, N, NULL, SHMEM_CMP_EQ, 1);
+        calls++;
+        CHECK_MSG(i < N, "shmem_int_test_any returned %zu with every flag raised", i);
+        if (!served[i]) {
+            served[i] = 1;
+            nserved++;
+        }
+    }
+    CHECK_MSG(nserved == N, "after %d calls of shmem_int_test_any only %d of %d flags were served",
+              calls, nserved, N);
+    CHECK_MSG(calls <= N, "serving %d raised flags took %d calls of shmem_int_test_any", N, calls);
+
+    static const int all[N] = {1, 1, 1, 1, 1, 1};
+    for (int form = 0; form < F_FORMS; form++) {
+        PHASE("%s: every index within %d calls", any_form_names[form], N);
+        check_any_serves_all(form, flags, NULL, all, "status NULL");
+        /* With a status mask: only the included ones, all of them. */
+        const int st[N] = {0, 1, 0, 1, 1, 0}, included[N] = {1, 0, 1, 0, 0, 1};
+        check_any_serves_all(form, flags, st, included, "status excludes 1, 3, 4");
+    }
+    /* Only some satisfy: those, in turn. */
+    PHASE("test_any with flags 1 and 4 raised");
+    for (int i = 0; i < N; i++)
+        flags[i] = 0;
+    shmem_barrier_all();
+    shmem_int_atomic_set(&flags[1], 1, (me + 1) % n);
+    shmem_int_atomic_set(&flags[4], 1, (me + 1) % n);
+    shmem_barrier_all();
+    const int raised[N] = {0, 1, 0, 0, 1, 0};
+    for (int form = 0; form < F_FORMS; form++)
+        check_any_serves_all(form, flags, NULL, raised, "flags 1 and 4");
+
+    /* Two threads polling at once each see every index. */
+    PHASE("test_any from two threads");
+    for (int i = 0; i < N; i++)
+        flags[i] = 1;
+    pthread_barrier_t start;
+    CHECK_EQ_I(pthread_barrier_init(&start, NULL, 2), 0);
+    struct fair_arg a = {flags, &start};
+    pthread_t th;
+    CHECK_EQ_I(pthread_create(&th, NULL, fair_thread, &a), 0);
+    pthread_barrier_wait(&start);
+    for (int form = 0; form < F_FORMS; form++)
+        check_any_serves_all(form, flags, NULL, all, "main thread");
+    pthread_join(th, NULL);
+    pthread_barrier_destroy(&start);
+    shmem_barrier_all();
+    shmem_free(flags);
+}
+
+/* ---------------------------------- short / unsigned short multi-element forms */
+
+/* Per type: the condition the waits use (CMP against C), a value meeting
+ * it (HI; for unsigned short it has the top bit set, for short it is
+ * negative, so a comparison of the wrong signedness fails or returns
+ * early) and one failing it (LO). */
+struct short_upd {
+    void (*go)(struct short_upd *);
+    void *ivars;
+    int pe, count, idx[N];
+    int vals[N];
+    pthread_t th;
+};
+
+static void *short_upd_main(void *p)
+{
+    struct short_upd *u = p;
+    u->go(u);
+    return NULL;
+}
+
+/* short_start_T: after a barrier, a thread sets elements idx of the right
+ * neighbour's copy (with one PE, of this PE's) to vals, one by one. */
+#define SHORT_TYPES(X)                                                                         \
+    X(short, short, SHMEM_CMP_LT, 0, -3, 1)                                                    \
+    X(unsigned short, ushort, SHMEM_CMP_GT, 0x8000, 0xFFF0, 1)
+
+#define DEF_SHORT(T, NAME, CMP, C, HI, LO)                                                     \
+    static void short_go_##NAME(struct short_upd *u)                                           \
+    {                                                                                          \
+        T *iv = u->ivars;                                                                      \
+        for (int j = 0; j < u->count; j++) {                                                   \
+            st_sleep_us(300);                                                                  \
+            shmem_##NAME##_p(&iv[u->idx[j]], (T)u->vals[j], u->pe);                            \
+            shmem_quiet();                                                                     \
+        }                                                                                      \
+    }                                                                                          \
+    static void short_start_##NAME(struct short_upd *u, T *iv, int count, const int *idx,      \
+                                   const int *vals)                                            \
+    {                                                                                          \
+        u->go = short_go_##NAME;                                                               \
+        u->ivars = iv;                                                                         \
+        u->pe = (shmem_my_pe() + 1) % shmem_n_pes();                                           \
+        u->count = count;                                                                      \
+        for (int j = 0; j < count; j++)                                                        \
+            u->idx[j] = idx[j], u->vals[j] = vals[j];                                          \
+        shmem_barrier_all();                                                                   \
+        CHECK_EQ_I(pthread_create(&u->th, NULL, short_upd_main, u), 0);                        \
+    }                                                                                          \
+    static void short_end_##NAME(struct short_upd *u)                                          \
+    {                                                                                          \
+        pthread_join(u->th, NULL);                                                             \
+        shmem_barrier_all();                                                                   \
+    }                                                                                          \
+    static void short_fill_##NAME(T *iv, T v)                                                  \
+    {                                                                                          \
+        for (int i = 0; i < N; i++)                                                            \
+            iv[i] = v;                                                                         \
+    }                                                                                          \
+    static void short_forms_##NAME(T *iv)                                                      \
+    {                                                                                          \
+        const T hi = (T)(HI), lo = (T)(LO), c = (T)(C);                                        \
+        const int all_idx[N] = {0, 1, 2, 3, 4, 5};                                             \
+        int his[N], vhis[N];                                                                   \
+        T cv[N];                                                                               \
+        for (int i = 0; i < N; i++) {                                                          \
+            his[i] = (int)hi;                                                                  \
+            cv[i] = (T)(hi - i); /* vector EQ: element i waits for HI - i */                   \
+            vhis[i] = (int)cv[i];                                                              \
+        }                                                                                      \
+        size_t idx[N], r;                                                                      \
+        struct short_upd u;                                                                    \
+        PHASE("shmem_%s_wait_until_all", #NAME);                                               \
+        short_fill_##NAME(iv, lo);                                                             \
+        CHECK_EQ_I(shmem_##NAME##_test_all(iv, N, NULL, CMP, c), 0);                           \
+        short_start_##NAME(&u, iv, N, all_idx, his);                                           \
+        shmem_##NAME##_wait_until_all(iv, N, NULL, CMP, c);                                    \
+        for (int i = 0; i < N; i++)                                                            \
+            CHECK_MSG(iv[i] == hi, "shmem_%s_wait_until_all returned before element %d "       \
+                      "arrived", #NAME, i);                                                    \
+        CHECK_EQ_I(shmem_##NAME##_test_all(iv, N, NULL, CMP, c), 1);                           \
+        short_end_##NAME(&u);                                                                  \
+                                                                                               \
+        PHASE("shmem_%s_wait_until_any", #NAME);                                               \
+        short_fill_##NAME(iv, lo);                                                             \
+        CHECK_EQ_U(shmem_##NAME##_test_any(iv, N, NULL, CMP, c), SIZE_MAX);                    \
+        short_start_##NAME(&u, iv, 1, &all_idx[4], his);                                       \
+        CHECK_EQ_U(shmem_##NAME##_wait_until_any(iv, N, NULL, CMP, c), 4);                     \
+        CHECK_EQ_U(shmem_##NAME##_test_any(iv, N, NULL, CMP, c), 4);                           \
+        short_end_##NAME(&u);                                                                  \
+                                                                                               \
+        PHASE("shmem_%s_wait_until_some", #NAME);                                              \
+        short_fill_##NAME(iv, lo);                                                             \
+        CHECK_EQ_U(shmem_##NAME##_test_some(iv, N, idx, NULL, CMP, c), 0);                     \
+        const int odd[2] = {1, 3};                                                             \
+        short_start_##NAME(&u, iv, 2, odd, his);                                               \
+        r = shmem_##NAME##_wait_until_some(iv, N, idx, NULL, CMP, c);                          \
+        CHECK_MSG(r >= 1 && r <= 2, "shmem_%s_wait_until_some returned %zu", #NAME, r);        \
+        for (size_t j = 0; j < r; j++)                                                         \
+            CHECK_MSG(idx[j] == 1 || idx[j] == 3, "shmem_%s_wait_until_some: index %zu",       \
+                      #NAME, idx[j]);                                                          \
+        short_end_##NAME(&u);                                                                  \
+        CHECK_EQ_U(shmem_##NAME##_test_some(iv, N, idx, NULL, CMP, c), 2);                     \
+                                                                                               \
+        PHASE("shmem_%s_wait_until_*_vector", #NAME);                                          \
+        short_fill_##NAME(iv, lo);                                                             \
+        CHECK_EQ_I(shmem_##NAME##_test_all_vector(iv, N, NULL, SHMEM_CMP_EQ, cv), 0);          \
+        short_start_##NAME(&u, iv, N, all_idx, vhis);                                          \
+        shmem_##NAME##_wait_until_all_vector(iv, N, NULL, SHMEM_CMP_EQ, cv);                   \
+        for (int i = 0; i < N; i++)                                                            \
+            CHECK_MSG(iv[i] == cv[i], "shmem_%s_wait_until_all_vector: element %d = %d",       \
+                      #NAME, i, (int)iv[i]);                                                   \
+        short_end_##NAME(&u);                                                                  \
+        short_fill_##NAME(iv, lo);                                                             \
+        short_start_##NAME(&u, iv, 1, &all_idx[2], &vhis[2]);                                  \
+        CHECK_EQ_U(shmem_##NAME##_wait_until_any_vector(iv, N, NULL, SHMEM_CMP_EQ, cv), 2);    \
+        short_end_##NAME(&u);                                                                  \
+        short_fill_##NAME(iv, lo);                                                             \
+        const int ends[2] = {0, 5}, ends_v[2] = {vhis[0], vhis[5]};                            \
+        short_start_##NAME(&u, iv, 2, ends, ends_v);                                           \
+        r = shmem_##NAME##_wait_until_some_vector(iv, N, idx, NULL, SHMEM_CMP_EQ, cv);         \
+        CHECK_MSG(r >= 1 && r <= 2 && (idx[0] == 0 || idx[0] == 5),                            \
+                  "shmem_%s_wait_until_some_vector returned %zu (first index %zu)", #NAME, r,  \
+                  idx[0]);                                                                     \
+        short_end_##NAME(&u);                                                                  \
+                                                                                               \
+        PHASE("shmem_%s_test_*[_vector] with status masks", #NAME);                            \
+        {                                                                                      \
+            const int good[N] = {1, 0, 1, 0, 0, 1};                                            \
+            const int st_bad[N] = {0, 1, 0, 1, 1, 0}; /* excludes the failing ones */          \
+            T *ivv = iv + N;                                                                   \
+            for (int i = 0; i < N; i++) {                                                      \
+                iv[i] = good[i] ? hi : lo;                                                     \
+                ivv[i] = good[i] ? cv[i] : lo;                                                 \
+            }                                                                                  \
+            CHECK_EQ_I(shmem_##NAME##_test_all(iv, N, NULL, CMP, c), 0);                       \
+            CHECK_EQ_I(shmem_##NAME##_test_all(iv, N, st_bad, CMP, c), 1);                     \
+            CHECK_EQ_I(shmem_##NAME##_test_all_vector(ivv, N, st_bad, SHMEM_CMP_EQ, cv), 1);   \
+            r = shmem_##NAME##_test_any(iv, N, NULL, CMP, c);                                  \
+            CHECK_MSG(r < N && good[r], "shmem_%s_test_any returned %zu", #NAME, r);           \
+            r = shmem_##NAME##_test_any_vector(ivv, N, NULL, SHMEM_CMP_EQ, cv);                \
+            CHECK_MSG(r < N && good[r], "shmem_%s_test_any_vector returned %zu", #NAME, r);    \
+            CHECK_EQ_U(shmem_##NAME##_test_some(iv, N, idx, NULL, CMP, c), 3);                 \
+            CHECK_EQ_U(shmem_##NAME##_test_some_vector(ivv, N, idx, st_bad, SHMEM_CMP_EQ, cv), \
+                       3);                                                                     \
+            CHECK_EQ_U(shmem_##NAME##_test_some(iv, N, idx, good, CMP, c), 0);                 \
+                                                                                               \
+            /* The C11 generic names select these routines by the pointer type. */             \
+            PHASE("C11 generics on %s", #T);                                                   \
+            CHECK_EQ_I(shmem_test_all(iv, N, st_bad, CMP, c), 1);                              \
+            r = shmem_test_any(iv, N, NULL, CMP, c);                                           \
+            CHECK_MSG(r < N && good[r], "shmem_test_any(%s *) returned %zu", #T, r);           \
+            CHECK_EQ_U(shmem_test_some(iv, N, idx, NULL, CMP, c), 3);                          \
+            CHECK_EQ_I(shmem_test_all_vector(ivv, N, st_bad, SHMEM_CMP_EQ, cv), 1);            \
+            r = shmem_test_any_vector(ivv, N, NULL, SHMEM_CMP_EQ, cv);                         \
+            CHECK_MSG(r < N && good[r], "shmem_test_any_vector(%s *) returned %zu", #T, r);    \
+            CHECK_EQ_U(shmem_test_some_vector(ivv, N, idx, NULL, SHMEM_CMP_EQ, cv), 3);        \
+            shmem_wait_until_all(iv, N, st_bad, CMP, c);                                       \
+            r = shmem_wait_until_any(iv, N, NULL, CMP, c);                                     \
+            CHECK_MSG(r < N && good[r], "shmem_wait_until_any(%s *) returned %zu", #T, r);     \
+            CHECK_EQ_U(shmem_wait_until_some(iv, N, idx, NULL, CMP, c), 3);                    \
+            shmem_wait_until_all_vector(ivv, N, st_bad, SHMEM_CMP_EQ, cv);                     \
+            r = shmem_wait_until_any_vector(ivv, N, NULL, SHMEM_CMP_EQ, cv);                   \
+            CHECK_MSG(r < N && good[r], "shmem_wait_until_any_vector(%s *) returned %zu", #T,  \
+                      r);                                                                      \
+            CHECK_EQ_U(shmem_wait_until_some_vector(ivv, N, idx, st_bad, SHMEM_CMP_EQ, cv),    \
+                       3);                                                                     \
+            shmem_barrier_all();                                                               \
+        }                                                                                      \
+    }
+
+SHORT_TYPES(DEF_SHORT)
+
+static void test_short_forms(void)
+{
+    void *iv = shmem_calloc(2 * N, sizeof(short));
+    CHECK_NOT_NULL(iv);
+#define CALL_SHORT(T, NAME, CMP, C, HI, LO)                                                    \
+    short_forms_##NAME((T *)iv);                                                               \
+    st_note("multi-element wait/test " #NAME);
+    SHORT_TYPES(CALL_SHORT)
+    shmem_free(iv);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "all";
     int provided = -1;
     CHECK_EQ_I(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided), 0);
     st_begin();
     CHECK_EQ_I(provided, SHMEM_THREAD_MULTIPLE);
+    if (!strcmp(mode, "any_fair") || !strcmp(mode, "short")) {
+        if (!strcmp(mode, "any_fair"))
+            test_any_fairness();
+        else
+            test_short_forms();
+        ST_PHASE("finalize");
+        shmem_finalize();
+        if (st_me == 0)
+            printf("ok: p2p_sync %s (%d PEs)\n", mode, st_npes);
+        return 0;
+    }
     void *iv = shmem_calloc(2 * N, 8);
     CHECK_NOT_NULL(iv);
 #define CALL_P2P(T, NAME)                                                                      \
