@@ -6,8 +6,12 @@
 # tests of that bootstrap); UCX (libucx-dev: the network transport;
 # ucx-utils: ucx_info and ucx_perftest, which bench/ucx_overhead.py compares
 # against); dpkg-dev (dpkg-shlibdeps: the Debian package's run-time
-# dependencies, cmake/ShoalPackaging.cmake); and matplotlib for the python3
-# on PATH, which draws the benchmark suite's plots (bench/run_suite.py).
+# dependencies, cmake/ShoalPackaging.cmake); Slurm and munge (slurmctld,
+# slurmd, slurm-client with srun's pmix plugin, munge: tests/slurm starts a
+# private one-node Slurm of its own; on a systemd machine the packages
+# also enable the munge service, and slurmd/slurmctld services that stay
+# down without /etc/slurm/slurm.conf); and matplotlib for the python3 on
+# PATH, which draws the benchmark suite's plots (bench/run_suite.py).
 set -e
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo=sudo
@@ -33,6 +37,10 @@ command -v mpirun >/dev/null 2>&1 || missing="$missing openmpi-bin"
 pkg-config --exists ucx >/dev/null 2>&1 || missing="$missing libucx-dev"
 command -v ucx_perftest >/dev/null 2>&1 || missing="$missing ucx-utils"
 command -v dpkg-shlibdeps >/dev/null 2>&1 || missing="$missing dpkg-dev"
+command -v slurmctld >/dev/null 2>&1 || missing="$missing slurmctld"
+command -v slurmd >/dev/null 2>&1 || missing="$missing slurmd"
+command -v srun >/dev/null 2>&1 || missing="$missing slurm-client"
+command -v munged >/dev/null 2>&1 || missing="$missing munge"
 if [ -n "$missing" ]; then
   echo "install-deps: installing:$missing"
   # shellcheck disable=SC2086 # one package per word
