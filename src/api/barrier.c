@@ -12,14 +12,14 @@ static void check_init(const char *fn)
 SHOAL_EXPORT void pshmem_barrier_all(void)
 {
     check_init("shmem_barrier_all");
-    shoal_barrier_all_internal();
+    shoal_barrier_all_internal("shmem_barrier_all");
 }
 SHOAL_WEAK_ALIAS(shmem_barrier_all, pshmem_barrier_all)
 
 SHOAL_EXPORT void pshmem_sync_all(void)
 {
     check_init("shmem_sync_all");
-    shoal_sync_all_internal();
+    shoal_sync_all_internal("shmem_sync_all");
 }
 SHOAL_WEAK_ALIAS(shmem_sync_all, pshmem_sync_all)
 

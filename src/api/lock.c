@@ -30,14 +30,15 @@ SHOAL_EXPORT void pshmem_set_lock(long *lock)
                                         LOCK_PE, fn);
     char *serving = shoal_addr(&t->serving, 4, LOCK_PE, fn, "lock");
     if (serving) {
-        shoal_wait_mapped(SHOAL_W_U32, serving, shoal_slot(LOCK_PE), SHMEM_CMP_EQ, &mine);
+        shoal_wait_mapped(SHOAL_W_U32, serving, shoal_slot(LOCK_PE), SHMEM_CMP_EQ, &mine, fn);
         return;
     }
     struct shoal_waiter w;
-    shoal_waiter_init(&w, shoal_my_slot());
+    shoal_waiter_init(&w, shoal_my_slot(), fn, lock);
     while ((uint32_t)shoal_amo(SHMEM_CTX_DEFAULT, SHOAL_AMO_FETCH, &t->serving, 4, 0, 0, LOCK_PE,
                                fn) != mine)
         shoal_backoff(&w, NULL, NULL);
+    shoal_waiter_done(&w);
 }
 SHOAL_WEAK_ALIAS(shmem_set_lock, pshmem_set_lock)
 

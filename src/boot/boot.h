@@ -35,6 +35,15 @@ struct shoal_boot {
     void (*global_exit)(int status);
 };
 
+/* The one upcall boot makes, registered by the caller (NULL: none): run
+ * over and over while a collective bootstrap call waits, so that a PE
+ * blocked here keeps its network transport moving — peers' operations on
+ * this PE and its own posted ones still complete.  The bootstraps read it
+ * with shoal_boot_progress_hook(). */
+typedef void (*shoal_boot_progress_fn)(void);
+void shoal_boot_set_progress(shoal_boot_progress_fn progress);
+shoal_boot_progress_fn shoal_boot_progress_hook(void);
+
 /* Picks the bootstrap (boot_open.c): SHOAL_BOOT=local|pmix|singleton
  * forces one; otherwise (auto) SHOAL_BOOT_FD set by oshrun -> local; a PMIx
  * launcher's variables (PMIX_NAMESPACE, PMIX_RANK) -> pmix; otherwise a

@@ -112,6 +112,25 @@ static void wait_fd(short ev)
     poll(&p, 1, -1);
 }
 
+/* Before a blocking read: while the caller registered a progress hook,
+ * wait for oshrun's reply in short polls and run the hook between them
+ * (first back to back, then every millisecond), so that this PE's network
+ * transport keeps serving its peers, which may need that to reach the same
+ * bootstrap call. */
+static void await_readable(void)
+{
+    void (*progress)(void) = shoal_boot_progress_hook();
+    if (!progress)
+        return;
+    struct pollfd p = {.fd = L.fd, .events = POLLIN};
+    for (unsigned spins = 0;; spins++) {
+        int r = poll(&p, 1, spins < 256 ? 0 : 1);
+        if (r > 0 || (r < 0 && errno != EINTR))
+            return; /* readable, closed or failed: recv tells which */
+        progress();
+    }
+}
+
 /* Sends one record.  On SEQPACKET a send is all or nothing.  Returns 0,
  * -1 with errno (EMSGSIZE: the record is larger than the send buffer). */
 static int send_record(const void *p, size_t n)
@@ -188,6 +207,7 @@ static ssize_t recv_record(void *buf, size_t cap)
             dst = scratch;
             room = cap < sizeof scratch ? cap : sizeof scratch;
         }
+        await_readable();
         ssize_t r = recv(L.fd, dst, room, MSG_TRUNC);
         if (r < 0) {
             if (errno == EINTR)

@@ -40,6 +40,18 @@ static int open_pmix(struct shoal_boot *b, const char *why, char *errbuf, size_t
 #endif
 }
 
+static shoal_boot_progress_fn progress_hook;
+
+void shoal_boot_set_progress(shoal_boot_progress_fn progress)
+{
+    __atomic_store_n(&progress_hook, progress, __ATOMIC_RELEASE);
+}
+
+shoal_boot_progress_fn shoal_boot_progress_hook(void)
+{
+    return __atomic_load_n(&progress_hook, __ATOMIC_ACQUIRE);
+}
+
 const char *shoal_boot_built(void)
 {
 #ifdef SHOAL_HAVE_PMIX

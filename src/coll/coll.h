@@ -13,10 +13,11 @@
 #include <shmem.h>
 #include <stddef.h>
 
-/* shmem_sync_all: no PE leaves before every PE has arrived. */
-void shoal_sync_all_internal(void);
+/* shmem_sync_all: no PE leaves before every PE has arrived.  `fn` is the
+ * routine the program called (errors and hang reports name it). */
+void shoal_sync_all_internal(const char *fn);
 /* shmem_barrier_all: quiet the default context, then sync_all. */
-void shoal_barrier_all_internal(void);
+void shoal_barrier_all_internal(const char *fn);
 /* Algorithm choices, from the environment (called at init):
  * reduce_algo 0 auto, 1 gather, 2 rsag; crossover in bytes for auto. */
 void shoal_coll_init(int reduce_algo, size_t reduce_crossover);

@@ -8,8 +8,9 @@
 
 #include "coll/coll.h"
 #include "core/team.h"
+#include "core/wait_record.h"
 
-void shoal_group_of_team(struct shoal_group *g, const struct shoal_team *t)
+void shoal_group_of_team(struct shoal_group *g, struct shoal_team *t)
 {
     struct shoal_team_block *b = &shoal_my_ctl()->teams[t->slot];
     g->start = t->start;
@@ -18,6 +19,8 @@ void shoal_group_of_team(struct shoal_group *g, const struct shoal_team *t)
     g->me = t->my_pe;
     g->sync = b->sync;
     g->scratch = b->scratch;
+    g->team_slot = t->slot;
+    g->seq = ++t->coll_seq;
 }
 
 /* SHMEM_DEBUG: an outsider's call is legal but usually a mistake in newer
@@ -75,6 +78,8 @@ int shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int si
     g->me = (int)(rel / stride);
     g->sync = (uint64_t *)pSync;
     g->scratch = (uint64_t *)pSync + SHOAL_GROUP_SYNC_WORDS;
+    g->team_slot = -2;
+    g->seq = 0;
     return 0;
 }
 
@@ -93,12 +98,25 @@ void shoal_group_wait(const struct shoal_group *g, int w, const char *fn)
               shoal_g.my_pe, fn);
 }
 
+void shoal_group_wait_from(const struct shoal_group *g, int w, int from, const char *what,
+                           const char *fn)
+{
+    shoal_wait_note_peer(g->team_slot, g->seq, shoal_group_pe(g, from), what);
+    shoal_group_wait(g, w, fn);
+    shoal_wait_note_clear();
+}
+
 void shoal_group_sync(const struct shoal_group *g, const char *fn)
 {
+    static const char *const round_what[] = {
+        "its barrier signal (round 0)", "its barrier signal (round 1)",
+        "its barrier signal (round 2)", "its barrier signal (round 3)",
+        "its barrier signal (round 4)", "its barrier signal (round 5+)"};
     const int n = g->size;
     for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
         shoal_group_signal(g, (g->me + dist) % n, SHOAL_GROUP_BARRIER_WORD + k, fn);
-        shoal_group_wait(g, SHOAL_GROUP_BARRIER_WORD + k, fn);
+        shoal_group_wait_from(g, SHOAL_GROUP_BARRIER_WORD + k, (g->me - dist + n) % n,
+                              round_what[k < 5 ? k : 5], fn);
     }
 }
 
@@ -116,17 +134,17 @@ int shoal_team_usable(shmem_team_t team, const char *fn)
 
 /* ------------------------------------------------- world synchronization */
 
-void shoal_sync_all_internal(void)
+void shoal_sync_all_internal(const char *fn)
 {
     struct shoal_group g;
     shoal_group_of_team(&g, &shoal_team_world);
-    shoal_group_sync(&g, "shmem_sync_all");
+    shoal_group_sync(&g, fn);
 }
 
-void shoal_barrier_all_internal(void)
+void shoal_barrier_all_internal(const char *fn)
 {
-    shoal_quiet(SHMEM_CTX_DEFAULT, "shmem_barrier_all");
-    shoal_sync_all_internal();
+    shoal_quiet(SHMEM_CTX_DEFAULT, fn);
+    shoal_sync_all_internal(fn);
 }
 
 int shoal_coll_team_sync(shmem_team_t team, const char *fn)

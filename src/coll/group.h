@@ -19,6 +19,8 @@ struct shoal_group {
     int me;                  /* my index */
     uint64_t *sync;          /* symmetric, >= SHOAL_GROUP_SYNC_WORDS */
     uint64_t *scratch;       /* symmetric, >= 2 words */
+    int team_slot;           /* the team's ctl slot; -2 for an active set */
+    uint64_t seq;            /* which collective on the team this is, from 1 */
 };
 /* Words of `sync`: [0, 32) barrier rounds, [32, 64) tree rounds. */
 #define SHOAL_GROUP_BARRIER_WORD 0
@@ -30,8 +32,9 @@ static inline int shoal_group_pe(const struct shoal_group *g, int i)
     return g->start + i * g->stride;
 }
 
-/* The group of a live team this PE belongs to. */
-void shoal_group_of_team(struct shoal_group *g, const struct shoal_team *t);
+/* The group of a live team this PE belongs to, for one collective (it
+ * counts the team's collectives). */
+void shoal_group_of_team(struct shoal_group *g, struct shoal_team *t);
 /* The group of an active set, checked (fatal on bad arguments).  Returns
  * 0 for a member; -1 when this PE is not in the set, which then returns
  * from the collective without touching anything (g is not filled in). */
@@ -41,6 +44,10 @@ int shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int si
 /* Signal member i on word w / wait for (and consume) one signal on my w. */
 void shoal_group_signal(const struct shoal_group *g, int i, int w, const char *fn);
 void shoal_group_wait(const struct shoal_group *g, int w, const char *fn);
+/* The same, when the signal can only come from member `from`: a hang
+ * report names it, and its leaving the job ends the wait with an error. */
+void shoal_group_wait_from(const struct shoal_group *g, int w, int from, const char *what,
+                           const char *fn);
 
 /* No member leaves before every member has arrived (dissemination). */
 void shoal_group_sync(const struct shoal_group *g, const char *fn);

@@ -99,7 +99,7 @@ static void *sym_alloc(size_t size, size_t align, int zero, const char *fn)
      * writing into this block. */
     if (zero && rc == 0)
         memset(shoal_g.heap_me + off, 0, size);
-    shoal_barrier_all_internal();
+    shoal_barrier_all_internal(fn);
     if (rc < 0) {
         report_oom(fn, size);
         return NULL;
@@ -139,7 +139,7 @@ void shoal_sym_free(void *ptr, const char *fn)
     size_t off = block_of(ptr, fn);
     if (shoal_g.debug)
         check_symmetric(fn, 0, (long long)off);
-    shoal_barrier_all_internal();
+    shoal_barrier_all_internal(fn);
     shoal_heap_free(heap, off);
 }
 
@@ -155,7 +155,7 @@ void *shoal_sym_realloc(void *ptr, size_t size, const char *fn)
     size_t off = block_of(ptr, fn);
     /* Entry barrier: nobody may still be writing the old block when it
      * moves. */
-    shoal_barrier_all_internal();
+    shoal_barrier_all_internal(fn);
     size_t old = shoal_heap_block_size(heap, off);
     void *result;
     size_t noff = off;
@@ -171,7 +171,7 @@ void *shoal_sym_realloc(void *ptr, size_t size, const char *fn)
     }
     if (shoal_g.debug)
         check_symmetric(fn, size, rc == 0 ? (long long)noff : -1);
-    shoal_barrier_all_internal();
+    shoal_barrier_all_internal(fn);
     if (!result)
         report_oom(fn, size);
     return result;

@@ -1,8 +1,17 @@
 /* Library life cycle.  Init and finalize nest (OpenSHMEM 1.6): each init
  * needs a matching finalize; inner finalizes act as shmem_barrier_all and
  * only the last one tears down.  A program that returns from main without
- * finalizing is finalized implicitly (deprecated, still required); a
- * program that exits non-zero is not, and the launcher takes the job down. */
+ * finalizing (or calls exit(0)) is finalized implicitly (deprecated, still
+ * required); a program that exits non-zero is not, and the launcher takes
+ * the job down.
+ *
+ * The last finalize synchronizes through the bootstrap, never through the
+ * counters of shmem_barrier_all: a PE that leaves early (exit(0) before
+ * the others' barrier) must not be able to complete a user's collective on
+ * their behalf.  It completes its operations, says in its ctl block that
+ * it left (peers still waiting for it in a collective then report the
+ * mismatch instead of hanging, core/wait.c), and waits in the bootstrap
+ * barrier, which keeps its network transport serving the others. */
 #include "core/runtime.h"
 
 #include <stdio.h>
@@ -21,11 +30,13 @@
 #include "core/segments.h"
 #include "core/team.h"
 #include "core/wait.h"
+#include "core/wait_record.h"
 
 static struct shoal_boot boot;
 static struct shoal_config cfg;
 static int exiting_globally;
 static int on_exit_registered;
+static int finalizing_at_exit;
 
 static void implicit_finalize(int status, void *arg)
 {
@@ -35,7 +46,15 @@ static void implicit_finalize(int status, void *arg)
     if (status != 0)
         return; /* the launcher sees the failure and ends the job */
     shoal_g.init_count = 1;
+    finalizing_at_exit = 1;
     shoal_runtime_finalize("shmem_finalize (implicit, at exit)");
+}
+
+/* Runs while a bootstrap call waits (boot.h): what this PE owes its peers
+ * over the network keeps moving. */
+static void boot_progress(void)
+{
+    shoal_net_progress();
 }
 
 static int fail_init(const char *fn, const char *msg)
@@ -68,6 +87,8 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
                              "shmem_finalize");
 
     char err[512];
+    /* Before the launcher knows us: it may then ask where we wait. */
+    shoal_wait_report_install();
     if (shoal_boot_open(&boot, err, sizeof err) < 0)
         return fail_init(fn, err);
     if (shoal_env_load(&cfg, err, sizeof err) < 0) {
@@ -107,6 +128,8 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     shoal_ctx_init_default();
     if (shoal_g.net_active && shoal_net_ctx_open(&shoal_ctx_default, fn) < 0)
         boot.abort(1, "network transport: no resources for the default context");
+    if (shoal_g.net_active)
+        shoal_boot_set_progress(boot_progress);
     shoal_g.init_count = 1;
 
     /* Nobody writes to a peer before every peer has mapped everything. */
@@ -134,18 +157,27 @@ void shoal_runtime_finalize(const char *fn)
         return; /* finalize without init: nothing to release */
     if (shoal_g.init_count > 1) {
         shoal_g.init_count--;
-        shoal_barrier_all_internal();
+        shoal_barrier_all_internal(fn);
         return;
     }
-    shoal_barrier_all_internal();
+    shoal_quiet(SHMEM_CTX_DEFAULT, fn);
+    __atomic_store_n(&shoal_my_ctl()->leaving,
+                     finalizing_at_exit ? SHOAL_LEFT_EXIT : SHOAL_LEFT_FINALIZE,
+                     __ATOMIC_SEQ_CST);
     shoal_g.boot->finalize();
-    /* The final bootstrap barrier: no PE unmaps while another may still be
-     * reading the last barrier's counters in its memory. */
-    shoal_g.boot->barrier();
+    /* Every PE's operations are complete once all are past this barrier,
+     * and no PE unmaps its memory while another may still use it. */
+    shoal_wait_note_peer(-1, 0, -1, "the other PEs to enter shmem_finalize (bootstrap barrier)");
+    shoal_wait_record_begin(fn, NULL, 0);
+    if (shoal_g.boot->barrier() < 0)
+        shoal_g.boot->abort(1, "shmem_finalize: bootstrap barrier failed");
+    shoal_wait_record_end();
+    shoal_wait_note_clear();
     if (shoal_g.net_active) {
         shoal_net_ctx_close(&shoal_ctx_default);
         shoal_net_fini();
     }
+    shoal_boot_set_progress(NULL);
     shoal_ctx_teardown();
     shoal_heap_teardown();
     shoal_segments_teardown();

@@ -26,6 +26,7 @@ struct shoal_team {
     int num_contexts; /* from shmem_team_config_t */
     int slot;         /* its block in every member's ctl (struct shoal_team_block) */
     long config_mask; /* as given at creation */
+    uint64_t coll_seq;  /* collectives this PE has entered on the team (hang reports) */
 };
 #define SHOAL_TEAM_LIVE 0x7ea11eafu
 
@@ -62,6 +63,10 @@ struct shoal_ctl {
     _Alignas(SHOAL_CACHELINE) uint32_t sleepers;
     uint32_t pad0;
     _Alignas(SHOAL_CACHELINE) uint32_t doorbell;
+    /* enum shoal_leaving (core/wait_record.h): set once this PE has left
+     * the job, after its last operations are complete; read by peers that
+     * still wait for it in a collective. */
+    _Alignas(SHOAL_CACHELINE) uint32_t leaving;
     /* One block per live team, at the same offset on every member, for the
      * team's collectives (coll/group.h).  A team's slot is agreed on by
      * its parent team at creation (core/team.c). */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/ops.h"
+#include "core/wait_record.h"
 
 static long spin_ns = 50000;
 static long sleep_max_ns = 1000000;
@@ -57,12 +58,51 @@ void shoal_wake_slot(int slot)
     syscall(SYS_futex, &c->doorbell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-void shoal_waiter_init(struct shoal_waiter *w, int owner_slot)
+void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, const void *addr)
 {
     w->owner_slot = owner_slot;
     w->iter = 0;
     w->t0 = 0;
     w->sleep_ns = 20000;
+    w->next_peer_check = 0;
+    w->fn = fn;
+    w->addr = addr;
+}
+
+void shoal_waiter_done(struct shoal_waiter *w)
+{
+    if (w->t0)
+        shoal_wait_record_end();
+}
+
+/* A collective waits for a peer (the wait record names it) that has left
+ * the job: it entered shmem_finalize or exited, after completing its
+ * operations.  If what we wait for is still not there, it never will be. */
+#define PEER_CHECK_MAPPED_NS 5000000ull /* a load */
+#define PEER_CHECK_NET_NS 200000000ull  /* a network round trip */
+
+static void check_peer_left(struct shoal_waiter *w, uint64_t now, int (*ready)(void *),
+                            void *arg)
+{
+    const struct shoal_wait_record *r = shoal_wait_record_mine();
+    int pe = __atomic_load_n(&r->peer, __ATOMIC_RELAXED);
+    if (pe < 0 || now < w->next_peer_check)
+        return;
+    w->next_peer_check =
+        now + (shoal_slot(pe) >= 0 ? PEER_CHECK_MAPPED_NS : PEER_CHECK_NET_NS);
+    int how = shoal_peer_leaving(pe, w->fn);
+    if (how == SHOAL_IN_JOB || (ready && ready(arg)))
+        return;
+    const char *what = r->what ? r->what : "its part of the collective";
+    shoal_fatal(w->fn,
+                "PE %d %s while this PE still waits for it (%s): the PEs do not make the "
+                "same collective calls",
+                pe,
+                how == SHOAL_LEFT_EXIT
+                    ? "exited without calling shmem_finalize (it returned from main or called "
+                      "exit)"
+                    : "entered shmem_finalize",
+                what);
 }
 
 void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
@@ -78,13 +118,15 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
     }
     if (w->t0 == 0) {
         w->t0 = now_ns();
+        shoal_wait_record_begin(w->fn, w->addr, w->t0);
         return;
     }
     if ((w->iter & 63) != 0) {
         cpu_relax();
         return;
     }
-    uint64_t dt = now_ns() - w->t0;
+    uint64_t now = now_ns(), dt = now - w->t0;
+    check_peer_left(w, now, ready, arg);
     if (dt < (uint64_t)spin_ns) {
         cpu_relax();
         return;
@@ -204,14 +246,15 @@ static int set_ready(void *arg)
     return q->mode == 0 ? all_ok(q) : first_ok(q) != SIZE_MAX;
 }
 
-static void wait_set(struct set_q *q)
+static void wait_set(struct set_q *q, const char *fn)
 {
     if (set_ready(q))
         return;
     struct shoal_waiter w;
-    shoal_waiter_init(&w, shoal_my_slot());
+    shoal_waiter_init(&w, shoal_my_slot(), fn, q->ivars);
     while (!set_ready(q))
         shoal_backoff(&w, set_ready, q);
+    shoal_waiter_done(&w);
 }
 
 static size_t collect_ok(const struct set_q *q, size_t *indices)
@@ -237,7 +280,7 @@ void shoal_wait_until(int kind, void *ivar, int cmp, const void *value, const ch
     if (elem_ok(kind, ivar, 0, cmp, value, 0))
         return;
     struct set_q q = {kind, cmp, 0, ivar, value, 1, NULL, 0};
-    wait_set(&q);
+    wait_set(&q, fn);
 }
 
 int shoal_test(int kind, void *ivar, int cmp, const void *value, const char *fn)
@@ -252,7 +295,7 @@ void shoal_wait_until_all(int kind, void *ivars, size_t nelems, const int *statu
                           const void *values, int vector, const char *fn)
 {
     SETQ(0);
-    wait_set(&q);
+    wait_set(&q, fn);
 }
 
 /* Where this thread's next test_any / wait_until_any on an array starts
@@ -298,7 +341,7 @@ size_t shoal_wait_until_any(int kind, void *ivars, size_t nelems, const int *sta
     /* An element may stop satisfying between the wait and the pick. */
     size_t i;
     while ((i = next_ok(&q)) == SIZE_MAX)
-        wait_set(&q);
+        wait_set(&q, fn);
     return i;
 }
 
@@ -309,7 +352,7 @@ size_t shoal_wait_until_some(int kind, void *ivars, size_t nelems, size_t *indic
     SETQ(2);
     if (n_active(&q) == 0)
         return 0;
-    wait_set(&q);
+    wait_set(&q, fn);
     return collect_ok(&q, indices);
 }
 
@@ -358,9 +401,10 @@ uint64_t shoal_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t value, co
     if (sig_ready(&q))
         return q.seen;
     struct shoal_waiter w;
-    shoal_waiter_init(&w, shoal_my_slot());
+    shoal_waiter_init(&w, shoal_my_slot(), fn, sig_addr);
     while (!sig_ready(&q))
         shoal_backoff(&w, sig_ready, &q);
+    shoal_waiter_done(&w);
     return q.seen;
 }
 
@@ -376,13 +420,15 @@ static int mapped_ready(void *arg)
     return elem_ok(q->kind, q->p, 0, q->cmp, q->value, 0);
 }
 
-void shoal_wait_mapped(int kind, const void *mapped, int owner_slot, int cmp, const void *value)
+void shoal_wait_mapped(int kind, const void *mapped, int owner_slot, int cmp, const void *value,
+                       const char *fn)
 {
     struct mapped_q q = {kind, cmp, mapped, value};
     if (mapped_ready(&q))
         return;
     struct shoal_waiter w;
-    shoal_waiter_init(&w, owner_slot);
+    shoal_waiter_init(&w, owner_slot, fn, mapped);
     while (!mapped_ready(&q))
         shoal_backoff(&w, mapped_ready, &q);
+    shoal_waiter_done(&w);
 }

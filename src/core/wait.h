@@ -8,13 +8,21 @@ struct shoal_waiter {
     unsigned iter;
     uint64_t t0;
     long sleep_ns;
+    uint64_t next_peer_check; /* when to look whether the awaited peer left */
+    const char *fn;     /* for the wait record and errors */
+    const void *addr;
 };
 
 void shoal_wait_configure(long spin_us, long sleep_max_us, int oversubscribed);
-void shoal_waiter_init(struct shoal_waiter *w, int owner_slot);
-/* One step of backing off; `ready` is re-checked before sleeping. */
+/* A wait on `addr` inside routine `fn`: init, back off until ready, done
+ * (which clears the thread's wait record, core/wait_record.h). */
+void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, const void *addr);
+/* One step of backing off; `ready` is re-checked before sleeping, and
+ * before a wait for a peer that has left the job is reported. */
 void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg);
+void shoal_waiter_done(struct shoal_waiter *w);
 /* Waits until `*mapped cmp *value` (kind: enum shoal_wkind) on memory of
  * the local PE in node slot `owner_slot`, mapped at `mapped`. */
-void shoal_wait_mapped(int kind, const void *mapped, int owner_slot, int cmp, const void *value);
+void shoal_wait_mapped(int kind, const void *mapped, int owner_slot, int cmp, const void *value,
+                       const char *fn);
 #endif

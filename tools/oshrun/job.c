@@ -11,8 +11,11 @@
  *   a PE exiting 0 after HELLO but before FINALIZE . 1
  *   a PE sending ABORT(status) ..................... status (1 if 0)
  *   a PE sending GLOBAL_EXIT(status) ............... status (not a failure)
- *   SIGINT/SIGTERM/SIGHUP/SIGQUIT to oshrun ......... 128+signal
+ *   SIGINT/SIGTERM/SIGHUP to oshrun ................ 128+signal
  *   --timeout ...................................... 124
+ * SIGQUIT to oshrun ends nothing: every PE prints where it waits inside
+ * Shoal (the library's SIGQUIT report), as on --timeout (before the PEs
+ * are terminated) and once with --dump-on-hang.
  * Ending the job: one line on stderr saying why, SIGTERM to every live PE,
  * SIGKILL to whatever is left OSHRUN_KILL_GRACE later; a second signal to
  * oshrun skips the grace.  Exits that follow are not reported.  When a PE
@@ -57,7 +60,36 @@ static void signal_pes(struct job *j, int sig, int skip)
     signal_orphans(j, sig);
 }
 
-void job_terminate(struct job *j, int status, int exempt, double exempt_grace)
+/* Does process `pid` catch `sig`?  (SigCgt in /proc/PID/status.)  Shoal
+ * installs its SIGQUIT report before the bootstrap opens; a process that
+ * does not catch SIGQUIT would die of it, and perhaps dump core. */
+static int catches(pid_t pid, int sig)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    unsigned long long mask = 0;
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f))
+        found = sscanf(line, "SigCgt: %llx", &mask) == 1;
+    fclose(f);
+    return found && (mask >> (sig - 1)) & 1;
+}
+
+void job_dump(struct job *j)
+{
+    for (int i = 0; i < j->nspawned; i++) {
+        struct pe *p = &j->pes[i];
+        if (p->alive && catches(p->pid, SIGQUIT))
+            kill(p->pid, SIGQUIT);
+    }
+}
+
+/* Fixes the exit status now; SIGTERM after `delay` seconds. */
+static void terminate_after(struct job *j, int status, int exempt, double exempt_grace,
+                            double delay)
 {
     if (j->terminating)
         return;
@@ -65,15 +97,29 @@ void job_terminate(struct job *j, int status, int exempt, double exempt_grace)
     j->exit_status = status;
     j->exempt = exempt;
     double t = now_mono();
-    j->kill_at = t + OSHRUN_KILL_GRACE;
+    j->term_at = t + delay;
+    j->kill_at = j->term_at + OSHRUN_KILL_GRACE;
     j->exempt_kill_at = t + exempt_grace;
-    signal_pes(j, SIGTERM, exempt);
+    j->term_pending = 1;
+    if (delay <= 0) {
+        j->term_pending = 0;
+        signal_pes(j, SIGTERM, exempt);
+    }
+}
+
+void job_terminate(struct job *j, int status, int exempt, double exempt_grace)
+{
+    terminate_after(j, status, exempt, exempt_grace, 0);
 }
 
 static void kill_stage(struct job *j, double now)
 {
     if (!j->terminating)
         return;
+    if (j->term_pending && now >= j->term_at) {
+        j->term_pending = 0;
+        signal_pes(j, SIGTERM, j->exempt);
+    }
     if (!j->killed && now >= j->kill_at) {
         j->killed = 1;
         signal_pes(j, SIGKILL, j->exempt);
@@ -195,9 +241,19 @@ static void on_term_signal(struct job *j, int sig)
         job_terminate(j, 128 + sig, -1, 0);
     } else {
         /* Asked twice: no more grace. */
+        j->term_at = 0;
         j->kill_at = 0;
         j->exempt_kill_at = 0;
     }
+}
+
+static void on_sigquit(struct job *j, const struct signalfd_siginfo *si)
+{
+    /* From the terminal (Ctrl-\) the PEs, in oshrun's process group, got
+     * it themselves; from kill(1) only oshrun did. */
+    if (si->ssi_code == SI_KERNEL)
+        return;
+    job_dump(j);
 }
 
 static void on_signals(struct job *j)
@@ -211,9 +267,12 @@ static void on_signals(struct job *j)
         return;
     /* Termination requests before child exits: on Ctrl-C the PEs get
      * SIGINT too, and their deaths must not read as a failure. */
-    for (size_t i = 0; i < (size_t)n / sizeof si[0]; i++)
-        if (si[i].ssi_signo != SIGCHLD)
+    for (size_t i = 0; i < (size_t)n / sizeof si[0]; i++) {
+        if (si[i].ssi_signo == SIGQUIT)
+            on_sigquit(j, &si[i]);
+        else if (si[i].ssi_signo != SIGCHLD)
             on_term_signal(j, (int)si[i].ssi_signo);
+    }
 }
 
 static int ms_until(double t, double now)
@@ -265,8 +324,14 @@ int job_run(struct job *j)
             int k = j->alive;
             msg("the job did not finish within --timeout %g s; terminating the %d PE%s",
                 j->o->timeout, k, k == 1 ? "" : "s");
-            job_terminate(j, 124, -1, 0);
+            job_dump(j);
+            terminate_after(j, 124, -1, 0, OSHRUN_DUMP_GRACE);
             continue;
+        }
+        if (j->dump_at > 0 && !j->terminating && now >= j->dump_at) {
+            j->dump_at = 0;
+            msg("--dump-on-hang %g s: asking every PE where it waits", j->o->dump_after);
+            job_dump(j);
         }
 
         /* A round waiting for a hung-up PE may fail now (replies queued
@@ -294,6 +359,14 @@ int job_run(struct job *j)
             timeout = ms_until(j->deadline, now);
         if (recheck > 0) {
             int t = ms_until(recheck, now);
+            timeout = timeout < 0 || t < timeout ? t : timeout;
+        }
+        if (j->dump_at > 0 && !j->terminating) {
+            int t = ms_until(j->dump_at, now);
+            timeout = timeout < 0 || t < timeout ? t : timeout;
+        }
+        if (j->terminating && j->term_pending) {
+            int t = ms_until(j->term_at, now);
             timeout = timeout < 0 || t < timeout ? t : timeout;
         }
         if (j->terminating && !j->killed) {

@@ -69,6 +69,8 @@ int main(int argc, char **argv)
     j.round_seq = 1;
     if (o.timeout > 0)
         j.deadline = now_mono() + o.timeout;
+    if (o.dump_after > 0)
+        j.dump_at = now_mono() + o.dump_after;
 
     int rc = spawn_all(&j);
     if (rc)

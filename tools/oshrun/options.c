@@ -28,7 +28,11 @@ static void usage(FILE *f)
             "                       (modulo its size); none (default): no pinning\n"
             "  -x VAR[=value]       set VAR in the PEs' environment (all of oshrun's\n"
             "                       environment is passed on anyway)\n"
-            "  --timeout SECONDS    end the job after SECONDS; exit status 124\n"
+            "  --timeout SECONDS    end the job after SECONDS; exit status 124 (every PE\n"
+            "                       first prints where it waits inside Shoal)\n"
+            "  --dump-on-hang SECONDS\n"
+            "                       after SECONDS, every PE prints where it waits inside\n"
+            "                       Shoal; the job goes on (SIGQUIT to oshrun does the same)\n"
             "  --oversubscribe, --allow-run-as-root\n"
             "                       accepted and ignored (for scripts written for mpirun)\n"
             "  -h, --help           this text\n"
@@ -113,7 +117,7 @@ int opts_parse(int argc, char **argv, struct oshrun_opts *o)
         int takes_value = !strcmp(name, "-n") || !strcmp(name, "-np") ||
                           !strcmp(name, "--np") || !strcmp(name, "--n") ||
                           !strcmp(name, "--bind-to") || !strcmp(name, "-x") ||
-                          !strcmp(name, "--timeout");
+                          !strcmp(name, "--timeout") || !strcmp(name, "--dump-on-hang");
         const char *val = "";
         if (takes_value) {
             if (inl) {
@@ -124,7 +128,8 @@ int opts_parse(int argc, char **argv, struct oshrun_opts *o)
                 return bad("option '%s' needs a value%s", name,
                            !strcmp(name, "--bind-to") ? " (core or none)"
                            : !strcmp(name, "-x")      ? " (VAR or VAR=value)"
-                           : !strcmp(name, "--timeout") ? " (seconds)"
+                           : !strcmp(name, "--timeout") || !strcmp(name, "--dump-on-hang")
+                               ? " (seconds)"
                                                         : " (the number of PEs)");
             }
         } else if (inl) {
@@ -152,12 +157,15 @@ int opts_parse(int argc, char **argv, struct oshrun_opts *o)
                            "and '_'",
                            val);
             o->xvars[o->nx++] = (char *)val;
-        } else if (!strcmp(name, "--timeout")) {
+        } else if (!strcmp(name, "--timeout") || !strcmp(name, "--dump-on-hang")) {
             char *end;
             double t = strtod(val, &end);
             if (end == val || *end || !isfinite(t) || t <= 0 || t > 1e8)
-                return bad("--timeout '%s': expected a positive number of seconds", val);
-            o->timeout = t;
+                return bad("%s '%s': expected a positive number of seconds", name, val);
+            if (!strcmp(name, "--timeout"))
+                o->timeout = t;
+            else
+                o->dump_after = t;
         } else if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
             usage(stdout);
             return 1;

@@ -34,6 +34,9 @@
  * collective waiting for it fails only once it has been reaped (so the
  * error can say how it ended) or after this long. */
 #define OSHRUN_HUP_GRACE 0.25
+/* After asking the PEs where they wait (SIGQUIT, on --timeout), this long
+ * for their reports before they are terminated. */
+#define OSHRUN_DUMP_GRACE 0.3
 /* --tag-output: a "line" longer than this is forwarded in pieces. */
 #define OSHRUN_LINE_MAX ((size_t)1 << 20)
 
@@ -43,6 +46,7 @@ struct oshrun_opts {
     int tag_output;
     int bind_core;
     double timeout;   /* seconds; 0 = none */
+    double dump_after; /* --dump-on-hang: seconds; 0 = none */
     char **xvars;     /* -x arguments, "VAR" or "VAR=value" */
     int nx;
     char **prog_argv; /* program and its arguments (NULL-terminated) */
@@ -110,9 +114,12 @@ struct job {
     int terminating;
     int exit_status;
     int exempt;              /* PE not sent SIGTERM (abort/global_exit caller), or -1 */
+    double term_at;          /* SIGTERM then (a termination that lets PEs report first) */
+    int term_pending;        /* SIGTERM not sent yet */
     double kill_at, exempt_kill_at;
     int killed, exempt_killed;
     double deadline;         /* --timeout, absolute; 0 = none */
+    double dump_at;          /* --dump-on-hang, absolute; 0 = none or done */
     int out_dead[2];         /* our stdout/stderr is gone (EPIPE): drop output */
 };
 
@@ -151,6 +158,9 @@ void job_protocol_error(struct job *j, struct pe *p, const char *what);
 /* Ends the job: SIGTERM to every live PE except `exempt` (-1: none), SIGKILL
  * after the grace period.  The first call fixes the exit status. */
 void job_terminate(struct job *j, int status, int exempt, double exempt_grace);
+/* Asks every PE that runs Shoal to print where it waits (SIGQUIT: the
+ * library's hang report). */
+void job_dump(struct job *j);
 
 /* ---- util.c ---- */
 double now_mono(void);

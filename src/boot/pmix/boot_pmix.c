@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -95,12 +96,49 @@ static int usable(const char *what)
     return 1;
 }
 
+struct fence_wait {
+    pmix_status_t status;
+    int done;
+};
+
+static void fence_done(pmix_status_t status, void *cbdata)
+{
+    struct fence_wait *f = cbdata;
+    f->status = status;
+    __atomic_store_n(&f->done, 1, __ATOMIC_RELEASE);
+}
+
+/* PMIx_Fence, or, once the caller registered a progress hook, the
+ * non-blocking fence with the hook run while it is pending (PMIx calls
+ * fence_done from its own thread): a PE waiting here keeps its network
+ * transport serving the peers that have not reached the fence yet. */
+static pmix_status_t fence_call(pmix_info_t *info, size_t ninfo)
+{
+    void (*progress)(void) = shoal_boot_progress_hook();
+    if (!progress)
+        return PMIx_Fence(&P.all, 1, info, ninfo);
+    struct fence_wait f = {PMIX_SUCCESS, 0};
+    pmix_status_t rc = PMIx_Fence_nb(&P.all, 1, info, ninfo, fence_done, &f);
+    if (rc == PMIX_OPERATION_SUCCEEDED)
+        return PMIX_SUCCESS;
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    for (unsigned spins = 0; !__atomic_load_n(&f.done, __ATOMIC_ACQUIRE); spins++) {
+        progress();
+        if (spins >= 256) {
+            struct timespec ts = {0, 200000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return f.status;
+}
+
 static int fence(int collect)
 {
     pmix_info_t info;
     bool yes = true;
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    pmix_status_t rc = PMIx_Fence(&P.all, 1, collect ? &info : NULL, collect ? 1 : 0);
+    pmix_status_t rc = fence_call(collect ? &info : NULL, collect ? 1 : 0);
     PMIX_INFO_DESTRUCT(&info);
     if (rc != PMIX_SUCCESS) {
         print_err("PMIx_Fence failed: %s (did another PE of the job exit?)",

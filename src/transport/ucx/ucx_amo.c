@@ -4,6 +4,14 @@
  *                     other atomics, which a plain get need not be)
  *   set            -> swap whose old value nobody reads
  *   add/and/or/xor -> posted without a reply (complete at quiet)
+ * A blocking AMO that is posted still waits for its local completion, as
+ * a blocking put does: UCX may hold an operation back (an endpoint being
+ * wired up, a full send queue) until the worker progresses again, and a
+ * PE that posts the last signal of a barrier and then computes, or waits
+ * in the bootstrap, must not keep it from its target.  Usually the
+ * operation completes at once and this costs nothing.  (A set is a swap
+ * whose request completes only with the reply, a round trip: it stays
+ * posted, and the synchronization of the core uses adds.)
  * Other sizes (8/16-bit words) are compare-and-swap loops on the enclosing
  * aligned 32-bit word: the neighbouring bytes are written back unchanged,
  * so concurrent AMOs on them are not lost (the swap fails and retries). */
@@ -83,7 +91,7 @@ uint64_t shoal_net_amo(struct shoal_ctx *ctx, int op, const void *dest, unsigned
         put_word(&in, size, value);
         ucs_status_ptr_t r = ucp_atomic_op_nbx(ep, ucp_op[op], &in, 1, ra, rk, &p);
         ucx_mark_dirty(w, pe);
-        ucx_forget(r, fn, pe, op_name(op));
+        ucx_wait(w, r, fn, pe, op_name(op));
         return 0;
     }
     if (op == SHOAL_AMO_SET) {

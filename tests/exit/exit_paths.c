@@ -1,0 +1,90 @@
+/* Ways a program leaves an OpenSHMEM job, written as users write them:
+ * no barrier before shmem_finalize, no finalize at all, exit() in the
+ * middle, a PE that leaves while the others still synchronize.
+ *
+ *   exit_paths hello        init, print, finalize
+ *   exit_paths put          one put to the next PE, finalize
+ *   exit_paths ctx          a context with a put on it, finalize (not destroyed)
+ *   exit_paths amo          one atomic add to the next PE, finalize
+ *   exit_paths no_finalize  one put, return from main without finalize
+ *   exit_paths exit0        one put, exit(0) without finalize
+ *   exit_paths global_exit  PE 0 calls shmem_global_exit(0) while the others
+ *                           wait in a barrier that never completes
+ *   exit_paths early_exit   PE 1 calls exit(0) while the others go into a
+ *                           barrier (an error the job must report, not a hang)
+ *   exit_paths early_finalize
+ *                           PE 1 calls shmem_finalize while the others go into
+ *                           a barrier (the same, with an explicit finalize)
+ *   exit_paths mismatch     PE 0 in shmem_barrier_all, the others in a sum
+ *                           reduction
+ *   exit_paths hang         PE 0 waits for a flag nobody sets, the others wait
+ *                           in shmem_barrier_all (the launcher's --timeout must
+ *                           make every PE say where it waits) */
+#include <shmem.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long target[4];
+static long flag;
+static int red_src[4], red_dst[4];
+
+static void one_put(void)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    shmem_long_p(&target[0], me + 1, (me + 1) % n);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "hello";
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    if (!strcmp(mode, "hello")) {
+        printf("PE %d of %d\n", me, n);
+    } else if (!strcmp(mode, "put")) {
+        one_put();
+    } else if (!strcmp(mode, "ctx")) {
+        shmem_ctx_t ctx;
+        if (shmem_ctx_create(0, &ctx) != 0) {
+            fprintf(stderr, "PE %d: shmem_ctx_create failed\n", me);
+            return 1;
+        }
+        shmem_ctx_long_p(ctx, &target[1], me + 1, (me + 1) % n);
+    } else if (!strcmp(mode, "amo")) {
+        shmem_long_atomic_add(&target[2], 1, (me + 1) % n);
+    } else if (!strcmp(mode, "no_finalize")) {
+        one_put();
+        return 0;
+    } else if (!strcmp(mode, "exit0")) {
+        one_put();
+        exit(0);
+    } else if (!strcmp(mode, "global_exit")) {
+        if (me == 0)
+            shmem_global_exit(0);
+        shmem_long_wait_until(&flag, SHMEM_CMP_EQ, 1); /* never set */
+    } else if (!strcmp(mode, "early_exit") || !strcmp(mode, "early_finalize")) {
+        if (me == 1) {
+            if (!strcmp(mode, "early_exit"))
+                exit(0);
+            shmem_finalize();
+            return 0;
+        }
+        shmem_barrier_all();
+    } else if (!strcmp(mode, "mismatch")) {
+        if (me == 0)
+            shmem_barrier_all();
+        else
+            shmem_int_sum_reduce(SHMEM_TEAM_WORLD, red_dst, red_src, 4);
+    } else if (!strcmp(mode, "hang")) {
+        if (me == 0)
+            shmem_long_wait_until(&flag, SHMEM_CMP_EQ, 1);
+        else
+            shmem_barrier_all();
+    } else {
+        fprintf(stderr, "exit_paths: unknown mode '%s'\n", mode);
+        return 2;
+    }
+    shmem_finalize();
+    return 0;
+}

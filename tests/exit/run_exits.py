@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Runs tests/exit/exit_paths.c's modes under one launcher, each several
+times in a row, so that an exit path that hangs now and then fails the test.
+
+  run_exits.py --launch 'oshrun -n @N@' --np 3 --exe exit_paths [--runs 10]
+               [--global-exit-status 0] MODE [MODE ...]
+
+Every run has its own time limit (--run-timeout); a run that exceeds it is
+killed (its whole process group) and reported as a hang.  Expected outcomes:
+  clean modes (hello put ctx amo no_finalize exit0): status 0
+  global_exit: --global-exit-status (oshrun: 0; Open MPI 4's mpirun: 1)
+  early_exit, early_finalize, mismatch: a non-zero status and a message that
+      names PE 1 (or the mismatch) -- an error, promptly, never a hang
+  hang (oshrun only, run with --timeout): status 124 and every PE's report
+      of where it waits
+"""
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+CLEAN = {"hello", "put", "ctx", "amo", "no_finalize", "exit0"}
+
+# mode -> (what stderr must contain, as regular expressions)
+ERROR_TEXT = {
+    "early_exit": [r"PE 1 exited without calling shmem_finalize"],
+    "early_finalize": [r"PE 1 entered shmem_finalize"],
+    "mismatch": [r"do not make the same collective calls"],
+}
+
+
+def run_once(argv, env, limit):
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=limit)
+        return p.returncode, out.decode(errors="replace"), err.decode(errors="replace"), \
+            time.monotonic() - t0
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, err = p.communicate()
+        return None, out.decode(errors="replace"), err.decode(errors="replace"), \
+            time.monotonic() - t0
+
+
+def check_hang_report(err, np):
+    """Every PE says where it waits: PE 0 in the wait, the others in the barrier."""
+    problems = []
+    if not re.search(r"shoal: PE 0 \(pid \d+\): thread \d+ blocked for [\d.]+ s in "
+                     r"shmem_long_wait_until", err):
+        problems.append("PE 0 did not report its wait in shmem_long_wait_until")
+    for pe in range(1, np):
+        pat = (r"shoal: PE %d \(pid \d+\): thread \d+ blocked for [\d.]+ s in shmem_barrier_all "
+               r"\(collective #1 on SHMEM_TEAM_WORLD\), waiting for PE \d+: " % pe)
+        if not re.search(pat, err):
+            problems.append("PE %d did not report its wait in shmem_barrier_all" % pe)
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--launch", required=True, help="launcher command; @N@ = PE count")
+    ap.add_argument("--np", type=int, required=True)
+    ap.add_argument("--exe", required=True)
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--run-timeout", type=float, default=30.0)
+    ap.add_argument("--global-exit-status", type=int, default=0)
+    ap.add_argument("modes", nargs="+")
+    a = ap.parse_args()
+
+    launch = [w.replace("@N@", str(a.np)) for w in a.launch.split()]
+    env = dict(os.environ)
+    failures = 0
+    for mode in a.modes:
+        times = []
+        for r in range(a.runs):
+            argv = launch + [a.exe, mode]
+            rc, out, err, dt = run_once(argv, env, a.run_timeout)
+            times.append(dt)
+            problems = []
+            if rc is None:
+                problems.append("hung: killed after %.0f s" % a.run_timeout)
+            elif mode in CLEAN:
+                if rc != 0:
+                    problems.append("status %d, expected 0" % rc)
+            elif mode == "global_exit":
+                if rc != a.global_exit_status:
+                    problems.append("status %d, expected %d" % (rc, a.global_exit_status))
+            elif mode in ERROR_TEXT:
+                if rc == 0:
+                    problems.append("status 0, expected an error")
+                for pat in ERROR_TEXT[mode]:
+                    if not re.search(pat, err):
+                        problems.append("stderr lacks /%s/" % pat)
+            elif mode == "hang":
+                if rc != 124:
+                    problems.append("status %d, expected 124 (--timeout)" % rc)
+                problems += check_hang_report(err, a.np)
+            else:
+                problems.append("unknown mode")
+            if problems:
+                failures += 1
+                print("FAIL %s run %d/%d (%.2f s): %s" % (mode, r + 1, a.runs, dt,
+                                                          "; ".join(problems)))
+                print("  command: %s" % " ".join(argv))
+                print("  stderr:\n    " + "\n    ".join(err.splitlines()[-20:]))
+                break
+        print("%-15s np %d: %d run(s), slowest %.3f s, median %.3f s" %
+              (mode, a.np, len(times), max(times), sorted(times)[len(times) // 2]))
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
