@@ -41,6 +41,7 @@ int shoal_coll_alltoall(shmem_team_t team, void *dest, const void *source, size_
         return -1;
     struct shoal_group g;
     shoal_group_of_team(&g, team);
+    shoal_group_debug_check(&g, fn, nbytes, 0);
     alltoall_group(&g, dest, source, 1, 1, nbytes, 1, fn);
     return 0;
 }
@@ -54,6 +55,7 @@ int shoal_coll_alltoalls(shmem_team_t team, void *dest, const void *source, ptrd
         shoal_fatal(fn, "arguments 'dst' = %td and 'sst' = %td must be >= 1", dst, sst);
     struct shoal_group g;
     shoal_group_of_team(&g, team);
+    shoal_group_debug_check(&g, fn, nelems, ((uint64_t)dst << 32) ^ (uint64_t)sst);
     alltoall_group(&g, dest, source, dst, sst, nelems, esize, fn);
     return 0;
 }

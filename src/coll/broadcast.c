@@ -89,6 +89,7 @@ int shoal_coll_broadcast(shmem_team_t team, void *dest, const void *source, size
         return -1;
     struct shoal_group g;
     shoal_group_of_team(&g, team);
+    shoal_group_debug_check(&g, fn, nbytes, (uint64_t)root);
     broadcast_group(&g, dest, source, nbytes, root, 1, fn);
     return 0;
 }

@@ -60,6 +60,7 @@ int shoal_coll_collect(shmem_team_t team, void *dest, const void *source, size_t
         return -1;
     struct shoal_group g;
     shoal_group_of_team(&g, team);
+    shoal_group_debug_check(&g, fn, 0, 0); /* collect: sizes may differ between PEs */
     collect_group(&g, dest, source, nbytes, 0, fn);
     return 0;
 }
@@ -71,6 +72,7 @@ int shoal_coll_fcollect(shmem_team_t team, void *dest, const void *source, size_
         return -1;
     struct shoal_group g;
     shoal_group_of_team(&g, team);
+    shoal_group_debug_check(&g, fn, nbytes, 0);
     collect_group(&g, dest, source, nbytes, 1, fn);
     return 0;
 }

@@ -4,6 +4,7 @@
  * ceil(log2 n) rounds for any n, and a signal per round per member. */
 #include "coll/group.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "coll/coll.h"
@@ -120,6 +121,77 @@ void shoal_group_sync(const struct shoal_group *g, const char *fn)
     }
 }
 
+/* ------------------------------------------- SHMEM_DEBUG signature check */
+
+static void signal_word(uint64_t *word, int wpe, const char *fn)
+{
+    shoal_amo(SHMEM_CTX_DEFAULT, SHOAL_AMO_ADD, word, 8, 1, 0, wpe, fn);
+}
+
+static void wait_word(uint64_t *word, const struct shoal_group *g, int from, const char *what,
+                      const char *fn)
+{
+    static const uint64_t one = 1;
+    shoal_wait_note_peer(g->team_slot, g->seq, shoal_group_pe(g, from), what);
+    shoal_wait_until(SHOAL_W_U64, word, SHMEM_CMP_GE, &one, fn);
+    shoal_amo(SHMEM_CTX_DEFAULT, SHOAL_AMO_ADD, word, 8, (uint64_t)-1, 0, shoal_g.my_pe, fn);
+    shoal_wait_note_clear();
+}
+
+static const char *team_label(int slot, char *buf, size_t len)
+{
+    if (slot == SHOAL_TEAM_SLOT_WORLD)
+        return "SHMEM_TEAM_WORLD";
+    if (slot == SHOAL_TEAM_SLOT_SHARED)
+        return "SHMEM_TEAM_SHARED";
+    snprintf(buf, len, "the team in slot %d", slot);
+    return buf;
+}
+
+/* Each member writes its signature, signals its successor, reads its
+ * predecessor's (a ring of pairwise comparisons covers every member), and
+ * acknowledges it; nobody starts the collective, or writes its next
+ * signature, before its successor has read this one. */
+void shoal_group_debug_check_slow(const struct shoal_group *g, const char *fn, uint64_t a,
+                                  uint64_t b)
+{
+    if (g->team_slot < 0 || g->size < 2)
+        return;
+    struct shoal_team_block *blk = &shoal_my_ctl()->teams[g->team_slot];
+    struct shoal_coll_sig mine;
+    memset(&mine, 0, sizeof mine);
+    snprintf(mine.fn, sizeof mine.fn, "%s", fn);
+    mine.seq = g->seq;
+    mine.a = a;
+    mine.b = b;
+    blk->dbg_sig = mine;
+    const int n = g->size, next = (g->me + 1) % n, prev = (g->me - 1 + n) % n;
+    signal_word(&blk->dbg_sync[0], shoal_group_pe(g, next), fn);
+    wait_word(&blk->dbg_sync[0], g, prev, "its collective signature (SHMEM_DEBUG)", fn);
+    struct shoal_coll_sig theirs;
+    const struct shoal_coll_sig *p =
+        shoal_group_read(g, prev, &blk->dbg_sig, sizeof theirs, &theirs, fn);
+    if (p != &theirs)
+        memcpy(&theirs, p, sizeof theirs);
+    theirs.fn[sizeof theirs.fn - 1] = 0;
+    if (strcmp(theirs.fn, mine.fn) || theirs.seq != mine.seq || theirs.a != mine.a ||
+        theirs.b != mine.b) {
+        char t[48];
+        shoal_fatal(fn,
+                    "SHMEM_DEBUG: collectives do not match on %s: this PE (PE %d) is in %s "
+                    "(collective #%llu, sizes %llu, %llu), PE %d is in %s (collective #%llu, "
+                    "sizes %llu, %llu)",
+                    team_label(g->team_slot, t, sizeof t), shoal_g.my_pe, mine.fn,
+                    (unsigned long long)mine.seq, (unsigned long long)mine.a,
+                    (unsigned long long)mine.b, shoal_group_pe(g, prev), theirs.fn,
+                    (unsigned long long)theirs.seq, (unsigned long long)theirs.a,
+                    (unsigned long long)theirs.b);
+    }
+    signal_word(&blk->dbg_sync[1], shoal_group_pe(g, prev), fn);
+    wait_word(&blk->dbg_sync[1], g, next, "its acknowledgement of this PE's collective "
+                                          "signature (SHMEM_DEBUG)", fn);
+}
+
 int shoal_team_usable(shmem_team_t team, const char *fn)
 {
     if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
@@ -138,6 +210,7 @@ void shoal_sync_all_internal(const char *fn)
 {
     struct shoal_group g;
     shoal_group_of_team(&g, &shoal_team_world);
+    shoal_group_debug_check(&g, fn, 0, 0);
     shoal_group_sync(&g, fn);
 }
 
@@ -153,6 +226,7 @@ int shoal_coll_team_sync(shmem_team_t team, const char *fn)
         return -1;
     struct shoal_group g;
     shoal_group_of_team(&g, team);
+    shoal_group_debug_check(&g, fn, 0, 0);
     shoal_group_sync(&g, fn);
     return 0;
 }

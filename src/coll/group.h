@@ -49,6 +49,19 @@ void shoal_group_wait(const struct shoal_group *g, int w, const char *fn);
 void shoal_group_wait_from(const struct shoal_group *g, int w, int from, const char *what,
                            const char *fn);
 
+/* SHMEM_DEBUG (no-op otherwise): compares this collective's signature
+ * (routine, team, collective number, sizes a and b) with the neighbouring
+ * member's before anything else happens, and reports the first mismatch
+ * with both sides.  Teams only (an active set's pSync has no room). */
+void shoal_group_debug_check_slow(const struct shoal_group *g, const char *fn, uint64_t a,
+                                  uint64_t b);
+static inline void shoal_group_debug_check(const struct shoal_group *g, const char *fn,
+                                           uint64_t a, uint64_t b)
+{
+    if (SHOAL_UNLIKELY(shoal_g.debug))
+        shoal_group_debug_check_slow(g, fn, a, b);
+}
+
 /* No member leaves before every member has arrived (dissemination). */
 void shoal_group_sync(const struct shoal_group *g, const char *fn);
 

@@ -119,6 +119,7 @@ int shoal_coll_reduce(shmem_team_t team, void *dest, const void *source, size_t 
         return -1;
     struct shoal_group g;
     shoal_group_of_team(&g, team);
+    shoal_group_debug_check(&g, fn, nreduce, 0);
     reduce_group(&g, dest, source, nreduce, op, type, fn);
     return 0;
 }
@@ -150,6 +151,7 @@ int shoal_coll_scan(shmem_team_t team, void *dest, const void *source, size_t ne
         return 0;
     struct shoal_group g;
     shoal_group_of_team(&g, team);
+    shoal_group_debug_check(&g, fn, nelems, 0);
     size_t bytes = nelems * shoal_red_size(type);
     if (g.size > 1)
         shoal_group_sync(&g, fn);

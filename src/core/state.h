@@ -48,9 +48,18 @@ struct shoal_ctx {
 #define SHOAL_TEAM_SLOT_SHARED 1
 #define SHOAL_SYNC_WORDS 64
 #define SHOAL_SCRATCH_WORDS 8
+/* SHMEM_DEBUG: what a collective is, compared between neighbours before it
+ * runs (coll/group.c) so that mismatched calls are reported, not hung on. */
+struct shoal_coll_sig {
+    char fn[40];       /* routine */
+    uint64_t seq;      /* collective number on the team */
+    uint64_t a, b;     /* sizes: element count, root, strides (0: unused) */
+};
 struct shoal_team_block {
     uint64_t sync[SHOAL_SYNC_WORDS];
     uint64_t scratch[SHOAL_SCRATCH_WORDS];
+    uint64_t dbg_sync[2];      /* SHMEM_DEBUG: "my signature is written" / "read yours" */
+    struct shoal_coll_sig dbg_sig;
 };
 
 /* The control block that starts every PE's heap segment.  It is symmetric

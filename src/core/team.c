@@ -29,6 +29,7 @@ static void setup(struct shoal_team *t, int start, int stride, int size, int my_
     t->num_contexts = 0;
     t->slot = slot;
     t->config_mask = 0;
+    t->coll_seq = 0; /* a recycled object starts counting again, like its peers */
     t->magic = SHOAL_TEAM_LIVE;
 }
 
@@ -89,6 +90,7 @@ static void free_slots(struct shoal_team *parent, uint64_t *freemask, const char
     _Static_assert(MASK_WORDS <= SHOAL_SCRATCH_WORDS, "team scratch too small for the mask");
     struct shoal_group g;
     shoal_group_of_team(&g, parent);
+    shoal_group_debug_check(&g, fn, 0, 0);
     pthread_mutex_lock(&lock);
     memcpy(g.scratch, used, sizeof used);
     pthread_mutex_unlock(&lock);
@@ -240,6 +242,7 @@ void shoal_team_destroy(struct shoal_team *team, const char *fn)
      * with it; its words are back at 0 once this sync returns. */
     struct shoal_group g;
     shoal_group_of_team(&g, team);
+    shoal_group_debug_check(&g, fn, 0, 0);
     shoal_quiet(SHMEM_CTX_DEFAULT, fn);
     shoal_group_sync(&g, fn);
     team->magic = 0;

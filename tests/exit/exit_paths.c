@@ -16,7 +16,8 @@
  *                           PE 1 calls shmem_finalize while the others go into
  *                           a barrier (the same, with an explicit finalize)
  *   exit_paths mismatch     PE 0 in shmem_barrier_all, the others in a sum
- *                           reduction
+ *                           reduction (mismatch_debug: the same, run with
+ *                           SHMEM_DEBUG=1, which compares the calls)
  *   exit_paths hang         PE 0 waits for a flag nobody sets, the others wait
  *                           in shmem_barrier_all (the launcher's --timeout must
  *                           make every PE say where it waits) */
@@ -71,7 +72,7 @@ int main(int argc, char **argv)
             return 0;
         }
         shmem_barrier_all();
-    } else if (!strcmp(mode, "mismatch")) {
+    } else if (!strcmp(mode, "mismatch") || !strcmp(mode, "mismatch_debug")) {
         if (me == 0)
             shmem_barrier_all();
         else
