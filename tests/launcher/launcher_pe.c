@@ -19,6 +19,13 @@
  *                          (which must fail: exit 4)
  *   lines K                K lines to stdout and to stderr, each written in
  *                          pieces, then a last line without newline
+ *   stdio K                after a barrier, K lines of 90 characters to stdout
+ *                          and to stderr through stdio with 4 KiB buffers, so
+ *                          most write()s end in the middle of a line (what a
+ *                          printf-ing program does when its output is a pipe)
+ *   prompt                 write "pe R prompt> " without newline, read a line
+ *                          from stdin, print "pe R got LINE"
+ *   tty                    print "pe R tty out=0|1 err=0|1" (isatty of 1 and 2)
  *   stdin                  read stdin to EOF, print "pe R stdin BYTES"
  *   env VAR...             print "pe R VAR=value" for each VAR
  *   cpus                   print "pe R cpus c1,c2,..."
@@ -248,6 +255,42 @@ int main(int argc, char **argv)
         if (write(STDOUT_FILENO, tail, (size_t)n) < 0)
             _exit(90);
         free(line);
+        finish_ok();
+        return 0;
+    }
+    if (!strcmp(mode, "stdio")) {
+        /* Line i of stream s: "pe R s i " + 'a'+(i%26) up to 89 characters
+         * + newline.  Everyone starts together so the streams interleave. */
+        static char obuf[4096], ebuf[4096];
+        setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+        setvbuf(stderr, ebuf, _IOFBF, sizeof ebuf);
+        if (B.barrier() < 0)
+            die("barrier failed");
+        for (int i = 0; i < a1; i++)
+            for (int s = 0; s < 2; s++) {
+                char line[96];
+                int n = snprintf(line, sizeof line, "pe %d %s %d ", me, s ? "err" : "out", i);
+                memset(line + n, 'a' + i % 26, (size_t)(89 - n));
+                line[89] = 0;
+                fprintf(s ? stderr : stdout, "%s\n", line);
+            }
+        fflush(stdout);
+        fflush(stderr);
+        finish_ok();
+        return 0;
+    }
+    if (!strcmp(mode, "prompt")) {
+        char line[256];
+        say("pe %d prompt> ", me);
+        if (!fgets(line, sizeof line, stdin))
+            die("no answer on stdin");
+        line[strcspn(line, "\n")] = 0;
+        say("pe %d got %s\n", me, line);
+        finish_ok();
+        return 0;
+    }
+    if (!strcmp(mode, "tty")) {
+        say("pe %d tty out=%d err=%d\n", me, isatty(STDOUT_FILENO), isatty(STDERR_FILENO));
         finish_ok();
         return 0;
     }

@@ -140,8 +140,8 @@ class Job:
             self.proc.kill()
             out, err = self.proc.communicate()
         self.t_end = time.monotonic()
-        self.out = out.decode(errors="replace")
-        self.err = err.decode(errors="replace")
+        self.out = (out or b"").decode(errors="replace")  # None: the case closed it
+        self.err = (err or b"").decode(errors="replace")
         self.rc = self.proc.returncode
         self.after()
         return self.rc, self.out, self.err
@@ -433,6 +433,120 @@ def case_tag_output():
         if stream == "stdout":
             check(tails == set(range(n)), "final lines without newline lost: %s" % tails)
         check(text.endswith("\n"), "%s does not end with a newline" % stream)
+
+
+def case_whole_lines():
+    # Without --tag-output, lines still leave oshrun whole: 4 PEs printf
+    # thousands of 90-character lines to stdout and stderr at once, through
+    # 4 KiB stdio buffers, so most of their write()s end mid-line.
+    n, k = 4, 4000
+    j = Job("lines")
+    j.run(j.argv(["-n", n], "stdio", k), timeout=110)
+    j.expect(0, what="stdio lines")
+    for stream, text, kind in (("stdout", j.out, "out"), ("stderr", j.err, "err")):
+        got = {r: [] for r in range(n)}
+        bad = []
+        for line in text.split("\n")[:-1]:
+            m = re.match(r"^pe (\d+) (out|err) (\d+) ([a-z]+)$", line)
+            if not m or len(line) != 89 or m.group(2) != kind:
+                bad.append(line)
+                continue
+            r, i = int(m.group(1)), int(m.group(3))
+            if m.group(4) != chr(ord("a") + i % 26) * len(m.group(4)) or r >= n:
+                bad.append(line)
+                continue
+            got[r].append(i)
+        check(not bad, "%s: %d of %d lines spliced or damaged, e.g. %r"
+              % (stream, len(bad), n * k, bad[:3]))
+        for r in range(n):
+            check(got[r] == list(range(k)), "%s: PE %d's lines missing or out of order"
+                  % (stream, r))
+        check(text.endswith("\n"), "%s does not end with a newline" % stream)
+
+
+def case_prompt():
+    # A prompt without newline is forwarded while the PE waits for its
+    # answer (a partial line waits only briefly), and untagged output keeps
+    # its bytes: nothing is added or removed.
+    j = Job("prompt")
+    p = j.start(j.argv(["-n", 1], "prompt"), stdin=subprocess.PIPE)
+    fd = p.stdout.fileno()
+    buf = b""
+    end = time.monotonic() + 30
+    while b"prompt> " not in buf and time.monotonic() < end:
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if r:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            buf += chunk
+    t_prompt = time.monotonic()
+    check(buf == b"pe 0 prompt> ", "the prompt did not appear while the PE waited: %r" % buf)
+    check(p.poll() is None, "oshrun ended before the PE got its answer")
+    p.stdin.write(b"yes\n")
+    p.stdin.close()
+    p.stdin = None
+    j.finish()
+    j.out = buf.decode() + j.out
+    j.expect(0, what="prompt")
+    check(j.out == "pe 0 prompt> pe 0 got yes\n", "prompt: stdout %r" % j.out)
+    figure("prompt wait (start -> prompt seen)", t_prompt - j.t0)
+
+
+def case_tty():
+    # When oshrun writes to a terminal, so do the PEs (a pseudo-terminal
+    # oshrun reads): stdio stays line-buffered, isatty() stays true.
+    import pty
+    mo, so = pty.openpty()
+    me, se = pty.openpty()
+    j = Job("tty")
+    j.t0 = time.monotonic()
+    j.proc = subprocess.Popen(j.argv(["-n", 2], "tty"), cwd=j.cwd, stdin=subprocess.DEVNULL,
+                              stdout=so, stderr=se)
+    os.close(so)
+    os.close(se)
+    outs = {mo: b"", me: b""}
+    live = set(outs)
+    end = time.monotonic() + 60
+    while live and time.monotonic() < end:
+        r, _, _ = select.select(list(live), [], [], 0.5)
+        for fd in r:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:  # EIO: every writer has closed the terminal
+                chunk = b""
+            if chunk:
+                outs[fd] += chunk
+            else:
+                live.discard(fd)
+    if live:
+        fail("tty: output did not end within 60 s")
+        j.proc.kill()
+    j.rc = j.proc.wait()
+    j.t_end = time.monotonic()
+    os.close(mo)
+    os.close(me)
+    j.out = outs[mo].decode(errors="replace").replace("\r\n", "\n")
+    j.err = outs[me].decode(errors="replace").replace("\r\n", "\n")
+    j.after()
+    j.expect(0, out_res=[r"^pe 0 tty out=1 err=1$", r"^pe 1 tty out=1 err=1$"], what="tty")
+
+
+def case_epipe():
+    # oshrun's stdout closes early (oshrun ... | head -1): the rest of the
+    # output is dropped, the job goes on and ends normally, stderr intact.
+    n, k = 2, 3000
+    j = Job("epipe")
+    p = j.start(j.argv(["-n", n], "stdio", k))
+    first = p.stdout.readline()
+    p.stdout.close()
+    p.stdout = None
+    check(re.match(rb"^pe \d out 0 a+\n$", first) is not None, "epipe: first line %r" % first)
+    j.finish(timeout=110)
+    j.expect(0, what="stdout closed early")
+    lines = j.err.split("\n")[:-1]
+    check(len(lines) == n * k and all(re.match(r"^pe \d err \d+ [a-z]+$", x) for x in lines),
+          "epipe: stderr damaged (%d lines, expected %d)" % (len(lines), n * k))
 
 
 def case_stdin():

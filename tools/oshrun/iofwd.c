@@ -1,10 +1,21 @@
-/* --tag-output: every PE's stdout and stderr come through pipes and leave
- * oshrun as whole lines, "[pe N] " + line + "\n", each with one writev().
- * oshrun is the only writer of its stdout/stderr apart from the PEs it does
- * not tag (none), so lines of different PEs never mix.  A partial line waits
- * in a per-pipe buffer until its newline arrives, the PE ends, or it grows
- * past OSHRUN_LINE_MAX (then it is forwarded in pieces).  If oshrun's own
- * output is gone (EPIPE), output is dropped and the job goes on. */
+/* Output forwarding: every PE's stdout and stderr come to oshrun through a
+ * pipe (a pseudo-terminal when oshrun's own stream is a terminal, see
+ * spawn.c) and leave oshrun as whole lines.  oshrun is the only writer of
+ * its stdout/stderr, and each write holds only complete lines, so lines of
+ * different PEs never mix, whatever size the PEs' write()s have (a program
+ * that printf()s into a pipe writes 4 KiB blocks that end mid-line).
+ *
+ * Without --tag-output the bytes are forwarded unchanged; every complete
+ * line of a read leaves in one write.  With --tag-output each line leaves
+ * as "[pe N] " + line + "\n".
+ *
+ * A partial line waits in a per-stream buffer until its newline arrives,
+ * but not for long: after OSHRUN_PARTIAL_DELAY (a prompt waiting for its
+ * answer), when the PE ends, or past OSHRUN_LINE_MAX it is forwarded as it
+ * is (under --tag-output as a tagged line of its own).
+ *
+ * If oshrun's own output is gone (EPIPE), output is dropped and the job goes
+ * on: the pipes are still read, so no PE blocks on a full one. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,18 +25,18 @@
 
 #include "oshrun.h"
 
-static void emit(struct job *j, int which, int rank, const char *line, size_t len)
+/* Writes all of iov[0..n) to oshrun's stream `which`, unless it is gone. */
+static void out_writev(struct job *j, int which, struct iovec *iov, int n)
 {
     if (j->out_dead[which])
         return;
-    char tag[32];
-    int tl = snprintf(tag, sizeof tag, "[pe %d] ", rank);
-    struct iovec iov[3] = {{tag, (size_t)tl}, {(void *)line, len}, {"\n", 1}};
     int fd = which ? STDERR_FILENO : STDOUT_FILENO;
-    ssize_t total = tl + (ssize_t)len + 1;
+    ssize_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += (ssize_t)iov[i].iov_len;
     ssize_t w;
     do
-        w = writev(fd, iov, 3);
+        w = writev(fd, iov, n);
     while (w < 0 && errno == EINTR);
     if (w == total)
         return;
@@ -35,7 +46,7 @@ static void emit(struct job *j, int which, int rank, const char *line, size_t le
     }
     /* A short write (a full pipe, a non-blocking descriptor): finish it. */
     size_t done = w > 0 ? (size_t)w : 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < n; i++) {
         if (done >= iov[i].iov_len) {
             done -= iov[i].iov_len;
             continue;
@@ -46,6 +57,17 @@ static void emit(struct job *j, int which, int rank, const char *line, size_t le
         }
         done = 0;
     }
+}
+
+/* --tag-output: one line, "[pe N] " + head + tail + "\n". */
+static void emit_tagged(struct job *j, int which, int rank, const char *head, size_t hl,
+                        const char *tail, size_t tl)
+{
+    char tag[32];
+    int n = snprintf(tag, sizeof tag, "[pe %d] ", rank);
+    struct iovec iov[4] = {
+        {tag, (size_t)n}, {(void *)head, hl}, {(void *)tail, tl}, {"\n", 1}};
+    out_writev(j, which, iov, 4);
 }
 
 static void lb_append(struct linebuf *b, const char *d, size_t n)
@@ -66,31 +88,65 @@ static void lb_append(struct linebuf *b, const char *d, size_t n)
     b->len += n;
 }
 
-/* New bytes from PE p's stream `which`: forward the complete lines. */
-static void feed(struct job *j, struct pe *p, int which, const char *d, size_t n)
+/* Forwards the partial line of PE p's stream `which` as it is. */
+static void flush_partial(struct job *j, struct pe *p, int which)
 {
     struct linebuf *b = &p->lb[which];
-    while (n > 0) {
-        const char *nl = memchr(d, '\n', n);
-        if (!nl) {
-            lb_append(b, d, n);
-            if (b->len >= OSHRUN_LINE_MAX) {
-                emit(j, which, p->rank, b->buf, b->len);
-                b->len = 0;
-            }
-            return;
-        }
+    if (!b->len)
+        return;
+    if (j->o->tag_output) {
+        emit_tagged(j, which, p->rank, b->buf, b->len, "", 0);
+    } else {
+        struct iovec iov = {b->buf, b->len};
+        out_writev(j, which, &iov, 1);
+    }
+    b->len = 0;
+}
+
+static void feed_tagged(struct job *j, struct pe *p, int which, const char *d, size_t n)
+{
+    struct linebuf *b = &p->lb[which];
+    const char *nl;
+    while ((nl = memchr(d, '\n', n))) {
         size_t ll = (size_t)(nl - d);
-        if (b->len) {
-            lb_append(b, d, ll);
-            emit(j, which, p->rank, b->buf, b->len);
-            b->len = 0;
-        } else {
-            emit(j, which, p->rank, d, ll);
-        }
+        emit_tagged(j, which, p->rank, b->buf, b->len, d, ll);
+        b->len = 0;
         d = nl + 1;
         n -= ll + 1;
     }
+    lb_append(b, d, n);
+}
+
+static void feed_plain(struct job *j, struct pe *p, int which, const char *d, size_t n)
+{
+    struct linebuf *b = &p->lb[which];
+    const char *last = memrchr(d, '\n', n);
+    if (last) {
+        size_t upto = (size_t)(last - d) + 1;
+        struct iovec iov[2] = {{b->buf, b->len}, {(void *)d, upto}};
+        out_writev(j, which, iov, 2);
+        b->len = 0;
+        d += upto;
+        n -= upto;
+    }
+    lb_append(b, d, n);
+}
+
+/* New bytes from PE p's stream `which`: forward the complete lines, keep
+ * the rest (and note since when a partial line waits). */
+static void feed(struct job *j, struct pe *p, int which, const char *d, size_t n)
+{
+    struct linebuf *b = &p->lb[which];
+    if (j->o->tag_output)
+        feed_tagged(j, p, which, d, n);
+    else
+        feed_plain(j, p, which, d, n);
+    if (b->len >= OSHRUN_LINE_MAX)
+        flush_partial(j, p, which);
+    if (!b->len)
+        b->since = 0;
+    else if (b->since == 0)
+        b->since = now_mono();
 }
 
 static void io_close(struct pe *p, int which)
@@ -114,7 +170,11 @@ static int read_once(struct job *j, struct pe *p, int which)
         return 1;
     if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
         return 0;
-    io_close(p, which); /* EOF or error */
+    /* EOF, or EIO (a pseudo-terminal whose writers are gone): nothing can
+     * complete a partial line any more. */
+    flush_partial(j, p, which);
+    p->lb[which].since = 0;
+    io_close(p, which);
     return 0;
 }
 
@@ -124,6 +184,25 @@ void io_readable(struct job *j, struct pe *p, int which)
     for (int i = 0; i < 4 && p->io[which] >= 0; i++)
         if (!read_once(j, p, which))
             break;
+}
+
+double io_flush_partial(struct job *j, double now)
+{
+    double next = 0;
+    for (int i = 0; i < j->nspawned; i++)
+        for (int w = 0; w < 2; w++) {
+            struct linebuf *b = &j->pes[i].lb[w];
+            if (!b->len)
+                continue;
+            double due = b->since + OSHRUN_PARTIAL_DELAY;
+            if (now >= due) {
+                flush_partial(j, &j->pes[i], w);
+                b->since = 0;
+            } else if (next == 0 || due < next) {
+                next = due;
+            }
+        }
+    return next;
 }
 
 /* Bounded: a PE's orphan that keeps writing cannot hold oshrun here. */
@@ -138,13 +217,9 @@ void io_finish(struct job *j, struct pe *p)
 {
     io_drain(j, p);
     for (int w = 0; w < 2; w++) {
-        if (p->lb[w].len) {
-            emit(j, w, p->rank, p->lb[w].buf, p->lb[w].len);
-            p->lb[w].len = 0;
-        }
+        flush_partial(j, p, w);
         free(p->lb[w].buf);
-        p->lb[w].buf = NULL;
-        p->lb[w].cap = 0;
+        p->lb[w] = (struct linebuf){0};
         io_close(p, w);
     }
 }

@@ -1,9 +1,9 @@
 /* The event loop and the failure policy.
  *
  * One poll() over: the signalfd (SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT),
- * every PE's boot socket, and under --tag-output every PE's two pipes.  The
- * timeout of poll() is the next deadline (--timeout, or the SIGKILL stage of
- * a termination), so nothing spins.
+ * every PE's boot socket, and every PE's two output pipes.  The timeout of
+ * poll() is the next deadline (--timeout, the SIGKILL stage of a
+ * termination, a partial output line due to be forwarded), so nothing spins.
  *
  * Policy.  The first of these ends the job, and fixes oshrun's exit status:
  *   a PE killed by signal S ........................ 128+S
@@ -337,6 +337,7 @@ int job_run(struct job *j)
         /* A round waiting for a hung-up PE may fail now (replies queued
          * here are polled for below). */
         double recheck = srv_check_round(j);
+        double flush_at = io_flush_partial(j, now);
 
         int k = 0;
         pf[k] = (struct pollfd){.fd = j->sfd, .events = POLLIN};
@@ -359,6 +360,10 @@ int job_run(struct job *j)
             timeout = ms_until(j->deadline, now);
         if (recheck > 0) {
             int t = ms_until(recheck, now);
+            timeout = timeout < 0 || t < timeout ? t : timeout;
+        }
+        if (flush_at > 0) {
+            int t = ms_until(flush_at, now);
             timeout = timeout < 0 || t < timeout ? t : timeout;
         }
         if (j->dump_at > 0 && !j->terminating) {

@@ -2,7 +2,7 @@
  *
  *   options.c  command line -> struct oshrun_opts
  *   spawn.c    environment, file descriptors, fork/exec of the PEs
- *   iofwd.c    --tag-output: whole-line forwarding of every PE's stdout/stderr
+ *   iofwd.c    whole-line forwarding of every PE's stdout/stderr (--tag-output)
  *   server.c   the bootstrap protocol (src/boot/local_proto.h): HELLO,
  *              allgather/barrier rounds, FINALIZE, ABORT, GLOBAL_EXIT
  *   job.c      the event loop: signals, child exits, failure policy,
@@ -37,8 +37,11 @@
 /* After asking the PEs where they wait (SIGQUIT, on --timeout), this long
  * for their reports before they are terminated. */
 #define OSHRUN_DUMP_GRACE 0.3
-/* --tag-output: a "line" longer than this is forwarded in pieces. */
+/* A "line" longer than this is forwarded in pieces. */
 #define OSHRUN_LINE_MAX ((size_t)1 << 20)
+/* A partial line (no newline yet) is forwarded after waiting this long, so a
+ * prompt shows up; a line written in pieces is complete well before. */
+#define OSHRUN_PARTIAL_DELAY 0.1
 
 /* ---- options.c ---- */
 struct oshrun_opts {
@@ -68,6 +71,7 @@ struct txitem {
 struct linebuf {
     char *buf;
     size_t len, cap;
+    double since; /* when the partial line in buf began waiting; 0: none */
 };
 
 struct pe {
@@ -77,7 +81,7 @@ struct pe {
     int status;        /* wait status, once reaped */
     int sock;          /* oshrun's end of the boot socket; -1 once closed */
     double hup_at;     /* when the connection closed */
-    int io[2];         /* --tag-output: read ends of stdout/stderr pipes, or -1 */
+    int io[2];         /* read ends of stdout/stderr (pipes or pty masters), or -1 */
     struct linebuf lb[2];
     int hello, finalized, aborted;
     int contributed;   /* to the current allgather round */
@@ -138,6 +142,9 @@ int spawn_all(struct job *j);
 void io_readable(struct job *j, struct pe *p, int which);
 void io_drain(struct job *j, struct pe *p);   /* read what is there now */
 void io_finish(struct job *j, struct pe *p);  /* drain, flush a partial line, close */
+/* Forwards the partial lines that have waited OSHRUN_PARTIAL_DELAY by `now`;
+ * returns when the next one will have (0: none waits). */
+double io_flush_partial(struct job *j, double now);
 
 /* ---- server.c ---- */
 void srv_readable(struct job *j, struct pe *p);

@@ -7,8 +7,11 @@
  *     means oshrun exits);
  *   - the signal mask, SIGPIPE's disposition and the descriptor limit that
  *     oshrun changed for itself are restored;
- *   - stdin: PE 0 keeps oshrun's, the others read /dev/null; stdout/stderr
- *     are inherited, or pipes to oshrun under --tag-output;
+ *   - stdin: PE 0 keeps oshrun's, the others read /dev/null; stdout and
+ *     stderr are pipes to oshrun, which forwards whole lines (iofwd.c);
+ *     where oshrun's own stream is a terminal, a pseudo-terminal instead,
+ *     so the program still sees a terminal (isatty, line-buffered stdio:
+ *     its output appears as it prints, as without oshrun);
  *   - the boot socket is the only descriptor oshrun opened that survives
  *     exec (everything else is O_CLOEXEC, in particular the other PEs'
  *     sockets and pipes);
@@ -21,12 +24,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "boot/boot.h"
@@ -92,10 +97,11 @@ static void make_jobid(struct job *j)
     snprintf(j->jobid, sizeof j->jobid, "%ld-%08x", (long)getpid(), r);
 }
 
-/* Raises the descriptor limit if N PEs need more than it allows. */
+/* Raises the descriptor limit if N PEs need more than it allows (a boot
+ * socket and two output channels each). */
 static int ensure_fds(struct job *j)
 {
-    rlim_t need = (rlim_t)j->n * (j->o->tag_output ? 3 : 1) + 64;
+    rlim_t need = (rlim_t)j->n * 3 + 64;
     struct rlimit rl = oshrun_orig_nofile;
     if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
         rl.rlim_cur = (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need) ? need : rl.rlim_max;
@@ -123,7 +129,7 @@ static _Noreturn void child(struct job *j, int rank, const char *path, int sock,
     setrlimit(RLIMIT_NOFILE, &oshrun_orig_nofile);
     if (rank != 0 && dup2(devnull, STDIN_FILENO) < 0)
         goto fail;
-    if (out_w >= 0 && (dup2(out_w, STDOUT_FILENO) < 0 || dup2(err_w, STDERR_FILENO) < 0))
+    if (dup2(out_w, STDOUT_FILENO) < 0 || dup2(err_w, STDERR_FILENO) < 0)
         goto fail;
     if (fcntl(sock, F_SETFD, 0) < 0) /* the one descriptor that crosses exec */
         goto fail;
@@ -139,6 +145,45 @@ fail:
     while (write(report_w, &e, sizeof e) < 0 && errno == EINTR)
         ;
     _exit(127);
+}
+
+/* A pseudo-terminal for a PE's output to terminal `like` (oshrun's stdout
+ * or stderr): fd[0] the master oshrun reads, fd[1] the slave the PE writes.
+ * Output processing is off, so bytes pass unchanged ("\n" stays "\n"); the
+ * window size is oshrun's.  Returns -1 if there is none to be had. */
+static int open_pty(int like, int fd[2])
+{
+    fd[0] = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (fd[0] < 0)
+        return -1;
+    char name[128];
+    struct termios t;
+    if (grantpt(fd[0]) < 0 || unlockpt(fd[0]) < 0 || ptsname_r(fd[0], name, sizeof name) != 0)
+        goto fail;
+    fd[1] = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (fd[1] < 0)
+        goto fail;
+    if (tcgetattr(fd[1], &t) == 0) {
+        t.c_oflag &= ~(tcflag_t)OPOST;
+        tcsetattr(fd[1], TCSANOW, &t);
+    }
+    struct winsize ws;
+    if (ioctl(like, TIOCGWINSZ, &ws) == 0)
+        ioctl(fd[1], TIOCSWINSZ, &ws);
+    return 0;
+fail:
+    close(fd[0]);
+    fd[0] = -1;
+    return -1;
+}
+
+/* The channel for a PE's stream `which` (0: stdout, 1: stderr). */
+static int open_output(int which, int fd[2])
+{
+    int like = which ? STDERR_FILENO : STDOUT_FILENO;
+    if (isatty(like) && open_pty(like, fd) == 0)
+        return 0;
+    return pipe2(fd, O_CLOEXEC);
 }
 
 static void set_env_int(const char *name, long v)
@@ -230,7 +275,7 @@ int spawn_all(struct job *j)
         const char *what = NULL;
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
             what = "the boot socket";
-        else if (o->tag_output && (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0))
+        else if (open_output(0, outp) < 0 || open_output(1, errp) < 0)
             what = "the output pipes";
         else if (pipe2(rep, O_CLOEXEC) < 0)
             what = "a pipe";
@@ -254,18 +299,14 @@ int spawn_all(struct job *j)
         int fork_err = errno;
         close(sv[1]);
         close(rep[1]);
-        if (o->tag_output) {
-            close(outp[1]);
-            close(errp[1]);
-        }
+        close(outp[1]);
+        close(errp[1]);
         if (pid < 0) {
             msg("cannot start PE %d: fork: %s", r, strerror(fork_err));
             close(sv[0]);
             close(rep[0]);
-            if (o->tag_output) {
-                close(outp[0]);
-                close(errp[0]);
-            }
+            close(outp[0]);
+            close(errp[0]);
             rc = 1;
             break;
         }
@@ -273,12 +314,10 @@ int spawn_all(struct job *j)
         p->alive = 1;
         p->sock = sv[0];
         fcntl(p->sock, F_SETFL, O_NONBLOCK);
-        if (o->tag_output) {
-            p->io[0] = outp[0];
-            p->io[1] = errp[0];
-            fcntl(outp[0], F_SETFL, O_NONBLOCK);
-            fcntl(errp[0], F_SETFL, O_NONBLOCK);
-        }
+        p->io[0] = outp[0];
+        p->io[1] = errp[0];
+        fcntl(outp[0], F_SETFL, O_NONBLOCK);
+        fcntl(errp[0], F_SETFL, O_NONBLOCK);
         j->nspawned = r + 1;
         j->alive++;
 
