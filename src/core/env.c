@@ -130,8 +130,20 @@ int shoal_env_load(struct shoal_config *cfg, char *errbuf, size_t errlen)
                 return bad(errbuf, errlen, used, v, "a non-negative integer or 'auto'");
             break;
         case SHOAL_ENV_WAIT_SLEEP_MAX_US:
-            if (parse_uint(v, &cfg->wait_sleep_max_us) < 0 || cfg->wait_sleep_max_us < 1)
-                return bad(errbuf, errlen, used, v, "a positive integer");
+            cfg->wait_sleep_max_us = -1;
+            if (strcmp(v, "auto") &&
+                (parse_uint(v, &cfg->wait_sleep_max_us) < 0 || cfg->wait_sleep_max_us < 1))
+                return bad(errbuf, errlen, used, v, "a positive integer or 'auto'");
+            break;
+        case SHOAL_ENV_WAIT_POLICY:
+            if (!strcmp(v, "auto"))
+                cfg->wait_policy = 0;
+            else if (!strcmp(v, "spin"))
+                cfg->wait_policy = 1;
+            else if (!strcmp(v, "sleep"))
+                cfg->wait_policy = 2;
+            else
+                return bad(errbuf, errlen, used, v, "one of auto, spin, sleep");
             break;
         case SHOAL_ENV_COLL_REDUCE:
             if (!strcmp(v, "auto"))

@@ -14,8 +14,9 @@ enum shoal_env_id {
 struct shoal_config {
     size_t symmetric_size;
     int debug, info, version;
+    int wait_policy;          /* 0 auto, 1 spin, 2 sleep */
     long wait_spin_us;        /* -1 = auto */
-    long wait_sleep_max_us;
+    long wait_sleep_max_us;   /* -1 = auto */
     char transports[64];
     int net_mode;             /* enum shoal_net_mode */
     int coll_reduce;          /* 0 auto, 1 gather, 2 rsag */

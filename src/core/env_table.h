@@ -14,10 +14,12 @@ SHOAL_ENV(INFO, "SHMEM_INFO", "SMA_INFO", BOOL, "0",
           "PE 0 prints this configuration at start-up")
 SHOAL_ENV(VERSION, "SHMEM_VERSION", "SMA_VERSION", BOOL, "0",
           "PE 0 prints the library version at start-up")
+SHOAL_ENV(WAIT_POLICY, "SHOAL_WAIT_POLICY", NULL, STRING, "auto",
+          "How waiting PEs wait: auto (spin while this node's PEs fit the CPUs of their affinity masks, else yield and sleep early), spin (never sleep), sleep (yield and sleep early)")
 SHOAL_ENV(WAIT_SPIN_US, "SHOAL_WAIT_SPIN_US", NULL, UINT, "auto",
-          "Microseconds a waiting PE spins before yielding and sleeping (auto: 50, or 2 when PEs outnumber CPUs)")
-SHOAL_ENV(WAIT_SLEEP_MAX_US, "SHOAL_WAIT_SLEEP_MAX_US", NULL, UINT, "1000",
-          "Longest single sleep of a waiting PE before it re-checks, in microseconds")
+          "Microseconds a waiting PE spins before it yields and sleeps (auto: 10000 when the PEs fit the CPUs, 2 otherwise)")
+SHOAL_ENV(WAIT_SLEEP_MAX_US, "SHOAL_WAIT_SLEEP_MAX_US", NULL, UINT, "auto",
+          "Longest single sleep before a waiter re-checks, in microseconds: a safety net, wake-ups end sleeps (auto: 100000 with exact wake-ups, 1000 without; 50 while UCX serves this PE)")
 SHOAL_ENV(TRANSPORTS, "SHOAL_TRANSPORTS", NULL, STRING, "auto",
           "Which transport reaches which peer: shm (load/store, this node only), ucx (every peer through UCX, this PE included), shm,ucx or auto (load/store on this node, UCX beyond)")
 SHOAL_ENV(PROGRESS_THREAD, "SHOAL_PROGRESS_THREAD", NULL, STRING, "auto",

@@ -16,6 +16,7 @@
 #include "core/state.h"
 #include "core/error.h"
 #include "core/net.h"
+#include "core/doorbell.h"
 
 /* ---------------------------------------------------------------- checks */
 
@@ -57,15 +58,6 @@ static inline char *shoal_addr(const void *addr, size_t len, int pe, const char 
     shoal_err_addr(addr, len, pe, fn, arg);
 }
 
-/* After writing to a peer's memory: wake it if it sleeps in the wait engine
- * (core/wait.c).  One load of a line that is almost never written. */
-void shoal_wake_slot(int slot);
-static inline void shoal_notify(int pe)
-{
-    int slot = shoal_slot(pe);
-    if (SHOAL_UNLIKELY(__atomic_load_n(&shoal_ctl_of_slot(slot)->sleepers, __ATOMIC_RELAXED)))
-        shoal_wake_slot(slot);
-}
 
 /* ------------------------------------------------------------------ RMA */
 

@@ -29,7 +29,9 @@
 #include "core/ops.h"
 #include "core/segments.h"
 #include "core/team.h"
+#include "core/doorbell.h"
 #include "core/wait.h"
+#include "core/wait_policy.h"
 #include "core/wait_record.h"
 
 static struct shoal_boot boot;
@@ -121,8 +123,10 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
         boot.abort(1, "network transport setup failed");
     }
     shoal_teams_init();
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    shoal_wait_configure(cfg.wait_spin_us, cfg.wait_sleep_max_us, shoal_g.n_local > ncpu);
+    /* Writers must be registered for the waiters' fence before anyone can
+     * write to a peer (after the barrier below). */
+    shoal_doorbell_init();
+    shoal_wait_publish_placement();
     shoal_coll_init(cfg.coll_reduce, cfg.coll_reduce_crossover);
     shoal_coll_bcast_config(cfg.coll_bcast, cfg.coll_bcast_crossover);
     shoal_ctx_init_default();
@@ -135,6 +139,7 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     /* Nobody writes to a peer before every peer has mapped everything. */
     if (boot.barrier() < 0)
         boot.abort(1, "bootstrap barrier failed");
+    shoal_wait_policy_init(&cfg); /* every local PE's placement is published */
     if (!on_exit_registered) {
         on_exit(implicit_finalize, NULL);
         on_exit_registered = 1;
@@ -207,6 +212,7 @@ void shoal_print_info(FILE *f)
     fprintf(f, "Transports: %s (shm: on-node load/store through memfd mappings)\n",
             shoal_net_built());
     shoal_net_describe(f, "");
+    shoal_wait_describe(f, "");
     fprintf(f, "AMOs: %s\n",
             shoal_g.init_count == 0 ? "(decided at init)"
             : shoal_g.amo_via_net    ? "all through the network transport (coherent with remote "

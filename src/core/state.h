@@ -65,13 +65,18 @@ struct shoal_team_block {
 /* The control block that starts every PE's heap segment.  It is symmetric
  * (same offset in every heap) so coll/ and locks can address it like any
  * symmetric object.  Layout changes must keep SHOAL_CTL_SIZE. */
+#define SHOAL_CPU_MASK_WORDS 16 /* affinity masks of up to 1024 CPUs */
 struct shoal_ctl {
-    /* Waiting (core/wait.c): a waiter that goes to sleep on memory owned by
-     * this PE counts itself in `sleepers` and sleeps on `doorbell`; a writer
-     * that finds sleepers != 0 bumps the doorbell and wakes them. */
+    /* Waiting (core/doorbell.h): waiters asleep on memory owned by this PE
+     * count themselves in `sleepers` (read by the UCX progress thread) and
+     * sleep on `bell`; writers read `bell`, a line only sleepers write. */
     _Alignas(SHOAL_CACHELINE) uint32_t sleepers;
     uint32_t pad0;
-    _Alignas(SHOAL_CACHELINE) uint32_t doorbell;
+    _Alignas(SHOAL_CACHELINE) uint32_t bell;
+    /* This PE's CPU affinity at init, for the waiting policy of every PE of
+     * the node (core/wait_policy.h); cpu_mask_cpus 0: unknown. */
+    _Alignas(SHOAL_CACHELINE) uint64_t cpu_mask[SHOAL_CPU_MASK_WORDS];
+    int cpu_mask_cpus;
     /* enum shoal_leaving (core/wait_record.h): set once this PE has left
      * the job, after its last operations are complete; read by peers that
      * still wait for it in a collective. */

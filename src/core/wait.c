@@ -1,37 +1,19 @@
 /* The wait engine and the point-to-point synchronization routines.
  *
- * A waiter spins for a short time (the common case: the value arrives
- * within microseconds), then yields, then sleeps on the doorbell futex of
- * the PE that owns the watched memory.  Writers (core/ops.h: shoal_notify)
- * ring that doorbell only when someone sleeps there, so the fast path pays
- * one load of a line that is almost never written.  Writers do not fence
- * between their store and that load, so a wake-up can be missed in a narrow
- * race; every sleep therefore has a timeout (SHOAL_WAIT_SLEEP_MAX_US),
- * which bounds the cost of a miss.  This keeps an idle PE from starving a
- * working one when PEs outnumber cores. */
+ * A waiter spins with `pause`, then (oversubscribed only) yields, then
+ * sleeps on the doorbell of the PE that owns the watched memory; how long
+ * each phase lasts follows the placement (core/wait_policy.h).  Writers
+ * ring that doorbell only when it is armed, once per sleep episode, and no
+ * wake-up is lost (core/doorbell.h): the sleep's timeout is a safety net. */
 #include "core/wait.h"
 
-#include <limits.h>
-#include <linux/futex.h>
 #include <sched.h>
 #include <stdint.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "core/ops.h"
+#include "core/wait_policy.h"
 #include "core/wait_record.h"
-
-static long spin_ns = 50000;
-static long sleep_max_ns = 1000000;
-
-void shoal_wait_configure(long spin_us, long sleep_max_us, int oversubscribed)
-{
-    if (spin_us < 0)
-        spin_us = oversubscribed ? 2 : 50;
-    spin_ns = spin_us * 1000;
-    sleep_max_ns = sleep_max_us * 1000;
-}
 
 static inline uint64_t now_ns(void)
 {
@@ -51,19 +33,13 @@ static inline void cpu_relax(void)
 #endif
 }
 
-void shoal_wake_slot(int slot)
-{
-    struct shoal_ctl *c = shoal_ctl_of_slot(slot);
-    __atomic_fetch_add(&c->doorbell, 1, __ATOMIC_SEQ_CST);
-    syscall(SYS_futex, &c->doorbell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
 
 void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, const void *addr)
 {
     w->owner_slot = owner_slot;
     w->iter = 0;
     w->t0 = 0;
-    w->sleep_ns = 20000;
+    w->sleep_ns = shoal_wait_p.sleep_ns;
     w->next_peer_check = 0;
     w->fn = fn;
     w->addr = addr;
@@ -105,45 +81,43 @@ static void check_peer_left(struct shoal_waiter *w, uint64_t now, int (*ready)(v
                 what);
 }
 
+/* Memory written through the network changes only as the transport
+ * progresses, and RDMA writes ring no doorbell: a waiter progresses the
+ * network on every turn and never sleeps long while a network serves it. */
+#define NET_SLEEP_MAX_NS 50000
+
 void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
 {
+    const struct shoal_wait_policy *p = &shoal_wait_p;
     w->iter++;
-    /* Memory written through the network changes only as the transport
-     * progresses (and rings no doorbell): progress it on every turn, and
-     * never sleep long. */
     if (shoal_g.net_active) {
         shoal_net_progress();
-        if (w->sleep_ns > 50000)
-            w->sleep_ns = 50000;
+        if (w->sleep_ns > NET_SLEEP_MAX_NS)
+            w->sleep_ns = NET_SLEEP_MAX_NS;
     }
     if (w->t0 == 0) {
         w->t0 = now_ns();
         shoal_wait_record_begin(w->fn, w->addr, w->t0);
         return;
     }
-    if ((w->iter & 63) != 0) {
+    if ((w->iter & (unsigned)(p->check_every - 1)) != 0) {
         cpu_relax();
         return;
     }
     uint64_t now = now_ns(), dt = now - w->t0;
     check_peer_left(w, now, ready, arg);
-    if (dt < (uint64_t)spin_ns) {
+    if (dt < p->spin_ns || p->never_sleep) {
         cpu_relax();
         return;
     }
-    if (dt < (uint64_t)spin_ns + 50000) {
+    if (dt < p->spin_ns + p->yield_ns) {
         sched_yield();
         return;
     }
-    struct shoal_ctl *c = shoal_ctl_of_slot(w->owner_slot);
-    __atomic_fetch_add(&c->sleepers, 1, __ATOMIC_SEQ_CST);
-    uint32_t bell = __atomic_load_n(&c->doorbell, __ATOMIC_SEQ_CST);
-    if (!ready || !ready(arg)) {
-        struct timespec ts = {0, w->sleep_ns};
-        syscall(SYS_futex, &c->doorbell, FUTEX_WAIT, bell, &ts, NULL, 0);
-        w->sleep_ns = w->sleep_ns * 2 < sleep_max_ns ? w->sleep_ns * 2 : sleep_max_ns;
-    }
-    __atomic_fetch_sub(&c->sleepers, 1, __ATOMIC_SEQ_CST);
+    /* Woken by a write: writes tend to come in bursts, so spin again
+     * before the next sleep rather than ring for each of them. */
+    if (shoal_doorbell_sleep(w->owner_slot, ready, arg, w->sleep_ns))
+        w->t0 = now_ns();
 }
 
 /* ------------------------------------------------------------ comparisons */

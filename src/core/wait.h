@@ -1,4 +1,5 @@
-/* The wait engine (wait.c): spin, yield, then sleep on a doorbell. */
+/* The wait engine (wait.c): spin, yield, then sleep on a doorbell, as the
+ * waiting policy says (wait_policy.h, doorbell.h). */
 #ifndef SHOAL_CORE_WAIT_H
 #define SHOAL_CORE_WAIT_H
 #include <stdint.h>
@@ -13,7 +14,6 @@ struct shoal_waiter {
     const void *addr;
 };
 
-void shoal_wait_configure(long spin_us, long sleep_max_us, int oversubscribed);
 /* A wait on `addr` inside routine `fn`: init, back off until ready, done
  * (which clears the thread's wait record, core/wait_record.h). */
 void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, const void *addr);

@@ -604,6 +604,14 @@ extern "C" {
  * transport; any pointer may be NULL. */
 void shmemx_net_worker_counts(long *created, long *in_use, long *reused);
 
+/* Wait-engine counters of the calling process since it started: sleep
+ * episodes of its waiters, wake-up system calls its writers made (at most
+ * one per sleep episode of the PE written to), and sleeps that ended by
+ * their safety timeout although the awaited value had arrived (a wake-up
+ * that did not come).  Any pointer may be NULL. */
+void shmemx_wait_counters(unsigned long long *sleeps, unsigned long long *wakes,
+                          unsigned long long *late_timeouts);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -129,9 +129,7 @@ void shoal_net_progress(void)
  * network: the progress thread rings the doorbell when it applied some. */
 static void wake_local_waiters(void)
 {
-    struct shoal_ctl *c = shoal_my_ctl();
-    if (__atomic_load_n(&c->sleepers, __ATOMIC_ACQUIRE))
-        shoal_wake_slot(shoal_my_slot());
+    shoal_ring_slot_if_armed(shoal_my_slot());
 }
 
 /* The thread stays out of the way while the application progresses the
