@@ -77,6 +77,8 @@ struct shoal_ctl {
      * the node (core/wait_policy.h); cpu_mask_cpus 0: unknown. */
     _Alignas(SHOAL_CACHELINE) uint64_t cpu_mask[SHOAL_CPU_MASK_WORDS];
     int cpu_mask_cpus;
+    /* Its threads in state R at its waiters' last look (wait_policy.c). */
+    int running_threads;
     /* enum shoal_leaving (core/wait_record.h): set once this PE has left
      * the job, after its last operations are complete; read by peers that
      * still wait for it in a collective. */

@@ -88,7 +88,6 @@ static void check_peer_left(struct shoal_waiter *w, uint64_t now, int (*ready)(v
 
 void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
 {
-    const struct shoal_wait_policy *p = &shoal_wait_p;
     w->iter++;
     if (shoal_g.net_active) {
         shoal_net_progress();
@@ -97,27 +96,32 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
     }
     if (w->t0 == 0) {
         w->t0 = now_ns();
+        w->phase = shoal_wait_phase_now(w->t0);
         shoal_wait_record_begin(w->fn, w->addr, w->t0);
         return;
     }
-    if ((w->iter & (unsigned)(p->check_every - 1)) != 0) {
+    const struct shoal_wait_phase *ph = w->phase;
+    if ((w->iter & (unsigned)(ph->check_every - 1)) != 0) {
         cpu_relax();
         return;
     }
     uint64_t now = now_ns(), dt = now - w->t0;
     check_peer_left(w, now, ready, arg);
-    if (dt < p->spin_ns || p->never_sleep) {
+    if (dt < ph->spin_ns || shoal_wait_p.never_sleep) {
         cpu_relax();
         return;
     }
-    if (dt < p->spin_ns + p->yield_ns) {
+    if (dt < ph->spin_ns + ph->yield_ns) {
         sched_yield();
         return;
     }
     /* Woken by a write: writes tend to come in bursts, so spin again
-     * before the next sleep rather than ring for each of them. */
-    if (shoal_doorbell_sleep(w->owner_slot, ready, arg, w->sleep_ns))
+     * before the next sleep rather than ring for each of them (and look
+     * at the placement again). */
+    if (shoal_doorbell_sleep(w->owner_slot, ready, arg, w->sleep_ns)) {
         w->t0 = now_ns();
+        w->phase = shoal_wait_phase_now(w->t0);
+    }
 }
 
 /* ------------------------------------------------------------ comparisons */

@@ -1,7 +1,11 @@
 /* The waiting policy from the placement (wait_policy.h). */
 #include "core/wait_policy.h"
 
+#include <dirent.h>
+#include <stdio.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -10,7 +14,12 @@
 #include "core/state.h"
 
 struct shoal_wait_policy shoal_wait_p = {
-    .spin_ns = 50000, .yield_ns = 50000, .sleep_ns = 1000000, .check_every = 64};
+    .fit = {.spin_ns = 50000, .yield_ns = 50000, .check_every = 64},
+    .over = {.spin_ns = 2000, .yield_ns = 50000, .check_every = 1},
+    .sleep_ns = 1000000,
+};
+
+#define SAMPLE_EVERY_NS 50000000ull
 
 void shoal_wait_publish_placement(void)
 {
@@ -28,50 +37,152 @@ void shoal_wait_publish_placement(void)
     __atomic_store_n(&c->cpu_mask_cpus, n, __ATOMIC_RELEASE);
 }
 
+/* The ctl blocks of the PEs this PE maps, itself included: fn(ctl, arg). */
+static void for_each_local(void (*fn)(const struct shoal_ctl *, void *), void *arg)
+{
+    for (int pe = 0; pe < shoal_g.n_pes; pe++) {
+        int slot = pe == shoal_g.my_pe ? shoal_my_slot() : shoal_slot(pe);
+        if (slot >= 0)
+            fn(shoal_ctl_of_slot(slot), arg);
+    }
+}
+
+struct union_acc {
+    uint64_t mask[SHOAL_CPU_MASK_WORDS];
+    int unknown;
+};
+
+static void add_mask(const struct shoal_ctl *c, void *arg)
+{
+    struct union_acc *u = arg;
+    if (__atomic_load_n(&c->cpu_mask_cpus, __ATOMIC_ACQUIRE) == 0)
+        u->unknown = 1;
+    for (int w = 0; w < SHOAL_CPU_MASK_WORDS; w++)
+        u->mask[w] |= c->cpu_mask[w];
+}
+
 /* CPUs in the union of the masks of the PEs this PE maps (the others on
  * this node, under SHOAL_TRANSPORTS=ucx, count as having this PE's). */
-static int node_cpus(int *mine)
+static int node_cpus(void)
 {
-    uint64_t u[SHOAL_CPU_MASK_WORDS] = {0};
-    const struct shoal_ctl *me = shoal_my_ctl();
-    *mine = me->cpu_mask_cpus;
-    if (*mine == 0)
+    struct union_acc u;
+    memset(&u, 0, sizeof u);
+    for_each_local(add_mask, &u);
+    if (u.unknown)
         return (int)sysconf(_SC_NPROCESSORS_ONLN);
-    for (int pe = 0; pe < shoal_g.n_pes; pe++) {
-        int slot = shoal_slot(pe);
-        const struct shoal_ctl *c = slot >= 0 ? shoal_ctl_of_slot(slot) : me;
-        if (pe != shoal_g.my_pe && slot < 0)
-            continue;
-        if (__atomic_load_n(&c->cpu_mask_cpus, __ATOMIC_ACQUIRE) == 0)
-            return (int)sysconf(_SC_NPROCESSORS_ONLN);
-        for (int w = 0; w < SHOAL_CPU_MASK_WORDS; w++)
-            u[w] |= c->cpu_mask[w];
-    }
     int n = 0;
     for (int w = 0; w < SHOAL_CPU_MASK_WORDS; w++)
-        n += __builtin_popcountll(u[w]);
+        n += __builtin_popcountll(u.mask[w]);
     return n;
+}
+
+/* Threads of this process that are running or runnable now (state R). */
+static int running_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return 1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[300], buf[256];
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t k = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (k <= 0)
+            continue;
+        buf[k] = 0;
+        const char *paren = strrchr(buf, ')'); /* the command may hold spaces */
+        if (paren && paren[1] == ' ' && paren[2] == 'R')
+            n++;
+    }
+    closedir(d);
+    return n > 0 ? n : 1;
+}
+
+/* Runnable threads on the whole machine now (the 4th field of
+ * /proc/loadavg, "running/total"), the calling one included; -1 if
+ * unknown.  Other jobs' threads compete for the same CPUs. */
+static int machine_running(void)
+{
+    char buf[128];
+    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t k = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (k <= 0)
+        return -1;
+    buf[k] = 0;
+    double l1, l5, l15;
+    int running, total;
+    if (sscanf(buf, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &running, &total) != 5)
+        return -1;
+    return running;
+}
+
+static void add_running(const struct shoal_ctl *c, void *arg)
+{
+    int r = __atomic_load_n(&c->running_threads, __ATOMIC_RELAXED);
+    *(int *)arg += r > 0 ? r : 1; /* a PE that never looked runs one at least */
+}
+
+static void decide(void)
+{
+    struct shoal_wait_policy *p = &shoal_wait_p;
+    __atomic_store_n(&shoal_my_ctl()->running_threads, running_threads(), __ATOMIC_RELAXED);
+    int running = 0;
+    for_each_local(add_running, &running);
+    __atomic_store_n(&p->node_running, running, __ATOMIC_RELAXED);
+    int machine = machine_running();
+    __atomic_store_n(&p->machine_running, machine, __ATOMIC_RELAXED);
+    int over = p->node_pes > p->node_cpus || running > p->node_cpus ||
+               machine > p->online_cpus;
+    __atomic_store_n(&p->oversubscribed, over, __ATOMIC_RELAXED);
+}
+
+const struct shoal_wait_phase *shoal_wait_phase_now(uint64_t now_ns)
+{
+    struct shoal_wait_policy *p = &shoal_wait_p;
+    if (p->forced)
+        return p->forced == 2 ? &p->over : &p->fit;
+    static uint64_t next_sample;
+    uint64_t due = __atomic_load_n(&next_sample, __ATOMIC_RELAXED);
+    /* One waiter of the PE looks; the others use the last decision. */
+    if (now_ns >= due && __atomic_compare_exchange_n(&next_sample, &due,
+                                                     now_ns + SAMPLE_EVERY_NS, 0,
+                                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        decide();
+    return __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED) ? &p->over : &p->fit;
 }
 
 void shoal_wait_policy_init(const struct shoal_config *cfg)
 {
     struct shoal_wait_policy *p = &shoal_wait_p;
     p->node_pes = shoal_g.n_local;
-    p->node_cpus = node_cpus(&p->my_cpus);
+    p->node_cpus = node_cpus();
+    p->online_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    p->my_cpus = shoal_my_ctl()->cpu_mask_cpus;
     p->forced = cfg->wait_policy;
-    p->oversubscribed = cfg->wait_policy == 2 ||
-                        (cfg->wait_policy == 0 && p->node_pes > p->node_cpus);
     p->never_sleep = cfg->wait_policy == 1;
-    long spin_us = cfg->wait_spin_us >= 0 ? cfg->wait_spin_us : p->oversubscribed ? 2 : 10000;
-    p->spin_ns = (uint64_t)spin_us * 1000u;
+    p->fit.spin_ns = (uint64_t)(cfg->wait_spin_us >= 0 ? cfg->wait_spin_us : 10000) * 1000u;
+    p->fit.yield_ns = 0;
+    p->fit.check_every = 64;
     /* Oversubscribed: give the CPU away for a while before sleeping (a
      * yield is cheaper than a futex round trip when the peer runs soon). */
-    p->yield_ns = p->oversubscribed ? 50000 : 0;
-    p->check_every = p->oversubscribed ? 1 : 64;
+    p->over.spin_ns = (uint64_t)(cfg->wait_spin_us >= 0 ? cfg->wait_spin_us : 2) * 1000u;
+    p->over.yield_ns = 50000;
+    p->over.check_every = 1;
     long sleep_us = cfg->wait_sleep_max_us > 0 ? cfg->wait_sleep_max_us
                     : shoal_doorbell_exact()   ? 100000
                                                : 1000;
     p->sleep_ns = sleep_us * 1000;
+    p->oversubscribed = p->forced == 2 || (p->forced == 0 && p->node_pes > p->node_cpus);
 }
 
 void shoal_wait_describe(FILE *f, const char *prefix)
@@ -82,22 +193,25 @@ void shoal_wait_describe(FILE *f, const char *prefix)
                 prefix);
         return;
     }
+    int over = __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED);
+    const struct shoal_wait_phase *ph = over ? &p->over : &p->fit;
     const char *why = p->forced == 1   ? "SHOAL_WAIT_POLICY=spin"
                       : p->forced == 2 ? "SHOAL_WAIT_POLICY=sleep"
-                      : p->oversubscribed
-                          ? "oversubscribed: more PEs on this node than CPUs in their masks"
-                          : "the PEs fit the CPUs of their masks";
+                      : over ? "now oversubscribed: more PEs or running threads than CPUs"
+                             : "now the PEs and their running threads fit the CPUs";
     if (p->never_sleep)
         fprintf(f, "%sWaiting: spin with pause, never sleep (%s)\n", prefix, why);
     else
-        fprintf(f,
-                "%sWaiting: spin %llu us,%s then sleep on the doorbell (%s)\n", prefix,
-                (unsigned long long)(p->spin_ns / 1000),
-                p->yield_ns ? " yield 50 us," : "", why);
+        fprintf(f, "%sWaiting: spin %llu us,%s then sleep on the doorbell (%s)\n", prefix,
+                (unsigned long long)(ph->spin_ns / 1000), ph->yield_ns ? " yield 50 us," : "",
+                why);
     fprintf(f,
             "%sPlacement: %d PEs on this node, %d CPUs in the union of their affinity masks, "
-            "%d in this PE's\n",
-            prefix, p->node_pes, p->node_cpus, p->my_cpus);
+            "%d in this PE's; at the last look (every 50 ms while waiting) the PEs ran %d "
+            "threads and the machine %d on %d CPUs\n",
+            prefix, p->node_pes, p->node_cpus, p->my_cpus,
+            __atomic_load_n(&p->node_running, __ATOMIC_RELAXED),
+            __atomic_load_n(&p->machine_running, __ATOMIC_RELAXED), p->online_cpus);
     fprintf(f, "%sWake-ups: %s; a sleep re-checks after %ld us at most\n", prefix,
             shoal_doorbell_exact() ? "exact (membarrier: a write wakes a sleeper at most once "
                                      "per sleep, none is lost)"

@@ -1,14 +1,20 @@
-/* How long a waiter spins before it yields and sleeps, decided once per job
- * from the placement (wait_policy.c):
- *   fits           the node's PEs have at least one CPU each in the union of
- *                  their affinity masks: spin with `pause` (no yield) and
- *                  sleep only after a long idle (SHOAL_WAIT_SPIN_US, default
- *                  10 ms), so an arrival is seen within nanoseconds;
- *   oversubscribed more PEs than those CPUs: spin 2 us, yield for 50 us, then
- *                  sleep on the doorbell, so that the PE being waited for can
- *                  run.
- * SHOAL_WAIT_POLICY=spin|sleep forces one (spin: never sleep); the masks
- * are published in the ctl blocks at init (every launcher, any binding). */
+/* How long a waiter spins before it yields and sleeps, from the placement
+ * (wait_policy.c):
+ *   fits           the threads that run on this node (of every PE of the
+ *                  node) fit the CPUs in the union of the PEs' affinity
+ *                  masks: spin with `pause` (no yield) and sleep only after
+ *                  a long idle (SHOAL_WAIT_SPIN_US, default 10 ms), so an
+ *                  arrival is seen within nanoseconds;
+ *   oversubscribed more PEs, or more running threads, than those CPUs: spin
+ *                  2 us, yield for 50 us, then sleep on the doorbell, so that
+ *                  the thread being waited for can run.
+ * The masks are published in the ctl blocks at init (any launcher, any
+ * binding); each PE's running threads (state R in /proc/self/task) are
+ * counted by its waiters at most every 50 ms and published there too, and
+ * so is the machine's count of runnable threads (/proc/loadavg: other jobs
+ * compete for the CPUs too), so the choice follows threads that come and
+ * go.  SHOAL_WAIT_POLICY=spin|sleep
+ * forces one (spin: never sleep). */
 #ifndef SHOAL_CORE_WAIT_POLICY_H
 #define SHOAL_CORE_WAIT_POLICY_H
 #include <stdint.h>
@@ -16,16 +22,24 @@
 
 struct shoal_config;
 
-struct shoal_wait_policy {
+struct shoal_wait_phase {
     uint64_t spin_ns;   /* pause-spin this long before yielding or sleeping */
     uint64_t yield_ns;  /* then sched_yield this long */
+    int check_every;    /* look at the clock every so many turns (power of 2) */
+};
+struct shoal_wait_policy {
+    struct shoal_wait_phase fit, over;
     long sleep_ns;      /* longest sleep (the safety net of a lost wake-up) */
     int never_sleep;    /* SHOAL_WAIT_POLICY=spin */
-    int check_every;    /* look at the clock every so many turns (power of 2) */
+    int forced;         /* 0 auto, 1 spin, 2 sleep */
+    int oversubscribed; /* the last decision (relaxed atomic) */
     /* Inputs, for shmem-info. */
-    int oversubscribed, forced, node_cpus, my_cpus, node_pes;
+    int node_cpus, my_cpus, node_pes, node_running, machine_running, online_cpus;
 };
 extern struct shoal_wait_policy shoal_wait_p;
+
+/* The phases of a wait that begins to block now. */
+const struct shoal_wait_phase *shoal_wait_phase_now(uint64_t now_ns);
 
 /* Before the init barrier: this PE's affinity mask into its ctl block. */
 void shoal_wait_publish_placement(void);
