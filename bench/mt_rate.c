@@ -63,7 +63,8 @@ static void usage(void)
         "               (default 200000; larger sizes scale down to N x 256 / size,\n"
         "               at least 2 windows)\n"
         "  -r R         rounds (default 11)\n"
-        "  --ops LIST   subset of put,get,add,inc,fadd,finc,cswap,swap,fetch\n"
+        "  --ops LIST   subset of put,get,add,inc,fadd,finc,cswap,swap,fetch,bput\n"
+        "               (bput: blocking shmem_putmem, one quiet at the end)\n"
         "  --type T     AMO type: long (default) or ulonglong (unsigned long long,\n"
         "               the unsigned 64-bit type every implementation has AMOs for)\n"
         "  --csv FILE   PE 0 appends one row per figure (metrics putmem_rate,\n"
@@ -76,15 +77,29 @@ static void usage(void)
 enum config { CFG_DEFAULT, CFG_CTX, CFG_PES };
 static const char *const cfg_name[] = {"default", "ctx", "pes"};
 
-enum op { OP_PUT, OP_GET, OP_ADD, OP_INC, OP_FADD, OP_FINC, OP_CSWAP, OP_SWAP, OP_FETCH, NOPS };
-static const char *const op_key[NOPS] = {"put",  "get",   "add",  "inc",  "fadd",
-                                         "finc", "cswap", "swap", "fetch"};
+enum op { OP_PUT, OP_GET, OP_ADD, OP_INC, OP_FADD, OP_FINC, OP_CSWAP, OP_SWAP, OP_FETCH,
+          OP_BPUT, NOPS };
+static const char *const op_key[NOPS] = {"put",  "get",   "add",  "inc",   "fadd",
+                                         "finc", "cswap", "swap", "fetch", "bput"};
 static const char *const op_label[NOPS] = {"putmem",    "getmem",       "atomic_add",
                                            "atomic_inc", "fetch_add",    "fetch_inc",
-                                           "compare_swap", "swap",       "fetch"};
+                                           "compare_swap", "swap",       "fetch",
+                                           "putmem_blk"};
 static const char *const op_metric[NOPS] = {"putmem_rate", "getmem_rate", "add_rate",
                                             "inc_rate",    "fadd_rate",   "finc_rate",
-                                            "cswap_rate",  "swap_rate",   "fetch_rate"};
+                                            "cswap_rate",  "swap_rate",   "fetch_rate",
+                                            "bput_rate"};
+
+/* Puts (nbi or blocking) and gets move `size` bytes; the others are AMOs. */
+static int is_put(enum op op)
+{
+    return op == OP_PUT || op == OP_BPUT;
+}
+
+static int is_rma(enum op op)
+{
+    return is_put(op) || op == OP_GET;
+}
 
 #define MAX_SIZES 64
 #define AMO_STRIDE 256 /* bytes of AMO words per sender: no false sharing */
@@ -151,9 +166,9 @@ static unsigned char pat(long seed, int seg, size_t i)
 static long row_ops(enum op op, size_t size)
 {
     long n = iters;
-    if ((op == OP_PUT || op == OP_GET) && size > 256)
+    if (is_rma(op) && size > 256)
         n = (long)((double)iters * 256.0 / (double)size);
-    if ((op == OP_PUT || op == OP_GET || op == OP_ADD || op == OP_INC) && n < 2 * window)
+    if ((is_rma(op) || op == OP_ADD || op == OP_INC) && n < 2 * window)
         n = 2 * window;
     return (n + window - 1) / window * window;
 }
@@ -162,7 +177,20 @@ static void rma_loop(struct thr *th, enum op op, size_t size, long n)
 {
     long W = window;
     int pe = th->peer;
-    if (op == OP_PUT) {
+    if (op == OP_BPUT) {
+        /* Blocking puts, one quiet at the end (what a program that simply
+         * calls shmem_putmem in a loop pays). */
+        char *dst = put_base + (size_t)th->seg * seg_stride;
+        if (th->use_ctx) {
+            for (long i = 0; i < n; i++)
+                shmem_ctx_putmem(th->ctx, dst, th->src, size, pe);
+            shmem_ctx_quiet(th->ctx);
+        } else {
+            for (long i = 0; i < n; i++)
+                shmem_putmem(dst, th->src, size, pe);
+            shmem_quiet();
+        }
+    } else if (op == OP_PUT) {
         char *dst = put_base + (size_t)th->seg * seg_stride;
         if (th->use_ctx)
             for (long i = 0; i < n; i += W) {
@@ -294,7 +322,7 @@ AMO_LOOP(ulonglong, unsigned long long)
 static void prepare(struct thr *th, long seed)
 {
     size_t n = job.size;
-    if (job.op == OP_PUT) {
+    if (is_put(job.op)) {
         for (size_t i = 0; i < n; i++) {
             th->src[i] = pat(seed, th->seg, i);
             th->chk[i] = (unsigned char)~th->src[i];
@@ -312,7 +340,7 @@ static long verify(struct thr *th, long seed)
 {
     size_t n = job.size;
     long bad = 0;
-    if (job.op == OP_PUT) {
+    if (is_put(job.op)) {
         shmem_getmem(th->chk, put_base + (size_t)th->seg * seg_stride, n, th->peer);
         for (size_t i = 0; i < n; i++)
             bad += th->chk[i] != pat(seed, th->seg, i);
@@ -337,7 +365,7 @@ static void run_job(struct thr *th)
     pthread_barrier_wait(&bar_start);
     double t0 = now();
     long bad;
-    if (job.op == OP_PUT || job.op == OP_GET) {
+    if (is_rma(job.op)) {
         rma_loop(th, job.op, job.size, job.n);
         bad = 0;
     } else {
@@ -437,11 +465,11 @@ static long run_config(enum config cfg, int ops_mask, const char *csv)
     for (int o = 0; o < NOPS; o++) {
         if (!(ops_mask & (1 << o)))
             continue;
-        int nsz = o == OP_PUT || o == OP_GET ? nsizes : 1;
+        int nsz = is_rma((enum op)o) ? nsizes : 1;
         for (int k = 0; k < nsz; k++) {
             struct row *r = &rows[nrows++];
             r->op = (enum op)o;
-            r->size = o == OP_PUT || o == OP_GET ? sizes[k] : 8;
+            r->size = is_rma((enum op)o) ? sizes[k] : 8;
             r->n = row_ops(r->op, r->size);
             r->rate = calloc((size_t)rounds, sizeof(double));
             if (!r->rate) {
@@ -546,7 +574,7 @@ static long run_config(enum config cfg, int ops_mask, const char *csv)
             struct stat3 s = summarize(r->rate, (int)rounds);
             char sz[32], gb[32];
             size_label(sz, sizeof sz, r->size);
-            if (r->op == OP_PUT || r->op == OP_GET)
+            if (is_rma(r->op))
                 snprintf(gb, sizeof gb, "%9.2f", s.med * 1e6 * (double)r->size * 1e-9);
             else
                 snprintf(gb, sizeof gb, "%9s", "-");
@@ -765,11 +793,11 @@ int main(int argc, char **argv)
     size_t T = (size_t)nthreads;
     slots = shmem_calloc(2 * (size_t)npes, sizeof(double));
     amo_base = shmem_calloc(T, AMO_STRIDE);
-    if (ops_mask & (1 << OP_PUT))
+    if (ops_mask & (1 << OP_PUT | 1 << OP_BPUT))
         put_base = shmem_calloc(T, seg_stride);
     if (ops_mask & (1 << OP_GET))
         get_base = shmem_calloc(T, seg_stride);
-    if (!slots || !amo_base || ((ops_mask & (1 << OP_PUT)) && !put_base) ||
+    if (!slots || !amo_base || ((ops_mask & (1 << OP_PUT | 1 << OP_BPUT)) && !put_base) ||
         ((ops_mask & (1 << OP_GET)) && !get_base)) {
         fprintf(stderr, "mt_rate: PE %d: symmetric allocation of %zu bytes failed\n", me,
                 2 * T * seg_stride);

@@ -305,6 +305,10 @@ int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote,
                  MAP_SHARED | MAP_FIXED, peer_heap[s], 0) == MAP_FAILED) {
             rc = fail(err, errlen, "cannot map the symmetric heap of PE %s: %s", "peer");
         }
+        /* Large pages where the kernel offers them for shared memory
+         * (/sys/kernel/mm/transparent_hugepage/shmem_enabled = advise):
+         * fewer TLB misses on large transfers; a no-op elsewhere. */
+        madvise(hr + (size_t)s * heap_stride, heap_size, MADV_HUGEPAGE);
         if (dr && peer_data[s] >= 0 &&
             mmap(dr + (size_t)s * data_stride, data_stride, PROT_READ | PROT_WRITE,
                  MAP_SHARED | MAP_FIXED, peer_data[s], 0) == MAP_FAILED) {
