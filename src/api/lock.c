@@ -19,6 +19,9 @@ static void check(long *lock, const char *fn)
         shoal_err_not_init(fn);
     if (SHOAL_UNLIKELY(((uintptr_t)lock & 7) != 0))
         shoal_fatal(fn, "argument 'lock' = %p is not aligned to 8 bytes", (void *)lock);
+    /* Here, not in the AMOs below: they see only a half of the lock, under
+     * their own argument names. */
+    (void)shoal_addr(lock, sizeof *lock, LOCK_PE, fn, "lock");
 }
 
 SHOAL_EXPORT void pshmem_set_lock(long *lock)

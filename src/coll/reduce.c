@@ -39,6 +39,22 @@ static void *xmalloc(size_t n, const char *fn)
     return p;
 }
 
+/* The bytes of a reduction of n elements, once dest and source are known
+ * to hold them: a count too large for the symmetric objects is the
+ * caller's mistake and is named as such, before it sizes a private buffer
+ * ("out of memory" would blame the machine). */
+static size_t checked_bytes(void *dest, const void *source, size_t n, int type, const char *count,
+                            const char *fn)
+{
+    size_t es = shoal_red_size(type);
+    if (n > SIZE_MAX / es)
+        shoal_fatal(fn, "argument '%s' = %zu is too large: %zu-byte elements overflow size_t",
+                    count, n, es);
+    (void)shoal_addr_n(source, n * es, shoal_g.my_pe, fn, "source", count);
+    (void)shoal_addr_n(dest, n * es, shoal_g.my_pe, fn, "dest", count);
+    return n * es;
+}
+
 /* acc = OP over members [first, last] of elements [lo, lo+n) of source. */
 static void reduce_range(const struct shoal_group *g, int first, int last, void *acc,
                          const void *source, size_t lo, size_t n, int op, int type, void *bounce,
@@ -89,7 +105,7 @@ static void reduce_group(const struct shoal_group *g, void *dest, const void *so
 {
     if (n == 0)
         return;
-    size_t bytes = n * shoal_red_size(type);
+    size_t bytes = checked_bytes(dest, source, n, type, "nreduce", fn);
     if (g->size == 1) {
         if (dest != source)
             memmove(dest, source, bytes);
@@ -152,7 +168,7 @@ int shoal_coll_scan(shmem_team_t team, void *dest, const void *source, size_t ne
     struct shoal_group g;
     shoal_group_of_team(&g, team);
     shoal_group_debug_check(&g, fn, nelems, 0);
-    size_t bytes = nelems * shoal_red_size(type);
+    size_t bytes = checked_bytes(dest, source, nelems, type, "nelems", fn);
     if (g.size > 1)
         shoal_group_sync(&g, fn);
     int last = exclusive ? g.me - 1 : g.me;

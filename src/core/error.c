@@ -82,11 +82,48 @@ _Noreturn void shoal_err_pe(const struct shoal_ctx *ctx, int pe, const char *rou
                 pe, t->size - 1);
 }
 
+/* The segment that holds addr (as core/ops.h's shoal_addr_n sees them):
+ * its name, the bounds to show the user (the heap without its control
+ * block) and where it ends.  0 if none does. */
+static int segment_of(uintptr_t a, const char **name, uintptr_t *lo, uintptr_t *end)
+{
+    uintptr_t h = (uintptr_t)shoal_g.heap_me, d = (uintptr_t)shoal_g.data_me;
+    if (a - h < shoal_g.heap_size) {
+        *name = "symmetric heap";
+        *lo = h + SHOAL_CTL_SIZE;
+        *end = h + shoal_g.heap_size;
+        return 1;
+    }
+    if (a - d < shoal_g.data_size) {
+        *name = "static data";
+        *lo = d;
+        *end = d + shoal_g.data_size;
+        return 1;
+    }
+    return 0;
+}
+
 _Noreturn void shoal_err_addr(const void *addr, size_t len, int pe, const char *routine,
-                              const char *arg)
+                              const char *arg, const char *count)
 {
     if (shoal_g.init_count == 0 || shoal_g.finalized)
         shoal_err_not_init(routine);
+    const char *seg;
+    uintptr_t lo, end, a = (uintptr_t)addr;
+    /* The start is symmetric, the length is what is wrong (it may even
+     * wrap around the address space). */
+    if (segment_of(a, &seg, &lo, &end)) {
+        if (count)
+            shoal_fatal(routine,
+                        "argument '%s' is too large: %zu bytes from '%s' = %p (target PE %d) "
+                        "run past the end of the %s [%p, %p), which has %zu bytes from '%s' on",
+                        count, len, arg, addr, pe, seg, (void *)lo, (void *)end,
+                        (size_t)(end - a), arg);
+        shoal_fatal(routine,
+                    "argument '%s' = %p (%zu bytes, target PE %d) runs past the end of the %s "
+                    "[%p, %p)",
+                    arg, addr, len, pe, seg, (void *)lo, (void *)end);
+    }
     char data[160];
     if (shoal_g.data_size)
         snprintf(data, sizeof data, "static data [%p, %p)", (void *)shoal_g.data_me,

@@ -36,9 +36,12 @@ static inline int shoal_ctx_pe(shmem_ctx_t ctx, int pe, const char *fn)
 }
 
 /* Where [addr, addr+len) of world PE `pe` is mapped in this process, or NULL
- * when `pe` is not on this node.  Fatal if the range is not symmetric. */
-static inline char *shoal_addr(const void *addr, size_t len, int pe, const char *fn,
-                               const char *arg)
+ * when `pe` is not on this node.  Fatal if the range is not symmetric; the
+ * message blames `arg` (the address), or `count` (the argument the length
+ * comes from, NULL if none) when the range starts in a segment but runs
+ * past its end. */
+static inline char *shoal_addr_n(const void *addr, size_t len, int pe, const char *fn,
+                                 const char *arg, const char *count)
 {
     const uintptr_t a = (uintptr_t)addr;
     size_t off = a - (uintptr_t)shoal_g.heap_me;
@@ -55,7 +58,15 @@ static inline char *shoal_addr(const void *addr, size_t len, int pe, const char 
             return NULL;
         return shoal_g.data_region + (size_t)slot * shoal_g.data_stride + off;
     }
-    shoal_err_addr(addr, len, pe, fn, arg);
+    shoal_err_addr(addr, len, pe, fn, arg, count);
+}
+
+/* The same for a range whose length is not a count the user passed (an
+ * AMO's object, a signal word, a lock). */
+static inline char *shoal_addr(const void *addr, size_t len, int pe, const char *fn,
+                               const char *arg)
+{
+    return shoal_addr_n(addr, len, pe, fn, arg, NULL);
 }
 
 
@@ -76,7 +87,7 @@ static inline void shoal_put(shmem_ctx_t ctx, void *dest, const void *src, size_
     int wpe = shoal_ctx_pe(ctx, pe, fn);
     if (SHOAL_UNLIKELY(n == 0))
         return;
-    char *r = shoal_addr(dest, n, wpe, fn, "dest");
+    char *r = shoal_addr_n(dest, n, wpe, fn, "dest", "nelems");
     if (SHOAL_UNLIKELY(shoal_g.debug))
         shoal_debug_check_overlap(shoal_user_view(r, dest, wpe), n, src, n, fn, "dest", "source");
     if (SHOAL_LIKELY(r != NULL)) {
@@ -94,7 +105,7 @@ static inline void shoal_put_nbi(shmem_ctx_t ctx, void *dest, const void *src, s
     int wpe = shoal_ctx_pe(ctx, pe, fn);
     if (SHOAL_UNLIKELY(n == 0))
         return;
-    char *r = shoal_addr(dest, n, wpe, fn, "dest");
+    char *r = shoal_addr_n(dest, n, wpe, fn, "dest", "nelems");
     if (SHOAL_UNLIKELY(shoal_g.debug))
         shoal_debug_check_overlap(shoal_user_view(r, dest, wpe), n, src, n, fn, "dest", "source");
     if (SHOAL_LIKELY(r != NULL)) {
@@ -114,7 +125,7 @@ static inline void shoal_get(shmem_ctx_t ctx, void *dest, const void *src, size_
     int wpe = shoal_ctx_pe(ctx, pe, fn);
     if (SHOAL_UNLIKELY(n == 0))
         return;
-    const char *r = shoal_addr(src, n, wpe, fn, "source");
+    const char *r = shoal_addr_n(src, n, wpe, fn, "source", "nelems");
     if (SHOAL_UNLIKELY(shoal_g.debug))
         shoal_debug_check_overlap(dest, n, shoal_user_view(r, src, wpe), n, fn, "dest", "source");
     if (SHOAL_LIKELY(r != NULL))
@@ -130,7 +141,7 @@ static inline void shoal_get_nbi(shmem_ctx_t ctx, void *dest, const void *src, s
     int wpe = shoal_ctx_pe(ctx, pe, fn);
     if (SHOAL_UNLIKELY(n == 0))
         return;
-    const char *r = shoal_addr(src, n, wpe, fn, "source");
+    const char *r = shoal_addr_n(src, n, wpe, fn, "source", "nelems");
     if (SHOAL_UNLIKELY(shoal_g.debug))
         shoal_debug_check_overlap(dest, n, shoal_user_view(r, src, wpe), n, fn, "dest", "source");
     if (SHOAL_LIKELY(r != NULL))

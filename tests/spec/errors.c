@@ -77,6 +77,30 @@ int main(int argc, char **argv)
         others_block_in_barrier();
         shmem_getmem(src, priv, sizeof priv, 0);
         survived(mode);
+    } else if (!strcmp(mode, "put_huge")) {
+        /* A count past the end of the heap blames the count, not 'dest'. */
+        others_block_in_barrier();
+        shmem_int_put((int *)(void *)heap, (const int *)(void *)src, (size_t)1 << 40, 0);
+        survived(mode);
+    } else if (!strcmp(mode, "put_wrap")) {
+        /* A count whose range wraps around the address space. */
+        others_block_in_barrier();
+        shmem_putmem(heap, src, (size_t)-1, 0);
+        survived(mode);
+    } else if (!strcmp(mode, "get_huge_static")) {
+        others_block_in_barrier();
+        shmem_getmem(src, g_static, (size_t)1 << 40, 0);
+        survived(mode);
+    } else if (!strcmp(mode, "reduce_huge")) {
+        /* Collective: every PE makes the same mistake. */
+        shmem_int_sum_reduce(SHMEM_TEAM_WORLD, (int *)(void *)heap, (const int *)(void *)heap,
+                             (size_t)1 << 40);
+        survived(mode);
+    } else if (!strcmp(mode, "lock_stack")) {
+        long lock = 0;
+        others_block_in_barrier();
+        shmem_set_lock(&lock);
+        survived(mode);
     } else if (!strcmp(mode, "invalid_ctx")) {
         others_block_in_barrier();
         shmem_ctx_putmem(SHMEM_CTX_INVALID, heap, src, 8, 0);
