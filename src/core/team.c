@@ -2,6 +2,8 @@
 #include "core/team.h"
 
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,12 +131,29 @@ static void mark(int slot, int in_use)
     pthread_mutex_unlock(&lock);
 }
 
+/* A split that gives SHMEM_TEAM_INVALID: the spec makes that a return
+ * value, not an error, so the reason is only printed under SHMEM_DEBUG
+ * (one line per PE: each says what it was given).  Returns 1. */
+__attribute__((format(printf, 2, 3))) static int split_fails(const char *fn, const char *fmt,
+                                                              ...)
+{
+    if (!shoal_g.debug)
+        return 1;
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    shoal_warn(fn, "%s; the new team is SHMEM_TEAM_INVALID", why);
+    return 1;
+}
+
 static int parent_ok(struct shoal_team *parent, const char *fn)
 {
     if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
         shoal_err_not_init(fn);
     if (parent == SHMEM_TEAM_INVALID)
-        return 0;
+        return !split_fails(fn, "argument 'parent_team' is SHMEM_TEAM_INVALID");
     if (parent->magic != SHOAL_TEAM_LIVE)
         shoal_fatal(fn, "argument 'parent_team' (%p) is not a live team (destroyed or never "
                         "created)", (void *)parent);
@@ -175,13 +194,24 @@ int shoal_team_split_strided(struct shoal_team *parent, int start, int stride, i
      * of them without talking. */
     const int n = parent->size;
     long last = (long)start + (long)(size - 1) * stride;
-    if (size < 1 || start < 0 || start >= n || last < 0 || last >= n || (stride == 0 && size > 1))
-        return 1;
+    if (size < 1)
+        return split_fails(fn, "argument 'size' = %d is not positive", size);
+    if (start < 0 || start >= n)
+        return split_fails(fn, "argument 'start' = %d is not a PE of the parent team (0..%d)",
+                           start, n - 1);
+    if (stride == 0 && size > 1)
+        return split_fails(fn, "argument 'stride' = 0 with 'size' = %d > 1", size);
+    if (last < 0 || last >= n)
+        return split_fails(fn,
+                           "the last PE, start + (size - 1) * stride = %d + %d * %d = %ld, is "
+                           "not a PE of the parent team (0..%d)",
+                           start, size - 1, stride, last, n - 1);
     uint64_t freemask[MASK_WORDS];
     free_slots(parent, freemask, fn);
     int slot = take_slot(freemask);
-    if (slot < 0)
-        return 1; /* no slot free on every member: all of them fail */
+    if (slot < 0) /* no slot free on every member: all of them fail */
+        return split_fails(fn, "no team slot is free on every member of the parent team "
+                               "(at most %d teams at once)", SHOAL_TEAM_SLOTS);
     long rel = (long)parent->my_pe - start;
     int idx = -1;
     if (size == 1)
@@ -208,7 +238,7 @@ int shoal_team_split_2d(struct shoal_team *parent, int xrange,
         shoal_fatal(fn, "a config argument is a null pointer but its mask selects fields");
     const int n = parent->size;
     if (xrange <= 0)
-        return 1;
+        return split_fails(fn, "argument 'xrange' = %d is not positive", xrange);
     if (xrange > n)
         xrange = n;
     /* All x-teams share one slot and all y-teams another: teams of one
@@ -217,7 +247,8 @@ int shoal_team_split_2d(struct shoal_team *parent, int xrange,
     free_slots(parent, freemask, fn);
     int xslot = take_slot(freemask), yslot = take_slot(freemask);
     if (xslot < 0 || yslot < 0)
-        return 1;
+        return split_fails(fn, "no two team slots are free on every member of the parent team "
+                               "(at most %d teams at once)", SHOAL_TEAM_SLOTS);
     const int me = parent->my_pe, x = me % xrange, y = me / xrange;
     int xsize = n - y * xrange < xrange ? n - y * xrange : xrange;
     int ysize = (n - x + xrange - 1) / xrange;

@@ -101,6 +101,28 @@ int main(int argc, char **argv)
         others_block_in_barrier();
         shmem_set_lock(&lock);
         survived(mode);
+    } else if (!strcmp(mode, "split_invalid")) {
+        /* Not an error: invalid splits give SHMEM_TEAM_INVALID on every PE
+         * and the job goes on; under SHMEM_DEBUG each says why. */
+        shmem_team_t t = SHMEM_TEAM_WORLD, x = SHMEM_TEAM_WORLD, y = SHMEM_TEAM_WORLD;
+        int bad = 0;
+        /* PEs 0..n: one too many. */
+        bad |= shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n + 1, NULL, 0, &t) == 0;
+        bad |= t != SHMEM_TEAM_INVALID;
+        bad |= shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 0, NULL, 0, &t) == 0;
+        bad |= shmem_team_split_strided(SHMEM_TEAM_INVALID, 0, 1, 1, NULL, 0, &t) == 0;
+        bad |= shmem_team_split_2d(SHMEM_TEAM_WORLD, 0, NULL, 0, &x, NULL, 0, &y) == 0;
+        bad |= x != SHMEM_TEAM_INVALID || y != SHMEM_TEAM_INVALID;
+        if (bad) {
+            fprintf(stderr, "errors: an invalid split did not fail with SHMEM_TEAM_INVALID\n");
+            return 96;
+        }
+        shmem_barrier_all();
+        shmem_free(heap);
+        shmem_finalize();
+        if (me == 0)
+            printf("split_invalid: SHMEM_TEAM_INVALID returned, program continued\n");
+        return 0;
     } else if (!strcmp(mode, "invalid_ctx")) {
         others_block_in_barrier();
         shmem_ctx_putmem(SHMEM_CTX_INVALID, heap, src, 8, 0);
