@@ -77,13 +77,23 @@ int shoal_parse_size(const char *s, size_t *out)
     return 0;
 }
 
-static int parse_bool(const char *s)
+/* The usual spellings, in any case; empty is off (as if unset: what
+ * "VAR= prog" means).  Anything else is malformed rather than "on": a typo
+ * must not silently switch costly checks on or off. */
+static int parse_bool(const char *s, int *out)
 {
-    if (!strcasecmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "false") ||
-        !strcasecmp(s, "off"))
-        return 0;
-    return 1;
+    static const char *const on[] = {"1", "yes", "y", "on", "true"};
+    static const char *const off[] = {"", "0", "no", "n", "off", "false"};
+    for (size_t i = 0; i < sizeof on / sizeof on[0]; i++)
+        if (!strcasecmp(s, on[i]))
+            return *out = 1, 0;
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
+        if (!strcasecmp(s, off[i]))
+            return *out = 0, 0;
+    return -1;
 }
+
+#define BOOL_WANT "a boolean: 1/0, yes/no, y/n, on/off or true/false (empty: off)"
 
 static int parse_uint(const char *s, long *out)
 {
@@ -112,7 +122,6 @@ int shoal_env_load(struct shoal_config *cfg, char *errbuf, size_t errlen)
         const struct shoal_env_row *r = &rows[id];
         const char *used;
         const char *v = lookup(r, &used);
-        int from_env = v != NULL;
         if (!v)
             v = r->def;
         switch (id) {
@@ -121,9 +130,18 @@ int shoal_env_load(struct shoal_config *cfg, char *errbuf, size_t errlen)
                 return bad(errbuf, errlen, used, v,
                            "a number of bytes with an optional K/M/G/T suffix, e.g. 512M or 1.5G");
             break;
-        case SHOAL_ENV_DEBUG: cfg->debug = parse_bool(v); break;
-        case SHOAL_ENV_INFO: cfg->info = from_env && parse_bool(v); break;
-        case SHOAL_ENV_VERSION: cfg->version = from_env && parse_bool(v); break;
+        case SHOAL_ENV_DEBUG:
+            if (parse_bool(v, &cfg->debug) < 0)
+                return bad(errbuf, errlen, used, v, BOOL_WANT);
+            break;
+        case SHOAL_ENV_INFO:
+            if (parse_bool(v, &cfg->info) < 0)
+                return bad(errbuf, errlen, used, v, BOOL_WANT);
+            break;
+        case SHOAL_ENV_VERSION:
+            if (parse_bool(v, &cfg->version) < 0)
+                return bad(errbuf, errlen, used, v, BOOL_WANT);
+            break;
         case SHOAL_ENV_WAIT_SPIN_US:
             cfg->wait_spin_us = -1;
             if (strcmp(v, "auto") && parse_uint(v, &cfg->wait_spin_us) < 0)

@@ -4,8 +4,10 @@
  *
  * SHOAL_ENV(id, name, deprecated alias or NULL, kind, default, meaning)
  * kinds: SIZE (bytes, K/M/G/T suffixes and fractions as the spec's
- * SHMEM_SYMMETRIC_SIZE), BOOL (any value means set, except 0/no/false/off),
- * UINT (decimal), STRING. */
+ * SHMEM_SYMMETRIC_SIZE), BOOL (1/yes/y/on/true or 0/no/n/off/false in any
+ * case, empty = off; anything else is malformed, although the spec's table
+ * says "any value": a typo such as SHMEM_DEBUG=ture must not pass for a
+ * decision), UINT (decimal), STRING. */
 SHOAL_ENV(SYMMETRIC_SIZE, "SHMEM_SYMMETRIC_SIZE", "SMA_SYMMETRIC_SIZE", SIZE, "512M",
           "Symmetric heap size per PE (K/M/G/T suffixes, fractions allowed: 1.5G)")
 SHOAL_ENV(DEBUG, "SHMEM_DEBUG", "SMA_DEBUG", BOOL, "0",
