@@ -129,18 +129,25 @@ def case_oshcxx():
 
 
 def case_showme():
-    p = run([tool("oshcc"), "--showme", "a b.c", "-o", "x"])
-    line = p.stdout.strip()
-    for want in ("-I", "-lshoal", "-o x", "a b.c"):
-        if want not in line:
-            fail("--showme output lacks %r: %s" % (want, line))
-    # The include directory it names holds shmem.h.
-    inc = re.search(r"-I(\S+)", line).group(1)
-    if not os.path.exists(os.path.join(inc, "shmem.h")):
-        fail("--showme -I%s has no shmem.h" % inc)
-    p = run([tool("oshcc"), "--showme", "-c", "x.c"])
-    if "-lshoal" in p.stdout:
-        fail("-c must not add link flags: " + p.stdout)
+    # Open MPI's spellings (--showme, -showme) and MPICH's (-show), before
+    # or after the other arguments; none reaches the compiler.
+    for wrapper in ("oshcc", "oshc++"):
+        for opt in ("--showme", "-showme", "-show"):
+            for args in ([opt, "a b.c", "-o", "x"], ["a b.c", opt, "-o", "x"]):
+                p = run([tool(wrapper), *args])
+                line = p.stdout.strip()
+                if "\n" in line or opt in line.split():
+                    fail("%s %s: want one command without %s: %s" % (wrapper, opt, opt, line))
+                for want in ("-I", "-lshoal", "-o x", "a b.c"):
+                    if want not in line:
+                        fail("%s %s output lacks %r: %s" % (wrapper, opt, want, line))
+                # The include directory it names holds shmem.h.
+                inc = re.search(r"-I(\S+)", line).group(1)
+                if not os.path.exists(os.path.join(inc, "shmem.h")):
+                    fail("%s -I%s has no shmem.h" % (opt, inc))
+            p = run([tool(wrapper), opt, "-c", "x.c"])
+            if "-lshoal" in p.stdout:
+                fail("-c must not add link flags: " + p.stdout)
 
 
 def env_table_names():
