@@ -150,6 +150,54 @@ def case_showme():
                 fail("-c must not add link flags: " + p.stdout)
 
 
+def case_test_script():
+    # scripts/test.sh picks the build directory its comment promises, run in
+    # a copy whose install-deps.sh, cmake, ctest and nproc only log.
+    d = work("test_script")
+    os.makedirs(os.path.join(d, "tree", "scripts"))
+    os.makedirs(os.path.join(d, "fakebin"))
+    shutil.copy(os.path.join(A.src, "scripts", "test.sh"), os.path.join(d, "tree", "scripts"))
+    log = os.path.join(d, "log")
+    fakes = {"tree/scripts/install-deps.sh": "",
+             "fakebin/cmake": 'echo "cmake $*" >> "%s"' % log,
+             "fakebin/ctest": 'echo "ctest $*" >> "%s"' % log,
+             "fakebin/nproc": "echo 2"}
+    for path, body in fakes.items():
+        with open(os.path.join(d, path), "w") as f:
+            f.write("#!/bin/sh\n%s\n" % body)
+        os.chmod(os.path.join(d, path), 0o755)
+    base = {k: v for k, v in os.environ.items() if k != "BUILD_DIR"}
+    base["PATH"] = os.path.join(d, "fakebin") + ":" + os.environ["PATH"]
+    for args, build_dir, want_dir in (
+            ([], None, "build"),
+            (["-DSHOAL_ASAN=ON"], None, "build-asan"),
+            (["-DSHOAL_TSAN=on", "-DSHOAL_BUILD_BENCH=OFF"], None, "build-tsan"),
+            (["-DSHOAL_ASAN:BOOL=TRUE"], None, "build-asan"),
+            (["-DSHOAL_ASAN=ON", "-DSHOAL_ASAN=OFF"], None, "build"),
+            (["-DSHOAL_ASAN=ON"], "mine", "mine")):
+        if os.path.exists(log):
+            os.remove(log)
+        env = dict(base)
+        if build_dir:
+            env["BUILD_DIR"] = build_dir
+        cmd = ["sh", os.path.join(d, "tree", "scripts", "test.sh")] + args
+        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+        print("$", "BUILD_DIR=%s" % build_dir if build_dir else "", " ".join(cmd), "->",
+              p.returncode)
+        if p.returncode != 0:
+            fail("test.sh failed:\n" + p.stdout)
+        lines = open(log).read().splitlines()
+        configure = [l for l in lines if l.startswith("cmake -S")]
+        if len(configure) != 1 or "-B %s " % want_dir not in configure[0] + " ":
+            fail("test.sh %s: want the build in %s, got:\n%s" % (args, want_dir, "\n".join(lines)))
+        if "ctest --test-dir %s " % want_dir not in "\n".join(lines) + " ":
+            fail("test.sh %s: ctest not run in %s:\n%s" % (args, want_dir, "\n".join(lines)))
+        # The user's own settings reach cmake, after the script's.
+        if args and not configure[0].endswith(" ".join(args)):
+            fail("test.sh %s: arguments not passed on last: %s" % (args, configure[0]))
+
+
 def env_table_names():
     """Every variable the library reads, from its one table."""
     text = open(os.path.join(A.src, "src/core/env_table.h")).read()
