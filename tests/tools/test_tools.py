@@ -150,6 +150,48 @@ def case_showme():
                 fail("-c must not add link flags: " + p.stdout)
 
 
+def cache_value(name):
+    """A variable of the build's CMakeCache.txt, or None."""
+    try:
+        text = open(os.path.join(A.build, "CMakeCache.txt")).read()
+    except OSError:
+        return None
+    m = re.search(r"^%s:\w+=(.*)$" % re.escape(name), text, re.M)
+    return m.group(1) if m else None
+
+
+def case_static():
+    # oshcc -static either links a program that runs, or (where a library
+    # Shoal uses has no static archive, as Debian's PMIx) fails at once with
+    # one line that says why and what to do, not pages of linker errors.
+    d = work("static")
+    src = os.path.join(d, "hello.c")
+    open(src, "w").write(HELLO_C)
+    exe = os.path.join(d, "hello")
+    run([tool("oshcc"), "-static", "-c", src, "-o", exe + ".o"])  # compiling is fine
+    p = run([tool("oshcc"), "-static", src, "-o", exe], check=False)
+    probed = cache_value("SHOAL_STATIC_OK")
+    print(p.stdout)
+    if p.returncode == 0:
+        if probed == "no":
+            fail("configure found -static impossible, but the link succeeded")
+        with open(exe, "rb") as f:
+            if b"ld-linux" in f.read():
+                fail("oshcc -static made a dynamically linked program")
+        check_hello_output(run([tool("oshrun"), "-n", "2", exe]).stdout, 2)
+        return
+    if probed == "yes":
+        fail("configure found -static possible, but the link failed")
+    lines = p.stdout.strip().splitlines()
+    if len(lines) != 1 or not lines[0].startswith("oshcc: -static: "):
+        fail("a failed -static link must print one oshcc line, got %d lines" % len(lines))
+    for want in ("cannot be linked statically", "Link without -static", "-DSHOAL_WITH_"):
+        if want not in lines[0]:
+            fail("the -static message lacks %r: %s" % (want, lines[0]))
+    if os.path.exists(exe):
+        fail("a failed -static link left %s behind" % exe)
+
+
 def case_test_script():
     # scripts/test.sh picks the build directory its comment promises, run in
     # a copy whose install-deps.sh, cmake, ctest and nproc only log.
