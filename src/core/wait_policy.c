@@ -141,8 +141,10 @@ static void decide(void)
     __atomic_store_n(&p->node_running, running, __ATOMIC_RELAXED);
     int machine = machine_running();
     __atomic_store_n(&p->machine_running, machine, __ATOMIC_RELAXED);
-    int over = p->node_pes > p->node_cpus || running > p->node_cpus ||
-               machine > p->online_cpus;
+    /* Other jobs' load is the scheduler's business (it shares the CPUs
+     * fairly, and a spinning waiter then only spends its own share): only
+     * this job's PEs and threads decide.  The machine's count is shown. */
+    int over = p->node_pes > p->node_cpus || running > p->node_cpus;
     __atomic_store_n(&p->oversubscribed, over, __ATOMIC_RELAXED);
 }
 

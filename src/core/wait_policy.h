@@ -10,10 +10,12 @@
  *                  the thread being waited for can run.
  * The masks are published in the ctl blocks at init (any launcher, any
  * binding); each PE's running threads (state R in /proc/self/task) are
- * counted by its waiters at most every 50 ms and published there too, and
- * so is the machine's count of runnable threads (/proc/loadavg: other jobs
- * compete for the CPUs too), so the choice follows threads that come and
- * go.  SHOAL_WAIT_POLICY=spin|sleep
+ * counted by its waiters at most every 50 ms and published there too, so
+ * the choice follows threads that come and go.  Other jobs' load does not
+ * count: the scheduler shares the CPUs fairly, and a waiter that spins
+ * then spends only its own share, whereas yielding or sleeping would leave
+ * an arrival unseen for a time slice (shmem-info shows the machine's
+ * runnable threads, /proc/loadavg, for reference).  SHOAL_WAIT_POLICY=spin|sleep
  * forces one (spin: never sleep). */
 #ifndef SHOAL_CORE_WAIT_POLICY_H
 #define SHOAL_CORE_WAIT_POLICY_H
