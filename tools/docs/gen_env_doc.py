@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Generate the documentation of Shoal's environment variables from the one
-env table (src/core/env_table.h), so that it cannot drift from the code.
+"""Generate the documentation of Shoal's environment variables from the env
+tables the library is compiled from (src/core/env_table.h and the other
+layers' tables), so that it cannot drift from the code.
 
     gen_env_doc.py --write                 rewrite docs/environment.md
     gen_env_doc.py --check                 exit 1 (and print a diff) when the
@@ -10,21 +11,25 @@ env table (src/core/env_table.h), so that it cannot drift from the code.
     gen_env_doc.py --man IN OUT            fill the ENVIRONMENT section of a
                                            roff page (docs/man/shoal.7.in) into
                                            OUT (the build does this for shoal(7))
-    gen_env_doc.py --check-shmem-info EXE  run EXE (shmem-info) in an empty
+    gen_env_doc.py --check-shmem-info EXE [--not-built DIR]...
+                                           run EXE (shmem-info) in an empty
                                            environment and check that it lists
                                            exactly the rows parsed here, with
                                            the same defaults, meanings and
                                            aliases (proves the parser reads the
-                                           table the library is compiled from)
+                                           tables the library is compiled
+                                           from); tables under DIR belong to a
+                                           layer this build leaves out
 
 The table: every row is
 
     SHOAL_ENV(id, "NAME", "ALIAS" or NULL, KIND, "default", "meaning")
 
 KIND is SIZE, BOOL, UINT or STRING (see the table's own comment).  Rows are
-read in order from src/core/env_table.h and then from any other header
-under src/ whose rows are SHOAL_ENV(...) lines (should the table be split by
-layer, as issue 13 plans), so the order is the order shmem-info prints.
+read in order from src/core/env_table.h and then from every other header
+under src/ whose rows are SHOAL_ENV(...) lines (each layer's own table:
+coll/coll_env_table.h, transport/ucx/ucx_env_table.h, ...), one table after
+the other by path; the docs group them by layer.
 C comments and preprocessor lines are ignored; adjacent string literals are
 concatenated as C does.  Python 3 standard library only.
 """
@@ -201,6 +206,48 @@ def load_rows(root=ROOT):
     return rows
 
 
+# The layer a table belongs to, by where it lives (longest prefix wins), and
+# a note for tables that only some builds compile.
+LAYERS = [
+    ('src/core', 'Core'),
+    ('src/api', 'API'),
+    ('src/coll', 'Collectives'),
+    ('src/transport/ucx', 'UCX transport'),
+    ('src/transport', 'Network transport'),
+    ('src/boot/pmix', 'PMIx bootstrap'),
+    ('src/boot', 'Bootstrap'),
+]
+BUILD_NOTES = [
+    ('src/transport/ucx', 'Read only in a build with UCX (`SHOAL_WITH_UCX`); '
+                          'other builds do not list them.'),
+    ('src/boot/pmix', 'Read only in a build with PMIx (`SHOAL_WITH_PMIX`); '
+                      'other builds do not list them.'),
+]
+
+
+def _by_prefix(table, path, default=None):
+    best = None
+    for prefix, value in table:
+        if (path == prefix or path.startswith(prefix + '/')) and \
+                (best is None or len(prefix) > len(best[0])):
+            best = (prefix, value)
+    return best[1] if best else default
+
+
+def groups(rows):
+    """[(table path, [rows])], core's table first, the others by path."""
+    out = []
+    for r in rows:
+        if not out or out[-1][0] != r.path:
+            out.append((r.path, []))
+        out[-1][1].append(r)
+    return out
+
+
+def group_title(path):
+    return _by_prefix(LAYERS, os.path.dirname(path), os.path.dirname(path))
+
+
 # --------------------------------------------------------------- Markdown
 
 def _md(s):
@@ -215,9 +262,14 @@ def markdown(rows):
         '',
         '# Environment variables',
         '',
-        'Every variable Shoal reads, in the order `shmem-info` lists them.  This',
-        'page is generated from the one table the library itself is compiled',
-        'from (`%s`), and the `docs` tests fail when the two differ.' % MAIN_TABLE,
+        textwrap.fill(
+            'Every variable Shoal reads, %s.  This page is generated from the '
+            'table%s the library itself is compiled from (%s), and the `docs` '
+            'tests fail when they differ.'
+            % ('in the order `shmem-info` lists them' if len(srcs) == 1
+               else 'grouped by the layer that reads them',
+               '' if len(srcs) == 1 else 's', ', '.join('`%s`' % p for p in srcs)),
+            width=76),
         '',
         '- Values are read once, by `shmem_init`.  A malformed value (a size or',
         '  number that does not parse, a word that is not in the list) is an',
@@ -235,17 +287,24 @@ def markdown(rows):
     ]
     for k, text in KIND_TEXT:
         out.append(textwrap.fill('- *%s*: %s' % (k, text), width=76, subsequent_indent='  '))
-    out += [
-        '',
-        '| Variable | Kind | Default | Meaning |',
-        '|---|---|---|---|',
-    ]
-    for r in rows:
-        var = '`%s`' % r.name
-        if r.alias:
-            var += '<br>(alias `%s`)' % r.alias
-        out.append('| %s | %s | `%s` | %s |' % (var, KINDS[r.kind], _md(r.default),
-                                                _md(r.meaning)))
+    gs = groups(rows)
+    for path, grows in gs:
+        out.append('')
+        if len(gs) > 1:
+            note = _by_prefix(BUILD_NOTES, path)
+            out += ['## %s' % group_title(path), '',
+                    textwrap.fill('From `%s`.%s' % (path, '  ' + note if note else ''),
+                                  width=76), '']
+        out += [
+            '| Variable | Kind | Default | Meaning |',
+            '|---|---|---|---|',
+        ]
+        for r in grows:
+            var = '`%s`' % r.name
+            if r.alias:
+                var += '<br>(alias `%s`)' % r.alias
+            out.append('| %s | %s | `%s` | %s |' % (var, KINDS[r.kind], _md(r.default),
+                                                    _md(r.meaning)))
     out += [
         '',
         '## Read by others',
@@ -279,6 +338,19 @@ def _roff(s):
 
 def roff(rows):
     out = []
+    gs = groups(rows)
+    for path, grows in gs:
+        if len(gs) > 1:
+            out.append('.SS %s' % group_title(path))
+            note = _by_prefix(BUILD_NOTES, path)
+            if note:
+                out += ['.PP', _roff(note.replace('`', ''))]
+        out += roff_rows(grows)
+    return '\n'.join(out)
+
+
+def roff_rows(rows):
+    out = []
     for r in rows:
         out.append('.TP')
         out.append('.B \\%%%s' % r.name)   # \% : never hyphenated
@@ -292,7 +364,7 @@ def roff(rows):
         out.append(meaning)
         if r.alias:
             out.append('Deprecated spelling: \\fB\\%%%s\\fR.' % r.alias)
-    return '\n'.join(out)
+    return out
 
 
 def fill_man(template, output, rows):
@@ -323,21 +395,28 @@ def check(rows, path, root=ROOT):
         print('%s: %s' % (path, e))
         print('Generate it with: %s' % REGEN)
         return 1
-    if have == want:
-        print('%s matches the env table (%d variables)' % (os.path.relpath(path, root),
-                                                          len(rows)))
-        return 0
     rel = os.path.relpath(path, root)
+    if rel.startswith('..'):
+        rel = path
+    if have == want:
+        print('%s matches the env tables (%d variables)' % (rel, len(rows)))
+        return 0
     sys.stdout.writelines(difflib.unified_diff(
         have.splitlines(True), want.splitlines(True),
         fromfile=rel + ' (committed)', tofile=rel + ' (from the env table)'))
-    print('\n%s is out of date with the env table (%s).' % (rel, MAIN_TABLE))
+    print('\n%s is out of date with the env tables (%s).'
+          % (rel, ', '.join(sorted({r.path for r in rows}))))
     print('Regenerate it from the repository root with:\n    %s' % REGEN)
     return 1
 
 
-def check_shmem_info(rows, exe):
-    """shmem-info lines: '  NAME   = VALUE    (default) MEANING [alias: X]'."""
+def check_shmem_info(rows, exe, not_built=()):
+    """shmem-info lines: '  NAME   = VALUE    (default) MEANING [alias: X]'.
+
+    shmem-info must list every table of this build (core's first, each
+    table's rows together and in order; the other tables' order is the
+    layers' registration order, not checked), and no table under a
+    directory in not_built (a layer this build leaves out)."""
     env = {'PATH': os.environ.get('PATH', '/usr/bin:/bin')}
     p = subprocess.run([exe], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        universal_newlines=True, timeout=60)
@@ -360,17 +439,38 @@ def check_shmem_info(rows, exe):
             print('cannot read this line of shmem-info: %r' % ln)
             return 1
         got.append(m.groups())
-    want = [(r.name, r.default, r.meaning, r.alias) for r in rows]
-    if got == want:
-        print('shmem-info lists the %d variables of the table, with the same defaults, '
-              'meanings and aliases' % len(want))
+
+    def key(r):
+        return (r.name, r.default, r.meaning, r.alias)
+
+    def skipped(path):
+        return any(path == d or path.startswith(d.rstrip('/') + '/') for d in not_built)
+
+    expected = [(path, [key(r) for r in grows]) for path, grows in groups(rows)
+                if not skipped(path)]
+    # Match whole tables: core's first, then any order.
+    todo, i, ok = list(expected), 0, True
+    order = []
+    while i < len(got) and ok:
+        for j, (path, keys) in enumerate(todo):
+            if (j == 0 or order) and got[i:i + len(keys)] == keys:
+                order.append((path, keys))
+                i += len(keys)
+                del todo[j]
+                break
+        else:
+            ok = False
+    if ok and not todo and i == len(got):
+        print('shmem-info lists the %d variables of %s, with the same defaults, meanings '
+              'and aliases' % (len(got), ', '.join(p for p, _ in order)))
         return 0
-    print('shmem-info (the compiled table) and the rows parsed from the sources differ:')
+    print('shmem-info (the compiled tables) and the rows parsed from the sources differ:')
     fmt = lambda t: '%s = %s | %s | alias %s\n' % t  # noqa: E731
+    want = [k for _, keys in (order + todo) for k in keys]
     sys.stdout.writelines(difflib.unified_diff(
         [fmt(t) for t in got], [fmt(t) for t in want],
         fromfile='shmem-info', tofile='tools/docs/gen_env_doc.py'))
-    print('Either the table moved or changed shape (teach tools/docs/gen_env_doc.py '
+    print('Either the tables moved or changed shape (teach tools/docs/gen_env_doc.py '
           'where the rows are), or shmem-info is stale (rebuild).')
     return 1
 
@@ -390,6 +490,9 @@ def main():
     ap.add_argument('--root', default=ROOT, help='source tree (default: this checkout)')
     ap.add_argument('--file', help='the Markdown file for --write/--check '
                                    '(default: ROOT/docs/environment.md)')
+    ap.add_argument('--not-built', action='append', default=[], metavar='DIR',
+                    help='with --check-shmem-info: tables under DIR (e.g. '
+                         'src/transport/ucx) are not in this build')
     a = ap.parse_args()
     rows = load_rows(a.root)
     md_path = a.file or os.path.join(a.root, ENV_MD)
@@ -404,7 +507,7 @@ def main():
     elif a.man:
         fill_man(a.man[0], a.man[1], rows)
     elif a.check_shmem_info:
-        return check_shmem_info(rows, a.check_shmem_info)
+        return check_shmem_info(rows, a.check_shmem_info, a.not_built)
     elif a.names:
         print('\n'.join(r.name for r in rows))
     return 0
