@@ -1,6 +1,7 @@
 /* World synchronization of this issue: barrier_all and sync_all. */
 #include "api/prof.h"
 #include "coll/coll.h"
+#include "core/sync.h"
 #include "core/ops.h"
 
 static void check_init(const char *fn)

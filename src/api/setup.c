@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/prof.h"
+#include "coll/coll.h"
 #include "core/ops.h"
 #include "core/runtime.h"
 #include "core/segments.h"
@@ -12,6 +13,7 @@
 static void init_or_die(int requested, const char *fn)
 {
     int provided;
+    shoal_coll_env_register();
     if (shoal_runtime_init(requested, &provided, fn) != 0)
         shoal_runtime_global_exit(1);
 }
@@ -22,6 +24,7 @@ SHOAL_WEAK_ALIAS(shmem_init, pshmem_init)
 SHOAL_EXPORT int pshmem_init_thread(int requested, int *provided)
 {
     int p = SHMEM_THREAD_SINGLE;
+    shoal_coll_env_register();
     int rc = shoal_runtime_init(requested, &p, "shmem_init_thread");
     if (provided)
         *provided = p;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
-#include "coll/group.h"
+#include "coll/coll_internal.h"
 
 static void alltoall_group(const struct shoal_group *g, void *dest, const void *source,
                            ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize,

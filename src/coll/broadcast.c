@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
-#include "coll/group.h"
+#include "coll/coll_internal.h"
 
 enum { BCAST_AUTO, BCAST_GET, BCAST_TREE };
 static int algo = BCAST_AUTO;

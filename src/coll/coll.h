@@ -13,11 +13,10 @@
 #include <shmem.h>
 #include <stddef.h>
 
-/* shmem_sync_all: no PE leaves before every PE has arrived.  `fn` is the
- * routine the program called (errors and hang reports name it). */
-void shoal_sync_all_internal(const char *fn);
-/* shmem_barrier_all: quiet the default context, then sync_all. */
-void shoal_barrier_all_internal(const char *fn);
+/* Joins the collectives' variables to the one table (coll_env.c).  Also
+ * done by a constructor; shmem_init calls it so that a static link keeps
+ * the rows.  Idempotent. */
+void shoal_coll_env_register(void);
 /* Algorithm choices, from the environment (called at init):
  * reduce_algo 0 auto, 1 gather, 2 rsag; crossover in bytes for auto. */
 void shoal_coll_init(int reduce_algo, size_t reduce_crossover);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
-#include "coll/group.h"
+#include "coll/coll_internal.h"
 
 static void gather_blocks(const struct shoal_group *g, void *dest, const void *source,
                           const size_t *off, const size_t *len, const char *fn)

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
-#include "coll/group.h"
+#include "coll/coll_internal.h"
 #include "coll/reduce_ops.h"
 
 enum { ALGO_AUTO, ALGO_GATHER, ALGO_RSAG };

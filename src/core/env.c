@@ -1,4 +1,5 @@
-/* Reading and validating the environment (table: env_table.h). */
+/* Reading and validating the environment (core's rows: env_table.h; the
+ * other layers' rows arrive through shoal_env_register, see env.h). */
 #include "core/env.h"
 #include "core/net.h"
 
@@ -9,22 +10,25 @@
 #include <string.h>
 #include <strings.h>
 
-enum shoal_env_kind { KIND_SIZE, KIND_BOOL, KIND_UINT, KIND_STRING };
-
-struct shoal_env_row {
-    const char *name, *alias, *def, *meaning;
-    enum shoal_env_kind kind;
-};
-
 static const struct shoal_env_row rows[SHOAL_ENV_COUNT] = {
 #define SHOAL_ENV(id, name, alias, kind, def, meaning) \
-    [SHOAL_ENV_##id] = {name, alias, def, meaning, KIND_##kind},
+    [SHOAL_ENV_##id] = SHOAL_ENV_ROW(name, alias, kind, def, meaning),
 #include "core/env_table.h"
 #undef SHOAL_ENV
 };
 
-/* The spec's rule: the SHMEM_ spelling wins over the deprecated SMA_ one. */
-static const char *lookup(const struct shoal_env_row *r, const char **used)
+static struct shoal_env_layer *layers; /* sorted by order */
+
+void shoal_env_register(struct shoal_env_layer *layer)
+{
+    struct shoal_env_layer **p = &layers;
+    while (*p && (*p)->order <= layer->order)
+        p = &(*p)->next;
+    layer->next = *p;
+    *p = layer;
+}
+
+const char *shoal_env_value(const struct shoal_env_row *r, const char **used)
 {
     const char *v = getenv(r->name);
     *used = r->name;
@@ -32,7 +36,18 @@ static const char *lookup(const struct shoal_env_row *r, const char **used)
         v = getenv(r->alias);
         *used = r->alias;
     }
+    if (!v) {
+        *used = r->name;
+        v = r->def;
+    }
     return v;
+}
+
+int shoal_env_bad(char *err, size_t errlen, const char *var, const char *val, const char *want)
+{
+    snprintf(err, errlen, "environment variable %s='%s' is malformed: expected %s", var, val,
+             want);
+    return -1;
 }
 
 int shoal_parse_size(const char *s, size_t *out)
@@ -80,22 +95,20 @@ int shoal_parse_size(const char *s, size_t *out)
 /* The usual spellings, in any case; empty is off (as if unset: what
  * "VAR= prog" means).  Anything else is malformed rather than "on": a typo
  * must not silently switch costly checks on or off. */
-static int parse_bool(const char *s, int *out)
+int shoal_parse_bool(const char *s, int *out)
 {
-    static const char *const on[] = {"1", "yes", "y", "on", "true"};
-    static const char *const off[] = {"", "0", "no", "n", "off", "false"};
-    for (size_t i = 0; i < sizeof on / sizeof on[0]; i++)
+    static const char *const on[] = {"1", "yes", "y", "on", "true", NULL};
+    static const char *const off[] = {"", "0", "no", "n", "off", "false", NULL};
+    for (int i = 0; on[i]; i++)
         if (!strcasecmp(s, on[i]))
             return *out = 1, 0;
-    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
+    for (int i = 0; off[i]; i++)
         if (!strcasecmp(s, off[i]))
             return *out = 0, 0;
     return -1;
 }
 
-#define BOOL_WANT "a boolean: 1/0, yes/no, y/n, on/off or true/false (empty: off)"
-
-static int parse_uint(const char *s, long *out)
+int shoal_parse_uint(const char *s, long *out)
 {
     char *end;
     errno = 0;
@@ -108,143 +121,129 @@ static int parse_uint(const char *s, long *out)
     return 0;
 }
 
-static int bad(char *errbuf, size_t errlen, const char *var, const char *val, const char *want)
+int shoal_parse_choice(const char *s, const char *const *choices)
 {
-    snprintf(errbuf, errlen, "environment variable %s='%s' is malformed: expected %s", var, val,
-             want);
+    for (int i = 0; choices[i]; i++)
+        if (!strcmp(s, choices[i]))
+            return i;
     return -1;
 }
+
+/* ------------------------------------------------------------ core's rows */
+
+/* Each parser stores a row's value and returns NULL, or returns what was
+ * expected when the value is malformed. */
+typedef const char *(*row_parser)(const char *v, struct shoal_config *c);
+
+#define BOOL_WANT "a boolean: 1/0, yes/no, y/n, on/off or true/false (empty: off)"
+
+static const char *p_size(const char *v, struct shoal_config *c)
+{
+    return shoal_parse_size(v, &c->symmetric_size) < 0
+               ? "a number of bytes with an optional K/M/G/T suffix, e.g. 512M or 1.5G"
+               : NULL;
+}
+
+static const char *p_debug(const char *v, struct shoal_config *c)
+{
+    return shoal_parse_bool(v, &c->debug) < 0 ? BOOL_WANT : NULL;
+}
+
+static const char *p_info(const char *v, struct shoal_config *c)
+{
+    return shoal_parse_bool(v, &c->info) < 0 ? BOOL_WANT : NULL;
+}
+
+static const char *p_version(const char *v, struct shoal_config *c)
+{
+    return shoal_parse_bool(v, &c->version) < 0 ? BOOL_WANT : NULL;
+}
+
+static const char *p_wait_policy(const char *v, struct shoal_config *c)
+{
+    static const char *const choices[] = {"auto", "spin", "sleep", NULL};
+    c->wait_policy = shoal_parse_choice(v, choices);
+    return c->wait_policy < 0 ? "one of auto, spin, sleep" : NULL;
+}
+
+/* "auto" (-1) or a number >= min. */
+static int auto_or_uint(const char *v, long min, long *out)
+{
+    *out = -1;
+    return strcmp(v, "auto") && (shoal_parse_uint(v, out) < 0 || *out < min) ? -1 : 0;
+}
+
+static const char *p_spin(const char *v, struct shoal_config *c)
+{
+    return auto_or_uint(v, 0, &c->wait_spin_us) < 0 ? "a non-negative integer or 'auto'" : NULL;
+}
+
+static const char *p_sleep_max(const char *v, struct shoal_config *c)
+{
+    return auto_or_uint(v, 1, &c->wait_sleep_max_us) < 0 ? "a positive integer or 'auto'"
+                                                          : NULL;
+}
+
+static const char *p_transports(const char *v, struct shoal_config *c)
+{
+    static const char *const choices[] = {"shm", "ucx", "auto", "shm,ucx", "ucx,shm", NULL};
+    static const int mode[] = {SHOAL_NET_OFF, SHOAL_NET_ALL, SHOAL_NET_REMOTE, SHOAL_NET_REMOTE,
+                               SHOAL_NET_REMOTE};
+    int k = shoal_parse_choice(v, choices);
+    if (k < 0)
+        return "one of auto, shm, ucx, shm,ucx";
+    c->net_mode = mode[k];
+    snprintf(c->transports, sizeof c->transports, "%s", v);
+    return NULL;
+}
+
+static const char *p_split(const char *v, struct shoal_config *c)
+{
+    return shoal_parse_uint(v, &c->split_nodes) < 0 || c->split_nodes < 1 ? "a positive integer"
+                                                                          : NULL;
+}
+
+static const row_parser parsers[SHOAL_ENV_COUNT] = {
+    [SHOAL_ENV_SYMMETRIC_SIZE] = p_size,     [SHOAL_ENV_DEBUG] = p_debug,
+    [SHOAL_ENV_INFO] = p_info,               [SHOAL_ENV_VERSION] = p_version,
+    [SHOAL_ENV_WAIT_POLICY] = p_wait_policy, [SHOAL_ENV_WAIT_SPIN_US] = p_spin,
+    [SHOAL_ENV_WAIT_SLEEP_MAX_US] = p_sleep_max, [SHOAL_ENV_TRANSPORTS] = p_transports,
+    [SHOAL_ENV_SPLIT_NODES] = p_split,
+    /* The bootstrap's rows are read by boot/ itself: listed, not parsed here. */
+};
 
 int shoal_env_load(struct shoal_config *cfg, char *errbuf, size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
     for (int id = 0; id < SHOAL_ENV_COUNT; id++) {
-        const struct shoal_env_row *r = &rows[id];
-        const char *used;
-        const char *v = lookup(r, &used);
-        if (!v)
-            v = r->def;
-        switch (id) {
-        case SHOAL_ENV_SYMMETRIC_SIZE:
-            if (shoal_parse_size(v, &cfg->symmetric_size) < 0)
-                return bad(errbuf, errlen, used, v,
-                           "a number of bytes with an optional K/M/G/T suffix, e.g. 512M or 1.5G");
-            break;
-        case SHOAL_ENV_DEBUG:
-            if (parse_bool(v, &cfg->debug) < 0)
-                return bad(errbuf, errlen, used, v, BOOL_WANT);
-            break;
-        case SHOAL_ENV_INFO:
-            if (parse_bool(v, &cfg->info) < 0)
-                return bad(errbuf, errlen, used, v, BOOL_WANT);
-            break;
-        case SHOAL_ENV_VERSION:
-            if (parse_bool(v, &cfg->version) < 0)
-                return bad(errbuf, errlen, used, v, BOOL_WANT);
-            break;
-        case SHOAL_ENV_WAIT_SPIN_US:
-            cfg->wait_spin_us = -1;
-            if (strcmp(v, "auto") && parse_uint(v, &cfg->wait_spin_us) < 0)
-                return bad(errbuf, errlen, used, v, "a non-negative integer or 'auto'");
-            break;
-        case SHOAL_ENV_WAIT_SLEEP_MAX_US:
-            cfg->wait_sleep_max_us = -1;
-            if (strcmp(v, "auto") &&
-                (parse_uint(v, &cfg->wait_sleep_max_us) < 0 || cfg->wait_sleep_max_us < 1))
-                return bad(errbuf, errlen, used, v, "a positive integer or 'auto'");
-            break;
-        case SHOAL_ENV_WAIT_POLICY:
-            if (!strcmp(v, "auto"))
-                cfg->wait_policy = 0;
-            else if (!strcmp(v, "spin"))
-                cfg->wait_policy = 1;
-            else if (!strcmp(v, "sleep"))
-                cfg->wait_policy = 2;
-            else
-                return bad(errbuf, errlen, used, v, "one of auto, spin, sleep");
-            break;
-        case SHOAL_ENV_COLL_REDUCE:
-            if (!strcmp(v, "auto"))
-                cfg->coll_reduce = 0;
-            else if (!strcmp(v, "gather"))
-                cfg->coll_reduce = 1;
-            else if (!strcmp(v, "rsag"))
-                cfg->coll_reduce = 2;
-            else
-                return bad(errbuf, errlen, used, v, "one of auto, gather, rsag");
-            break;
-        case SHOAL_ENV_COLL_REDUCE_CROSSOVER:
-            if (shoal_parse_size(v, &cfg->coll_reduce_crossover) < 0)
-                return bad(errbuf, errlen, used, v,
-                           "a number of bytes with an optional K/M/G/T suffix, e.g. 64K");
-            break;
-        case SHOAL_ENV_COLL_BCAST:
-            if (!strcmp(v, "auto"))
-                cfg->coll_bcast = 0;
-            else if (!strcmp(v, "get"))
-                cfg->coll_bcast = 1;
-            else if (!strcmp(v, "tree"))
-                cfg->coll_bcast = 2;
-            else
-                return bad(errbuf, errlen, used, v, "one of auto, get, tree");
-            break;
-        case SHOAL_ENV_COLL_BCAST_CROSSOVER:
-            if (shoal_parse_size(v, &cfg->coll_bcast_crossover) < 0)
-                return bad(errbuf, errlen, used, v,
-                           "a number of bytes with an optional K/M/G/T suffix, e.g. 64K");
-            break;
-        case SHOAL_ENV_PROGRESS_THREAD:
-            if (!strcmp(v, "auto"))
-                cfg->progress_thread = -1;
-            else if (!strcmp(v, "0") || !strcmp(v, "1"))
-                cfg->progress_thread = v[0] - '0';
-            else
-                return bad(errbuf, errlen, used, v, "one of auto, 0, 1");
-            break;
-        case SHOAL_ENV_PROGRESS_INTERVAL_US:
-            if (parse_uint(v, &cfg->progress_interval_us) < 0)
-                return bad(errbuf, errlen, used, v, "a non-negative integer");
-            break;
-        case SHOAL_ENV_SPLIT_NODES:
-            if (parse_uint(v, &cfg->split_nodes) < 0 || cfg->split_nodes < 1)
-                return bad(errbuf, errlen, used, v, "a positive integer");
-            break;
-        case SHOAL_ENV_DEFAULT_CTX_WORKERS: {
-            long nw = 0;
-            if (!strcmp(v, "shared"))
-                cfg->default_ctx_workers = 0;
-            else if (!strcmp(v, "thread"))
-                cfg->default_ctx_workers = -1;
-            else if (parse_uint(v, &nw) == 0 && nw >= 1 && nw <= 4096)
-                cfg->default_ctx_workers = (int)nw;
-            else
-                return bad(errbuf, errlen, used, v, "shared, thread or a number from 1 to 4096");
-            break;
-        }
-        case SHOAL_ENV_TRANSPORTS:
-            if (!strcmp(v, "shm"))
-                cfg->net_mode = SHOAL_NET_OFF;
-            else if (!strcmp(v, "ucx"))
-                cfg->net_mode = SHOAL_NET_ALL;
-            else if (!strcmp(v, "auto") || !strcmp(v, "shm,ucx") || !strcmp(v, "ucx,shm"))
-                cfg->net_mode = SHOAL_NET_REMOTE;
-            else
-                return bad(errbuf, errlen, used, v, "one of auto, shm, ucx, shm,ucx");
-            snprintf(cfg->transports, sizeof cfg->transports, "%s", v);
-            break;
-        }
+        if (!parsers[id])
+            continue;
+        const char *used, *v = shoal_env_value(&rows[id], &used);
+        const char *want = parsers[id](v, cfg);
+        if (want)
+            return shoal_env_bad(errbuf, errlen, used, v, want);
     }
+    for (struct shoal_env_layer *l = layers; l; l = l->next)
+        if (l->load && l->load(errbuf, errlen) < 0)
+            return -1;
     return 0;
 }
 
-void shoal_env_print(FILE *f, const char *prefix)
+static void print_rows(FILE *f, const char *prefix, const struct shoal_env_row *r, int n)
 {
-    for (int id = 0; id < SHOAL_ENV_COUNT; id++) {
-        const struct shoal_env_row *r = &rows[id];
-        const char *used;
-        const char *v = lookup(r, &used);
+    for (int i = 0; i < n; i++, r++) {
+        const char *v = getenv(r->name);
+        if (!v && r->alias)
+            v = getenv(r->alias);
         fprintf(f, "%s%-28s = %-8s %s%s%s%s%s\n", prefix, r->name, v ? v : r->def,
                 v ? "(set)     " : "(default) ", r->meaning, r->alias ? " [alias: " : "",
                 r->alias ? r->alias : "", r->alias ? "]" : "");
     }
+}
+
+void shoal_env_print(FILE *f, const char *prefix)
+{
+    print_rows(f, prefix, rows, SHOAL_ENV_COUNT);
+    for (const struct shoal_env_layer *l = layers; l; l = l->next)
+        print_rows(f, prefix, l->rows, l->nrows);
 }

@@ -1,8 +1,39 @@
-/* Configuration read from the environment (table: env_table.h). */
+/* Configuration read from the environment.
+ *
+ * Each layer owns the rows of the variables it reads, all in one form
+ * (SHOAL_ENV(id, name, alias, kind, default, meaning)): core in
+ * core/env_table.h, the collectives in coll/coll_env_table.h, the UCX
+ * transport in transport/ucx/ucx_env_table.h.  Core parses its own rows
+ * into struct shoal_config; every other layer registers its rows with a
+ * loader (shoal_env_register, from a constructor), which core runs at
+ * init right after its own.  So shmem-info prints one table, and a
+ * malformed value anywhere stops shmem_init the same way, naming the
+ * variable. */
 #ifndef SHOAL_CORE_ENV_H
 #define SHOAL_CORE_ENV_H
 #include <stddef.h>
 #include <stdio.h>
+
+enum shoal_env_kind { SHOAL_KIND_SIZE, SHOAL_KIND_BOOL, SHOAL_KIND_UINT, SHOAL_KIND_STRING };
+
+struct shoal_env_row {
+    const char *name, *alias, *def, *meaning;
+    enum shoal_env_kind kind;
+};
+#define SHOAL_ENV_ROW(name, alias, kind, def, meaning) {name, alias, def, meaning, SHOAL_KIND_##kind}
+
+/* A layer's rows and their loader. */
+struct shoal_env_layer {
+    const char *name;                 /* "coll", "ucx" */
+    int order;                        /* printed and loaded in this order, after core */
+    const struct shoal_env_row *rows;
+    int nrows;
+    /* Parses the layer's rows into the layer's own configuration: 0, or
+     * -1 with a message naming the variable in err. */
+    int (*load)(char *err, size_t errlen);
+    struct shoal_env_layer *next;
+};
+void shoal_env_register(struct shoal_env_layer *layer);
 
 enum shoal_env_id {
 #define SHOAL_ENV(id, name, alias, kind, def, meaning) SHOAL_ENV_##id,
@@ -19,24 +50,29 @@ struct shoal_config {
     long wait_sleep_max_us;   /* -1 = auto */
     char transports[64];
     int net_mode;             /* enum shoal_net_mode */
-    int coll_reduce;          /* 0 auto, 1 gather, 2 rsag */
-    size_t coll_reduce_crossover;
-    int coll_bcast;           /* 0 auto, 1 get, 2 tree */
-    size_t coll_bcast_crossover;
-    int progress_thread;      /* -1 auto, 0 off, 1 on (UCX) */
-    long progress_interval_us;
     long split_nodes;         /* >= 1: pretend nodes (testing the mixed path) */
-    int default_ctx_workers;  /* 0 shared, -1 one per thread, N > 0 round-robin (UCX) */
 };
 
-/* Parses every variable.  Returns 0, or -1 with a message naming the variable
- * in errbuf. */
+/* Parses core's rows, then runs every registered layer's loader.
+ * Returns 0, or -1 with a message naming the variable in errbuf. */
 int shoal_env_load(struct shoal_config *cfg, char *errbuf, size_t errlen);
 
-/* Parses a SHMEM_SYMMETRIC_SIZE-style value.  Returns 0 or -1. */
-int shoal_parse_size(const char *s, size_t *out);
-
-/* Writes one line per variable: name, current value (or default), meaning. */
+/* Writes one line per variable of every layer: name, current value (or
+ * default), meaning. */
 void shoal_env_print(FILE *f, const char *prefix);
+
+/* For loaders.  The value of a row: the variable, else its deprecated
+ * alias (the spec's rule: the SHMEM_ spelling wins), else the default;
+ * *used is the name that was read (the row's name for the default). */
+const char *shoal_env_value(const struct shoal_env_row *r, const char **used);
+/* Writes "environment variable VAR='val' is malformed: expected <want>"
+ * into err and returns -1. */
+int shoal_env_bad(char *err, size_t errlen, const char *var, const char *val, const char *want);
+/* Value parsers: 0, or -1 when `s` is malformed. */
+int shoal_parse_size(const char *s, size_t *out);   /* SHMEM_SYMMETRIC_SIZE style */
+int shoal_parse_uint(const char *s, long *out);     /* decimal, >= 0 */
+int shoal_parse_bool(const char *s, int *out);      /* 1/yes/y/on/true, 0/no/n/off/false/"" */
+/* Index of `s` in the NULL-terminated `choices`, or -1. */
+int shoal_parse_choice(const char *s, const char *const *choices);
 
 #endif

@@ -1,6 +1,8 @@
-/* Every environment variable Shoal reads: one row each.  The same table
- * drives parsing, validation (a malformed value is a fatal error naming the
- * variable) and what shmem-info / SHMEM_INFO print.
+/* Core's environment variables: one row each.  The same table drives
+ * parsing, validation (a malformed value is a fatal error naming the
+ * variable) and what shmem-info / SHMEM_INFO print.  The collectives' rows
+ * are in coll/coll_env_table.h, the UCX transport's in
+ * transport/ucx/ucx_env_table.h (core/env.h says how they join).
  *
  * SHOAL_ENV(id, name, deprecated alias or NULL, kind, default, meaning)
  * kinds: SIZE (bytes, K/M/G/T suffixes and fractions as the spec's
@@ -24,22 +26,8 @@ SHOAL_ENV(WAIT_SLEEP_MAX_US, "SHOAL_WAIT_SLEEP_MAX_US", NULL, UINT, "auto",
           "Longest single sleep before a waiter re-checks, in microseconds: a safety net, wake-ups end sleeps (auto: 100000 with exact wake-ups, 1000 without; 50 while UCX serves this PE)")
 SHOAL_ENV(TRANSPORTS, "SHOAL_TRANSPORTS", NULL, STRING, "auto",
           "Which transport reaches which peer: shm (load/store, this node only), ucx (every peer through UCX, this PE included), shm,ucx or auto (load/store on this node, UCX beyond)")
-SHOAL_ENV(PROGRESS_THREAD, "SHOAL_PROGRESS_THREAD", NULL, STRING, "auto",
-          "UCX: a thread that progresses this PE's target side so one-sided operations complete while it computes: 1, 0 or auto (on when UCX emulates RMA or atomics in software, e.g. over tcp or sm)")
-SHOAL_ENV(PROGRESS_INTERVAL_US, "SHOAL_PROGRESS_INTERVAL_US", NULL, UINT, "100",
-          "UCX: microseconds the progress thread sleeps when there was nothing to progress")
-SHOAL_ENV(DEFAULT_CTX_WORKERS, "SHOAL_DEFAULT_CTX_WORKERS", NULL, STRING, "thread",
-          "UCX, SHMEM_THREAD_MULTIPLE only: workers behind SHMEM_CTX_DEFAULT: shared (one for all threads), thread (one per thread) or a number N (threads share N round-robin)")
 SHOAL_ENV(SPLIT_NODES, "SHOAL_SPLIT_NODES", NULL, UINT, "1",
           "Testing: treat this machine as N nodes (ranks in N contiguous blocks); PEs in different blocks reach each other through UCX, as on a cluster")
-SHOAL_ENV(COLL_REDUCE, "SHOAL_COLL_REDUCE", NULL, STRING, "auto",
-          "Reduction algorithm: gather (each PE reduces everything), rsag (reduce-scatter + allgather), auto (rsag from SHOAL_COLL_REDUCE_CROSSOVER bytes)")
-SHOAL_ENV(COLL_REDUCE_CROSSOVER, "SHOAL_COLL_REDUCE_CROSSOVER", NULL, SIZE, "16K",
-          "Array size (bytes, K/M/G suffixes) from which auto picks rsag for reductions")
-SHOAL_ENV(COLL_BCAST, "SHOAL_COLL_BCAST", NULL, STRING, "auto",
-          "Broadcast algorithm: tree (binomial, puts and signals), get (every PE pulls from the root), auto (tree up to SHOAL_COLL_BCAST_CROSSOVER bytes)")
-SHOAL_ENV(COLL_BCAST_CROSSOVER, "SHOAL_COLL_BCAST_CROSSOVER", NULL, SIZE, "16K",
-          "Largest broadcast (bytes) that auto sends down the tree")
 /* Read by boot/boot_open.c itself (boot/ calls libc only); listed here for
  * shmem-info.  A malformed value makes shmem_init fail, naming it. */
 SHOAL_ENV(BOOTSTRAP, "SHOAL_BOOT", NULL, STRING, "auto",

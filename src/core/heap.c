@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "boot/boot.h"
-#include "coll/coll.h"
+#include "core/sync.h"
 #include "core/error.h"
 #include "core/heap_alloc.h"
 #include "core/state.h"

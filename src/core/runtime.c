@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
-#include "coll/coll.h"
+#include "core/sync.h"
 #include "core/ctx.h"
 #include "core/env.h"
 #include "core/error.h"
@@ -127,8 +127,6 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
      * write to a peer (after the barrier below). */
     shoal_doorbell_init();
     shoal_wait_publish_placement();
-    shoal_coll_init(cfg.coll_reduce, cfg.coll_reduce_crossover);
-    shoal_coll_bcast_config(cfg.coll_bcast, cfg.coll_bcast_crossover);
     shoal_ctx_init_default();
     if (shoal_g.net_active && shoal_net_ctx_open(&shoal_ctx_default, fn) < 0)
         boot.abort(1, "network transport: no resources for the default context");

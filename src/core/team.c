@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/group.h"
+#include "core/sync.h"
 #include "core/error.h"
 
 /* Slots in use by teams this PE belongs to.  Only the thread calling a

@@ -98,9 +98,9 @@ int shoal_net_init(struct shoal_boot *b, const struct shoal_config *cfg, int rem
     ucx_g.boot = b;
     ucx_g.n_pes = b->size;
     ucx_g.me = b->rank;
-    ucx_g.progress_thread_cfg = cfg->progress_thread;
-    ucx_g.progress_interval_us = cfg->progress_interval_us;
-    ucx_g.dflt_policy = cfg->default_ctx_workers;
+    ucx_g.progress_thread_cfg = ucx_cfg.progress_thread;
+    ucx_g.progress_interval_us = ucx_cfg.progress_interval_us;
+    ucx_g.dflt_policy = ucx_cfg.default_ctx_workers;
 
     ucp_config_t *uc;
     ucs_status_t st = ucp_config_read(NULL, NULL, &uc);

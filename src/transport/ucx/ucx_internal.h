@@ -56,6 +56,14 @@ struct shoal_net_ctx {
 
 enum ucx_dflt_policy { UCX_DFLT_SHARED = 0, UCX_DFLT_THREAD = -1 /* N > 0: round-robin */ };
 
+/* The transport's variables (ucx_env.c, rows in ucx_env_table.h). */
+struct ucx_config {
+    int progress_thread;        /* -1 auto, 0 off, 1 on */
+    long progress_interval_us;
+    int default_ctx_workers;    /* enum ucx_dflt_policy or N > 0 */
+};
+extern struct ucx_config ucx_cfg;
+
 struct ucx_state {
     ucp_context_h ctx;
     ucp_mem_h mh[2];               /* heap, static data (NULL if none) */

@@ -1,6 +1,8 @@
-/* The PEs one collective runs over — a team, or a deprecated active set —
- * and the symmetric words it synchronizes through: the team's block in
- * the ctl area, or the user's pSync.
+/* core/sync.h — the PEs one collective runs over (a team, or a deprecated
+ * active set) and the symmetric words it synchronizes through: the team's
+ * block in the ctl area, or the user's pSync.  The core synchronizes
+ * itself with it (shmem_barrier_all, heap allocation, team creation);
+ * coll/ builds the collectives on it.
  *
  * Synchronization protocol (one for both): a signal is an atomic add of 1
  * to a counter of the receiver; the receiver waits for the counter to be
@@ -8,8 +10,8 @@
  * means a signal that arrives early (the sender already in the next
  * collective) is kept, not lost; consuming brings every word back to 0
  * when the group is at rest, which is what the spec asks of pSync. */
-#ifndef SHOAL_COLL_GROUP_H
-#define SHOAL_COLL_GROUP_H
+#ifndef SHOAL_CORE_SYNC_H
+#define SHOAL_CORE_SYNC_H
 #include <stdint.h>
 
 #include "core/ops.h"
@@ -35,12 +37,6 @@ static inline int shoal_group_pe(const struct shoal_group *g, int i)
 /* The group of a live team this PE belongs to, for one collective (it
  * counts the team's collectives). */
 void shoal_group_of_team(struct shoal_group *g, struct shoal_team *t);
-/* The group of an active set, checked (fatal on bad arguments).  Returns
- * 0 for a member; -1 when this PE is not in the set, which then returns
- * from the collective without touching anything (g is not filled in). */
-int shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int size, long *pSync,
-                        const char *fn) __attribute__((warn_unused_result));
-
 /* Signal member i on word w / wait for (and consume) one signal on my w. */
 void shoal_group_signal(const struct shoal_group *g, int i, int w, const char *fn);
 void shoal_group_wait(const struct shoal_group *g, int w, const char *fn);
@@ -65,11 +61,6 @@ static inline void shoal_group_debug_check(const struct shoal_group *g, const ch
 /* No member leaves before every member has arrived (dissemination). */
 void shoal_group_sync(const struct shoal_group *g, const char *fn);
 
-/* Checks a team handle for a team collective: 0 when usable; nonzero for
- * SHMEM_TEAM_INVALID or a team this PE is not in; fatal for a handle
- * that is not a team (destroyed or garbage). */
-int shoal_team_usable(shmem_team_t team, const char *fn);
-
 /* Where `n` bytes of symmetric object `sym` on member i can be read: the
  * peer's mapped memory when it is reachable by load, else `buf` after a
  * blocking get into it. */
@@ -83,4 +74,9 @@ static inline const void *shoal_group_read(const struct shoal_group *g, int i, c
     shoal_get(SHMEM_CTX_DEFAULT, buf, sym, n, wpe, fn);
     return buf;
 }
+/* shmem_sync_all: no PE leaves before every PE has arrived.  `fn` is the
+ * routine the program called (errors and hang reports name it). */
+void shoal_sync_all_internal(const char *fn);
+/* shmem_barrier_all: quiet the default context, then sync_all. */
+void shoal_barrier_all_internal(const char *fn);
 #endif

@@ -1,0 +1,59 @@
+/* The collectives' configuration: their rows (coll_env_table.h) join the
+ * one table of variables (core/env.h); the loader sets the algorithm
+ * choices at init. */
+#include "coll/coll.h"
+#include "core/env.h"
+
+enum coll_env_id {
+#define SHOAL_ENV(id, name, alias, kind, def, meaning) COLL_ENV_##id,
+#include "coll/coll_env_table.h"
+#undef SHOAL_ENV
+    COLL_ENV_COUNT
+};
+
+static const struct shoal_env_row rows[COLL_ENV_COUNT] = {
+#define SHOAL_ENV(id, name, alias, kind, def, meaning) \
+    [COLL_ENV_##id] = SHOAL_ENV_ROW(name, alias, kind, def, meaning),
+#include "coll/coll_env_table.h"
+#undef SHOAL_ENV
+};
+
+#define SIZE_WANT "a number of bytes with an optional K/M/G/T suffix, e.g. 64K"
+
+/* An algorithm name (index in choices) and its crossover size. */
+static int algo_and_size(int algo_row, const char *const *choices, const char *want,
+                         int size_row, int *algo, size_t *size, char *err, size_t errlen)
+{
+    const char *used, *v = shoal_env_value(&rows[algo_row], &used);
+    if ((*algo = shoal_parse_choice(v, choices)) < 0)
+        return shoal_env_bad(err, errlen, used, v, want);
+    v = shoal_env_value(&rows[size_row], &used);
+    if (shoal_parse_size(v, size) < 0)
+        return shoal_env_bad(err, errlen, used, v, SIZE_WANT);
+    return 0;
+}
+
+static int load(char *err, size_t errlen)
+{
+    static const char *const reduce[] = {"auto", "gather", "rsag", NULL};
+    static const char *const bcast[] = {"auto", "get", "tree", NULL};
+    int ra, ba;
+    size_t rx, bx;
+    if (algo_and_size(COLL_ENV_COLL_REDUCE, reduce, "one of auto, gather, rsag",
+                      COLL_ENV_COLL_REDUCE_CROSSOVER, &ra, &rx, err, errlen) < 0 ||
+        algo_and_size(COLL_ENV_COLL_BCAST, bcast, "one of auto, get, tree",
+                      COLL_ENV_COLL_BCAST_CROSSOVER, &ba, &bx, err, errlen) < 0)
+        return -1;
+    shoal_coll_init(ra, rx);
+    shoal_coll_bcast_config(ba, bx);
+    return 0;
+}
+
+static struct shoal_env_layer layer = {"coll", 10, rows, COLL_ENV_COUNT, load, NULL};
+
+__attribute__((constructor)) void shoal_coll_env_register(void)
+{
+    static int done;
+    if (!__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+        shoal_env_register(&layer);
+}
