@@ -13,6 +13,8 @@
 #include <shmem.h>
 #include <stddef.h>
 
+#include "shoal_types.h"
+
 /* Joins the collectives' variables to the one table (coll_env.c).  Also
  * done by a constructor; shmem_init calls it so that a static link keeps
  * the rows.  Idempotent. */
@@ -23,28 +25,14 @@ void shoal_coll_init(int reduce_algo, size_t reduce_crossover);
 /* bcast_algo 0 auto, 1 get, 2 tree; auto uses the tree up to crossover bytes. */
 void shoal_coll_bcast_config(int bcast_algo, size_t crossover);
 
-/* Reduction operators and element types (generated wrappers name them). */
+/* Reduction operators and element types (generated wrappers name them).
+ * The types are the spec's reduction types table, SHOAL_FOREACH_REDUCE_TYPE
+ * of the generated shoal_types.h (tools/gen/api_table.py). */
 enum shoal_red_op { SHOAL_RED_AND, SHOAL_RED_OR, SHOAL_RED_XOR, SHOAL_RED_MAX, SHOAL_RED_MIN,
                     SHOAL_RED_SUM, SHOAL_RED_PROD };
-#define SHOAL_REDUCE_TYPES(X)                                                                  \
-    X(CHAR, char, unsigned char, INT) X(SCHAR, signed char, unsigned char, INT)                \
-    X(SHORT, short, unsigned short, INT) X(INT, int, unsigned int, INT)                        \
-    X(LONG, long, unsigned long, INT) X(LONGLONG, long long, unsigned long long, INT)          \
-    X(PTRDIFF, ptrdiff_t, size_t, INT) X(UCHAR, unsigned char, unsigned char, INT)             \
-    X(USHORT, unsigned short, unsigned short, INT) X(UINT, unsigned int, unsigned int, INT)    \
-    X(ULONG, unsigned long, unsigned long, INT)                                                \
-    X(ULONGLONG, unsigned long long, unsigned long long, INT)                                  \
-    X(INT8, int8_t, uint8_t, INT) X(INT16, int16_t, uint16_t, INT)                             \
-    X(INT32, int32_t, uint32_t, INT) X(INT64, int64_t, uint64_t, INT)                          \
-    X(UINT8, uint8_t, uint8_t, INT) X(UINT16, uint16_t, uint16_t, INT)                         \
-    X(UINT32, uint32_t, uint32_t, INT) X(UINT64, uint64_t, uint64_t, INT)                      \
-    X(SIZE, size_t, size_t, INT) X(FLOAT, float, float, FLT) X(DOUBLE, double, double, FLT)    \
-    X(LONGDOUBLE, long double, long double, FLT)                                               \
-    X(COMPLEXD, double _Complex, double _Complex, CPX)                                         \
-    X(COMPLEXF, float _Complex, float _Complex, CPX)
 enum shoal_red_type {
 #define SHOAL_X(DT, T, U, K) SHOAL_DT_##DT,
-    SHOAL_REDUCE_TYPES(SHOAL_X)
+    SHOAL_FOREACH_REDUCE_TYPE(SHOAL_X)
 #undef SHOAL_X
     SHOAL_DT_COUNT
 };

@@ -62,38 +62,15 @@
             LOOP(T, a[i] = a[i] * b[i]);                                                       \
     }
 
-#define KERNEL_INT(DT, T, U) INT_KERNELS(DT, T, U)
-#define KERNEL_FLT(DT, T, U) FLT_KERNELS(DT, T, U)
-#define KERNEL_CPX(DT, T, U) CPX_KERNELS(DT, T, U)
-/* Types narrower than int use the promoting kernel. */
-#define PICK(DT, T, U, K) KERNEL_##K##_##DT(DT, T, U)
-#define KERNEL_INT_CHAR SMALL_KERNELS
-#define KERNEL_INT_SCHAR SMALL_KERNELS
-#define KERNEL_INT_SHORT SMALL_KERNELS
-#define KERNEL_INT_UCHAR SMALL_KERNELS
-#define KERNEL_INT_USHORT SMALL_KERNELS
-#define KERNEL_INT_INT8 SMALL_KERNELS
-#define KERNEL_INT_INT16 SMALL_KERNELS
-#define KERNEL_INT_UINT8 SMALL_KERNELS
-#define KERNEL_INT_UINT16 SMALL_KERNELS
-#define KERNEL_INT_INT INT_KERNELS
-#define KERNEL_INT_LONG INT_KERNELS
-#define KERNEL_INT_LONGLONG INT_KERNELS
-#define KERNEL_INT_PTRDIFF INT_KERNELS
-#define KERNEL_INT_UINT INT_KERNELS
-#define KERNEL_INT_ULONG INT_KERNELS
-#define KERNEL_INT_ULONGLONG INT_KERNELS
-#define KERNEL_INT_INT32 INT_KERNELS
-#define KERNEL_INT_INT64 INT_KERNELS
-#define KERNEL_INT_UINT32 INT_KERNELS
-#define KERNEL_INT_UINT64 INT_KERNELS
-#define KERNEL_INT_SIZE INT_KERNELS
-#define KERNEL_FLT_FLOAT FLT_KERNELS
-#define KERNEL_FLT_DOUBLE FLT_KERNELS
-#define KERNEL_FLT_LONGDOUBLE FLT_KERNELS
-#define KERNEL_CPX_COMPLEXD CPX_KERNELS
-#define KERNEL_CPX_COMPLEXF CPX_KERNELS
-SHOAL_REDUCE_TYPES(PICK)
+/* One kernel per type of SHOAL_FOREACH_REDUCE_TYPE (generated shoal_types.h),
+ * by its kind: SMALL (promoted to int), INT, FLT or CPX. */
+#define KERNEL_SMALL SMALL_KERNELS
+#define KERNEL_INT INT_KERNELS
+#define KERNEL_FLT FLT_KERNELS
+#define KERNEL_CPX CPX_KERNELS
+#define PICK(DT, T, U, K) KERNEL_##K(DT, T, U)
+SHOAL_FOREACH_REDUCE_TYPE(PICK)
+#undef PICK
 
 typedef void (*kernel_fn)(int, void *, const void *, size_t);
 static const struct {
@@ -101,11 +78,12 @@ static const struct {
     size_t size;
     int kind; /* 0 integer, 1 floating, 2 complex */
 } kernels[SHOAL_DT_COUNT] = {
+#define KIND_SMALL 0
 #define KIND_INT 0
 #define KIND_FLT 1
 #define KIND_CPX 2
 #define ROW(DT, T, U, K) [SHOAL_DT_##DT] = {red_##DT, sizeof(T), KIND_##K},
-    SHOAL_REDUCE_TYPES(ROW)
+    SHOAL_FOREACH_REDUCE_TYPE(ROW)
 #undef ROW
 };
 

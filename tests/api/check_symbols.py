@@ -2,7 +2,7 @@
 """Check that libshoal exports the OpenSHMEM 1.6 routines of the issues done
 so far, each with its profiling twin.
 
-    check_symbols.py --lib build/lib/libshoal.so --symbols tests/data/symbols-1.6.tsv
+    check_symbols.py --lib build/lib/libshoal.so --symbols tools/gen/spec/symbols-1.6.tsv
 
 Reads `nm -D --defined-only` of the library.  Every symbol of the spec list
 (symbols-1.6.tsv) outside DEFERRED_SECTIONS (plus the DEFERRED_EXCEPTIONS)
@@ -61,7 +61,8 @@ def exported(lib, nm):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--lib', required=True)
-    ap.add_argument('--symbols', required=True)
+    ap.add_argument('--symbols', default=G.SPEC_SYMBOLS,
+                    help='the spec list (default: %(default)s)')
     ap.add_argument('--nm', default='nm')
     ap.add_argument('--all', action='store_true', help='check the deferred sections too')
     a = ap.parse_args()

@@ -1,20 +1,24 @@
 """The OpenSHMEM 1.6 C API as data: the single source of truth of Shoal.
 
-tools/gen/gen_api.py turns this table into include/shmem.h, shmemx.h,
-pshmem.h, mpp/*.h and the generated wrapper sources; tests/api/ reads it to
-generate the typed multi-PE test and the generic-use compile test.  Edit the
-table, never the output.
+tools/gen/gen_api.py expands this table into the public headers (filling
+the C templates include/shmem.h.in, pshmem.h.in, ...), the generated
+wrapper sources (one file per family) and the internal X-macro header
+shoal_types.h; tests/api/ and tests/coll/ read it to generate their typed
+tests.  Edit the table (and the C text in the templates), never the output.
 
 Layout
 ------
 TYPES             TYPENAME -> C type, kind, signedness (spec tables' rows)
+UNSIGNED_OF       signed integer TYPENAME -> unsigned TYPENAME of its width
+PROMOTED          integer TYPENAMEs that arithmetic promotes to int
 FIXED_WIDTH       the TYPENAMEs whose C type may be another name of a
                   fundamental type (int64_t is usually long); the build probes
                   which ones are (tools/gen/CMakeLists.txt) so that generic
                   association lists and C++ overload sets never hold two
                   compatible types
 TABLES            the spec's type tables by LaTeX label, rows in spec order;
-                  teamreducetypes/asetreducetypes are keyed by column
+                  teamreducetypes/asetreducetypes are keyed by column;
+                  TEAMREDUCE_TYPES lists teamreducetypes' rows
 SIZES             the SIZE set of the sized RMA/signal routines, in bits
 CONSTANTS         every library constant (name, value, comment)
 SECTIONS          the spec's sections, in order; a family belongs to one
@@ -89,6 +93,18 @@ TYPES = {
 FIXED_WIDTH = ['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64',
                'size', 'ptrdiff']
 
+# The unsigned type of the same width as each signed integer TYPENAME
+# (reductions compute integer sums and products in it, so they wrap).
+UNSIGNED_OF = {
+    'char': 'uchar', 'schar': 'uchar', 'short': 'ushort', 'int': 'uint', 'long': 'ulong',
+    'longlong': 'ulonglong', 'ptrdiff': 'size', 'int8': 'uint8', 'int16': 'uint16',
+    'int32': 'uint32', 'int64': 'uint64',
+}
+
+# Integer TYPENAMEs that C's integer promotions turn into int (rank below
+# int; int16_t and uint16_t are at most as wide as int everywhere).
+PROMOTED = ['char', 'schar', 'uchar', 'short', 'ushort', 'int8', 'int16', 'uint8', 'uint16']
+
 _STDAMO = ['int', 'long', 'longlong', 'uint', 'ulong', 'ulonglong',
            'int32', 'int64', 'uint32', 'uint64', 'size', 'ptrdiff']
 
@@ -152,6 +168,12 @@ _ASETREDUCE_ROWS = [
     ('complexd',   False, False, True),
     ('complexf',   False, False, True),
 ]
+
+
+# The rows of teamreducetypes in the spec's order (every row of
+# asetreducetypes is one of them): the element types of the reductions and
+# scans, in coll/ as SHOAL_FOREACH_REDUCE_TYPE (generated shoal_types.h).
+TEAMREDUCE_TYPES = [r[0] for r in _TEAMREDUCE_ROWS]
 
 
 def _columns(rows):
@@ -757,7 +779,7 @@ FAMILIES = [
 
 # ---------------------------------------------------------------- generics
 #
-# Each entry is one C11 type-generic name (tests/data/generics-1.6.txt) and,
+# Each entry is one C11 type-generic name (tools/gen/spec/generics-1.6.txt) and,
 # in C++, one overload set of the same name.
 #   routine   the typed routine it dispatches to, as a pattern with {T}
 #   types     the type set (a TABLES key, (key, column) or a TYPENAME list)
