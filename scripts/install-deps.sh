@@ -11,7 +11,8 @@
 # private one-node Slurm of its own; on a systemd machine the packages
 # also enable the munge service, and slurmd/slurmctld services that stay
 # down without /etc/slurm/slurm.conf); groff-base (groff: the docs tests
-# format every man page and fail on warnings); and matplotlib for the
+# format every man page and fail on warnings); hwloc (libhwloc-dev: the
+# topology oshrun places PEs by); and matplotlib for the
 # python3 on PATH, which draws the benchmark suite's plots
 # (bench/run_suite.py).
 set -e
@@ -44,6 +45,7 @@ command -v slurmd >/dev/null 2>&1 || missing="$missing slurmd"
 command -v srun >/dev/null 2>&1 || missing="$missing slurm-client"
 command -v munged >/dev/null 2>&1 || missing="$missing munge"
 command -v groff >/dev/null 2>&1 || missing="$missing groff-base"
+pkg-config --exists hwloc >/dev/null 2>&1 || missing="$missing libhwloc-dev"
 if [ -n "$missing" ]; then
   echo "install-deps: installing:$missing"
   # shellcheck disable=SC2086 # one package per word

@@ -29,6 +29,9 @@
  *   stdin                  read stdin to EOF, print "pe R stdin BYTES"
  *   env VAR...             print "pe R VAR=value" for each VAR
  *   cpus                   print "pe R cpus c1,c2,..."
+ *   affinity               print "pe R pid PID allowed LIST", LIST being the
+ *                          Cpus_allowed_list of /proc/self/status (any
+ *                          number of CPUs), e.g. "0-3,8"
  *   orphan                 fork a child that sleeps forever, then finish cleanly
  *   gather SIZE ROUNDS     ROUNDS allgathers of SIZE bytes, checked
  *   mismatch               allgather of different lengths (rank 0: 300000
@@ -314,6 +317,21 @@ int main(int argc, char **argv)
             if (CPU_ISSET(c, &set))
                 off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%d", off ? "," : "", c);
         say("pe %d cpus %s\n", me, buf);
+        finish_ok();
+        return 0;
+    }
+    if (!strcmp(mode, "affinity")) {
+        FILE *f = fopen("/proc/self/status", "r");
+        if (!f)
+            die("cannot open /proc/self/status");
+        char line[16384], list[16384] = "";
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "Cpus_allowed_list: %16383s", list) == 1)
+                break;
+        fclose(f);
+        if (!list[0])
+            die("no Cpus_allowed_list in /proc/self/status");
+        say("pe %d pid %ld allowed %s\n", me, (long)getpid(), list);
         finish_ok();
         return 0;
     }

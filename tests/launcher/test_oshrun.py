@@ -590,22 +590,299 @@ def case_env():
     check(len(set(jobids)) == 2, "two jobs got the same job id: %s" % jobids)
 
 
+# --- placement (--bind-to, --cpus-per-pe, --report-bindings) ---
+# Expectations come from this machine: the test's own affinity mask (which
+# oshrun inherits) and the kernel's topology in /sys.
+
+def cpulist(s):
+    """"0-3,8" -> {0, 1, 2, 3, 8}"""
+    cpus = set()
+    for part in s.strip().split(","):
+        if part:
+            a, _, b = part.partition("-")
+            cpus.update(range(int(a), int(b or a) + 1))
+    return cpus
+
+
+def oshrun_has_hwloc():
+    p = subprocess.run([OSHRUN, "--help"], stdout=subprocess.PIPE, universal_newlines=True)
+    return "built without hwloc" not in p.stdout
+
+
+def core_groups(mask):
+    """The CPUs of mask grouped by core (hardware-thread siblings)."""
+    groups = []
+    for c in sorted(mask):
+        sib = {c}
+        for name in ("core_cpus_list", "thread_siblings_list"):
+            try:
+                with open("/sys/devices/system/cpu/cpu%d/topology/%s" % (c, name)) as f:
+                    sib = cpulist(f.read()) & mask
+                break
+            except OSError:
+                continue
+        sib.add(c)
+        if sib not in groups:
+            groups.append(sib)
+    return groups
+
+
+def numa_groups(mask):
+    """The CPUs of mask per NUMA node (nodes with CPUs in mask, in order)."""
+    nodes = []
+    try:
+        names = os.listdir("/sys/devices/system/node")
+    except OSError:
+        names = []
+    for d in sorted((n for n in names if re.match(r"node\d+$", n)), key=lambda n: int(n[4:])):
+        with open("/sys/devices/system/node/%s/cpulist" % d) as f:
+            cpus = cpulist(f.read()) & mask
+        if cpus and not any(cpus <= g for g in nodes):
+            nodes.append(cpus)
+    return nodes or [set(mask)]
+
+
+def run_affinity(case, opts, n, prefix=(), what=""):
+    """Runs n launcher_pe in mode affinity; returns (job, {rank: (pid, cpus)})."""
+    j = Job(case)
+    j.run(list(prefix) + j.argv(["-n", n] + list(opts), "affinity"))
+    j.expect(0, what=what)
+    pes = {}
+    for m in re.finditer(r"^pe (\d+) pid (\d+) allowed (\S+)$", j.out, re.M):
+        pes[int(m.group(1))] = (int(m.group(2)), cpulist(m.group(3)))
+    check(sorted(pes) == list(range(n)), "%s: not every PE reported its CPUs:\n%s"
+          % (what, j.out))
+    return j, pes
+
+
+def check_shares(what, pes, n, mask, hwloc, per_pe=None):
+    """Every PE is bound to a disjoint, non-empty share of mask, as large as
+    the placement rules make it (per_pe: --cpus-per-pe)."""
+    shares = [pes[r][1] for r in sorted(pes)]
+    seen = set()
+    for r, s in enumerate(shares):
+        check(s, "%s: PE %d has no CPU" % (what, r))
+        check(s <= mask, "%s: PE %d's CPUs %s are not all in oshrun's mask %s"
+              % (what, r, sorted(s), sorted(mask)))
+        check(not (s & seen), "%s: PE %d's CPUs %s overlap another PE's: %s"
+              % (what, r, sorted(s), shares))
+        seen |= s
+    cores = core_groups(mask) if hwloc else [{c} for c in sorted(mask)]
+    P, C = len(mask), len(cores)
+    for r, s in enumerate(shares):
+        if per_pe:
+            check(len(s) == per_pe, "%s: PE %d has %d CPUs, expected %d (--cpus-per-pe): %s"
+                  % (what, r, len(s), per_pe, sorted(s)))
+            if hwloc and n <= C and per_pe == 1:
+                check(sum(1 for g in cores if g & s) == 1, "%s: PE %d: %s" % (what, r, s))
+        elif n <= C:
+            # whole cores, C // n of them
+            mine = [g for g in cores if g & s]
+            check(all(g <= s for g in mine) and len(mine) == C // n,
+                  "%s: PE %d's CPUs %s are not %d whole core(s) of %s"
+                  % (what, r, sorted(s), C // n, [sorted(g) for g in cores]))
+        else:
+            check(len(s) == P // n, "%s: PE %d has %d CPUs, expected %d (%d CPUs / %d PEs)"
+                  % (what, r, len(s), P // n, P, n))
+    if per_pe and n <= C and hwloc and per_pe == 1:
+        used = [next(i for i, g in enumerate(cores) if g & s) for s in shares]
+        check(len(set(used)) == n, "%s: one CPU each, but not on distinct cores first: %s"
+              % (what, shares))
+    if not hwloc and not per_pe:
+        k, order = P // n, sorted(mask)
+        for r, s in enumerate(shares):
+            check(s == set(order[r * k:(r + 1) * k]),
+                  "%s (no hwloc): PE %d's CPUs %s are not the %d-th contiguous run of %d"
+                  % (what, r, sorted(s), r, k))
+
+
+def check_unbound(what, pes, mask):
+    for r in sorted(pes):
+        check(pes[r][1] == mask, "%s: PE %d runs on CPUs %s, expected oshrun's whole mask %s"
+              % (what, r, sorted(pes[r][1]), sorted(mask)))
+
+
 def case_bind():
+    mask = set(os.sched_getaffinity(0))
+    P = len(mask)
+    hwloc = oshrun_has_hwloc()
+    print("oshrun's mask: %s (%d CPUs, %d cores, %d NUMA nodes), hwloc: %s"
+          % (sorted(mask), P, len(core_groups(mask)), len(numa_groups(mask)), hwloc), flush=True)
+    # The default binds each PE to its own share; oshrun says nothing.
+    for n in sorted({1, 2, 3, min(P, 16)}):
+        if n > P:
+            continue
+        what = "-n %d (default binding)" % n
+        j, pes = run_affinity("bind", [], n, what=what)
+        check_shares(what, pes, n, mask, hwloc)
+        check(j.err == "", "%s: oshrun printed something: %s" % (what, j.err))
+    what = "--bind-to core -n %d" % min(P, 2)
+    j, pes = run_affinity("bind", ["--bind-to", "core"], min(P, 2), what=what)
+    check_shares(what, pes, min(P, 2), mask, hwloc)
+    # --cpus-per-pe 1: one CPU each, distinct cores first.
+    n = min(P, 3)
+    what = "--cpus-per-pe 1 -n %d" % n
+    j, pes = run_affinity("bind", ["--cpus-per-pe", "1"], n, what=what)
+    check_shares(what, pes, n, mask, hwloc, per_pe=1)
+    if P >= 2:
+        what = "--cpus-per-pe=%d -n 1" % (P - 1)
+        j, pes = run_affinity("bind", ["--cpus-per-pe=%d" % (P - 1)], 1, what=what)
+        check_shares(what, pes, 1, mask, hwloc, per_pe=P - 1)
+    # Oversubscribed: more PEs than CPUs, or a share too large.  No binding,
+    # and not a word from oshrun.
+    over = [(["--cpus-per-pe", P + 1], 1), (["--cpus-per-pe", P], 2)]
+    if P <= 64:
+        over += [([], P + 1), (["--bind-to", "core"], P + 1)]
+    for opts, n in over:
+        what = "oversubscribed: %s -n %d" % (" ".join(map(str, opts)), n)
+        j, pes = run_affinity("bind", opts, n, what=what)
+        check_unbound(what, pes, mask)
+        check(j.err == "", "%s: oshrun printed something: %s" % (what, j.err))
+    # --bind-to none: every PE keeps oshrun's mask.
+    for opts in (["--bind-to=none"], ["--bind-to", "none"]):
+        what = " ".join(opts) + " -n 2"
+        j, pes = run_affinity("bind", opts, 2, what=what)
+        check_unbound(what, pes, mask)
+    # Bad values: exit 2, the option named.
+    for args, pat in [
+            (["--cpus-per-pe", "0"], r"--cpus-per-pe '0'"),
+            (["--cpus-per-pe=-1"], r"--cpus-per-pe '-1'"),
+            (["--cpus-per-pe", "two"], r"--cpus-per-pe 'two'"),
+            (["--cpus-per-pe", "99999999"], r"--cpus-per-pe '99999999'"),
+            (["--cpus-per-pe"], r"'--cpus-per-pe' needs a value"),
+            (["--bind-to", "foo"], r"--bind-to 'foo'"),
+            (["--bind-to", ""], r"--bind-to ''"),
+            (["--bind-to", "none", "--cpus-per-pe", "1"], r"--cpus-per-pe 1: only with "
+             r"--bind-to core"),
+            (["--cpus-per-pe", "1", "--bind-to", "numa"], r"--cpus-per-pe 1: only with "
+             r"--bind-to core"),
+            (["--report-bindings=yes"], r"'--report-bindings' takes no value")]:
+        j = Job("bind")
+        j.run([OSHRUN] + args + ["true"] if args[-1] != "--cpus-per-pe" else [OSHRUN] + args)
+        j.expect(2, [r"^oshrun: .*" + pat], what="oshrun %s" % " ".join(args))
+
+
+def case_bind_numa():
+    mask = set(os.sched_getaffinity(0))
+    hwloc = oshrun_has_hwloc()
+    nodes = numa_groups(mask) if hwloc else [mask]
+    n = len(nodes) + 1  # round robin: the first node twice
+    what = "--bind-to numa -n %d" % n
+    j, pes = run_affinity("bind_numa", ["--bind-to", "numa"], n, what=what)
+    for r in sorted(pes):
+        want = nodes[r % len(nodes)]
+        check(pes[r][1] == want, "%s: PE %d runs on CPUs %s, expected NUMA node %d's %s"
+              % (what, r, sorted(pes[r][1]), r % len(nodes), sorted(want)))
+    check(j.err == "", "%s: oshrun printed something: %s" % (what, j.err))
+
+
+def case_bind_taskset():
+    """oshrun divides its own mask, not the machine."""
     mine = sorted(os.sched_getaffinity(0))
-    n = 5
-    j = Job("bind")
-    j.run(j.argv(["-n", n, "--bind-to", "core"], "cpus"))
-    j.expect(0, what="--bind-to core")
-    for r in range(n):
-        want = mine[r % len(mine)]
-        check("pe %d cpus %d\n" % (r, want) in j.out,
-              "PE %d is not bound to CPU %d:\n%s" % (r, want, j.out))
-    j = Job("bind")
-    j.run(j.argv(["-n", 2, "--bind-to=none"], "cpus"))
-    j.expect(0, what="--bind-to none")
-    for r in range(2):
-        check("pe %d cpus %s\n" % (r, ",".join(map(str, mine))) in j.out,
-              "--bind-to none changed PE %d's affinity:\n%s" % (r, j.out))
+    if len(mine) < 2 or not shutil.which("taskset"):
+        print("skipped: needs 2 CPUs and taskset", flush=True)
+        return
+    hwloc = oshrun_has_hwloc()
+    for sub in ([mine[0]], [mine[-1]], mine[:(len(mine) + 1) // 2]):
+        sub_mask = set(sub)
+        ts = ["taskset", "-c", ",".join(map(str, sub))]
+        for n in sorted({1, len(sub)}):
+            what = "taskset -c %s oshrun -n %d" % (ts[2], n)
+            j, pes = run_affinity("bind_taskset", ["--report-bindings"], n, ts, what=what)
+            check_shares(what, pes, n, sub_mask, hwloc)
+            for m in re.finditer(r"^oshrun: PE (\d+) .* CPUs? (\S+):", j.err, re.M):
+                check(cpulist(m.group(2)) <= sub_mask, "%s: report outside the mask:\n%s"
+                      % (what, j.err))
+        what = "taskset -c %s oshrun -n %d (oversubscribed)" % (ts[2], len(sub) + 1)
+        j, pes = run_affinity("bind_taskset", [], len(sub) + 1, ts, what=what)
+        check_unbound(what, pes, sub_mask)
+
+
+def case_report_bindings():
+    mask = set(os.sched_getaffinity(0))
+    P = len(mask)
+    hwloc = oshrun_has_hwloc()
+    line = re.compile(r"^oshrun: PE (\d+) \(pid (\d+)\) (.*)$", re.M)
+
+    def lines(j, n, what):
+        got = {int(m.group(1)): (int(m.group(2)), m.group(3)) for m in line.finditer(j.err)}
+        check(len(line.findall(j.err)) == n and sorted(got) == list(range(n)),
+              "%s: expected one line per PE on stderr:\n%s" % (what, j.err))
+        return got
+
+    n = min(P, 2)
+    what = "--report-bindings -n %d" % n
+    j, pes = run_affinity("report", ["--report-bindings"], n, what=what)
+    for r, (pid, text) in lines(j, n, what).items():
+        check(r in pes and pes[r][0] == pid, "%s: PE %d's pid is not %d:\n%s%s"
+              % (what, r, pid, j.out, j.err))
+        m = re.match(r"bound to CPUs? (\S+?):? ", text + " ")
+        if check(m is not None, "%s: no CPU list in %r" % (what, text)) and r in pes:
+            check(cpulist(m.group(1)) == pes[r][1], "%s: PE %d reported %s but runs on %s"
+                  % (what, r, m.group(1), sorted(pes[r][1])))
+        if hwloc:
+            check(re.search(r": (part of )?cores? \d", text) and
+                  re.search(r"NUMA nodes? \d", text), "%s: no cores / NUMA node in %r"
+                  % (what, text))
+        else:
+            check("without hwloc" in text, "%s: the fallback is not mentioned: %r"
+                  % (what, text))
+    for opts, n, why in [(["--bind-to", "none"], 2, r"--bind-to none"),
+                         (["--cpus-per-pe", P + 1], 1, r"oversubscribed")]:
+        what = "--report-bindings %s -n %d" % (" ".join(map(str, opts)), n)
+        j, pes = run_affinity("report", ["--report-bindings"] + opts, n, what=what)
+        for r, (pid, text) in lines(j, n, what).items():
+            check(re.match(r"not bound \(%s.*\): keeps oshrun's affinity mask, CPUs? (\S+?):? "
+                           % why, text + " ") is not None, "%s: %r" % (what, text))
+            check(r in pes and pes[r][0] == pid, "%s: wrong pid" % what)
+        check_unbound(what, pes, mask)
+
+
+def case_bind_whatif():
+    """HWLOC_SYNTHETIC: the placement on a made-up machine with 2 NUMA nodes of
+    2 cores of 2 hardware threads, reported, PEs unbound."""
+    if not oshrun_has_hwloc():
+        print("skipped: oshrun built without hwloc", flush=True)
+        return
+    mask = set(os.sched_getaffinity(0))
+    would = re.compile(r"^oshrun: PE (\d+) \(pid \d+\) not bound \(HWLOC_SYNTHETIC[^)]*\); "
+                       r"would be bound to CPUs? (\S+): (.*)$", re.M)
+    expect = [
+        ([], 2, ["0-3: cores 0-1, NUMA node 0", "4-7: cores 2-3, NUMA node 1"]),
+        ([], 3, ["0-1: core 0, NUMA node 0", "2-3: core 1, NUMA node 0",
+                 "4-5: core 2, NUMA node 1"]),
+        ([], 4, ["0-1: core 0, NUMA node 0", "2-3: core 1, NUMA node 0",
+                 "4-5: core 2, NUMA node 1", "6-7: core 3, NUMA node 1"]),
+        # more PEs than cores: hardware threads, distinct cores first
+        ([], 8, ["%d: part of core %d, NUMA node %d" % (c, c // 2, c // 4)
+                 for c in (0, 2, 4, 6, 1, 3, 5, 7)]),
+        (["--cpus-per-pe", "3"], 2, ["0-2: core 0 and part of core 1, NUMA node 0",
+                                     "4-6: core 2 and part of core 3, NUMA node 1"]),
+        (["--cpus-per-pe", "1"], 2, ["0: part of core 0, NUMA node 0",
+                                     "2: part of core 1, NUMA node 0"]),
+        (["--bind-to", "numa"], 3, ["0-3: cores 0-1, NUMA node 0", "4-7: cores 2-3, NUMA node 1",
+                                    "0-3: cores 0-1, NUMA node 0"]),
+    ]
+    old = os.environ.get("HWLOC_SYNTHETIC")
+    os.environ["HWLOC_SYNTHETIC"] = "package:1 numa:2 core:2 pu:2"
+    try:
+        for opts, n, lines in expect:
+            what = "HWLOC_SYNTHETIC, %s -n %d" % (" ".join(opts), n)
+            j, pes = run_affinity("whatif", ["--report-bindings"] + opts, n, what=what)
+            got = {int(m.group(1)): "%s: %s" % (m.group(2), m.group(3))
+                   for m in would.finditer(j.err)}
+            check(got == dict(enumerate(lines)), "%s: expected\n  %s\ngot\n%s"
+                  % (what, "\n  ".join(lines), j.err))
+            check_unbound(what, pes, mask)
+        what = "HWLOC_SYNTHETIC, -n 9 (oversubscribed)"
+        j, pes = run_affinity("whatif", ["--report-bindings"], 9, what=what)
+        check(len(re.findall(r"^oshrun: PE \d+ \(pid \d+\) not bound \(oversubscribed: 9 PEs > "
+                             r"8 CPUs\)", j.err, re.M)) == 9, "%s:\n%s" % (what, j.err))
+    finally:
+        if old is None:
+            del os.environ["HWLOC_SYNTHETIC"]
+        else:
+            os.environ["HWLOC_SYNTHETIC"] = old
 
 
 def case_bad_options():

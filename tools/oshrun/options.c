@@ -11,12 +11,30 @@
 
 #include "oshrun.h"
 
+/* --cpus-per-pe's bound: more than any machine has (a larger share is
+ * "oversubscribed" on every machine, not a usage error). */
+#define OSHRUN_MAX_CPUS_PER_PE 1048576
+
 #ifndef SHOAL_VERSION_STRING
 #define SHOAL_VERSION_STRING "unknown"
 #endif
 
 static void usage(FILE *f)
 {
+    char topo[512];
+    const char *src = placement_topology_source();
+    if (src)
+        snprintf(topo, sizeof topo,
+                 "oshrun learns cores, hardware threads and NUMA nodes from %s.\n"
+                 "With HWLOC_SYNTHETIC set (e.g. \"package:2 core:4 pu:2\"), it computes the\n"
+                 "placement for that made-up machine (--report-bindings shows it) and starts\n"
+                 "the PEs unbound.\n",
+                 src);
+    else
+        snprintf(topo, sizeof topo,
+                 "This oshrun was built without hwloc: it does not know cores, hardware\n"
+                 "threads or NUMA nodes, and splits its affinity mask into contiguous equal\n"
+                 "shares (--bind-to numa: one node).\n");
     fprintf(f,
             "usage: oshrun [options] program [args...]\n"
             "Runs an OpenSHMEM program as N processing elements (PEs) on this machine.\n"
@@ -24,8 +42,21 @@ static void usage(FILE *f)
             "  -n N, -np N          number of PEs (default 1)\n"
             "  --tag-output         prefix every line a PE prints with \"[pe N] \"\n"
             "                       (stdout and stderr; lines are never mixed)\n"
-            "  --bind-to core|none  core: pin PE i to the i-th CPU of oshrun's CPU set\n"
-            "                       (modulo its size); none (default): no pinning\n"
+            "  --bind-to core|numa|none\n"
+            "                       where each PE runs, within the CPUs oshrun may use\n"
+            "                       (its affinity mask; CPU = hardware thread):\n"
+            "                       core (default): an equal, disjoint share per PE:\n"
+            "                       cores / PEs whole cores, of one NUMA node where\n"
+            "                       possible; with more PEs than cores, CPUs / PEs\n"
+            "                       hardware threads, distinct cores first; with more\n"
+            "                       PEs than CPUs (oversubscribed) no binding;\n"
+            "                       numa: PE i gets the i-th NUMA node (round robin);\n"
+            "                       none: every PE keeps oshrun's affinity mask\n"
+            "  --cpus-per-pe N      with --bind-to core: N CPUs (hardware threads) per\n"
+            "                       PE, whole cores first; no binding if N x PEs is more\n"
+            "                       than the CPUs oshrun may use\n"
+            "  --report-bindings    one line per PE on stderr: its pid, its CPUs, and\n"
+            "                       the cores and NUMA node(s) they belong to\n"
             "  -x VAR[=value]       set VAR in the PEs' environment (all of oshrun's\n"
             "                       environment is passed on anyway)\n"
             "  --timeout SECONDS    end the job after SECONDS; exit status 124 (every PE\n"
@@ -38,12 +69,15 @@ static void usage(FILE *f)
             "  -h, --help           this text\n"
             "  -V, --version        oshrun's version\n"
             "\n"
+            "%s"
+            "\n"
             "stdin goes to PE 0; the other PEs read /dev/null.  When a PE fails (is\n"
             "killed by a signal, exits non-zero, exits before shmem_finalize, or calls\n"
             "abort), oshrun says which PE failed and how, terminates the others within a\n"
             "second and exits with the failed PE's status (128+N for signal N).\n"
             "shmem_global_exit(status) ends the job with status.  Ctrl-C ends the whole\n"
-            "job (exit 130).  127: the program cannot be executed.  2: bad options.\n");
+            "job (exit 130).  127: the program cannot be executed.  2: bad options.\n",
+            topo);
 }
 
 __attribute__((format(printf, 1, 2))) static int bad(const char *fmt, ...)
@@ -117,6 +151,7 @@ int opts_parse(int argc, char **argv, struct oshrun_opts *o)
         int takes_value = !strcmp(name, "-n") || !strcmp(name, "-np") ||
                           !strcmp(name, "--np") || !strcmp(name, "--n") ||
                           !strcmp(name, "--bind-to") || !strcmp(name, "-x") ||
+                          !strcmp(name, "--cpus-per-pe") ||
                           !strcmp(name, "--timeout") || !strcmp(name, "--dump-on-hang");
         const char *val = "";
         if (takes_value) {
@@ -126,8 +161,9 @@ int opts_parse(int argc, char **argv, struct oshrun_opts *o)
                 val = argv[++i];
             } else {
                 return bad("option '%s' needs a value%s", name,
-                           !strcmp(name, "--bind-to") ? " (core or none)"
-                           : !strcmp(name, "-x")      ? " (VAR or VAR=value)"
+                           !strcmp(name, "--bind-to")       ? " (core, numa or none)"
+                           : !strcmp(name, "--cpus-per-pe") ? " (a number of CPUs)"
+                           : !strcmp(name, "-x")            ? " (VAR or VAR=value)"
                            : !strcmp(name, "--timeout") || !strcmp(name, "--dump-on-hang")
                                ? " (seconds)"
                                                         : " (the number of PEs)");
@@ -144,11 +180,27 @@ int opts_parse(int argc, char **argv, struct oshrun_opts *o)
             o->tag_output = 1;
         } else if (!strcmp(name, "--bind-to")) {
             if (!strcmp(val, "core"))
-                o->bind_core = 1;
+                o->bind = OSHRUN_BIND_CORE;
+            else if (!strcmp(val, "numa"))
+                o->bind = OSHRUN_BIND_NUMA;
             else if (!strcmp(val, "none"))
-                o->bind_core = 0;
+                o->bind = OSHRUN_BIND_NONE;
             else
-                return bad("--bind-to '%s': expected 'core' or 'none'", val);
+                return bad("--bind-to '%s': expected 'core', 'numa' or 'none'", val);
+        } else if (!strcmp(name, "--cpus-per-pe")) {
+            long n = 0;
+            int ok = *val != 0 && strlen(val) <= 7;
+            for (const char *p = val; ok && *p; p++)
+                if (!isdigit((unsigned char)*p))
+                    ok = 0;
+                else
+                    n = n * 10 + (*p - '0');
+            if (!ok || n < 1 || n > OSHRUN_MAX_CPUS_PER_PE)
+                return bad("--cpus-per-pe '%s': expected a whole number of CPUs from 1 to %d",
+                           val, OSHRUN_MAX_CPUS_PER_PE);
+            o->cpus_per_pe = (int)n;
+        } else if (!strcmp(name, "--report-bindings")) {
+            o->report_bindings = 1;
         } else if (!strcmp(name, "-x")) {
             const char *e = strchr(val, '=');
             size_t nl = e ? (size_t)(e - val) : strlen(val);
@@ -178,6 +230,9 @@ int opts_parse(int argc, char **argv, struct oshrun_opts *o)
             return bad("unknown option '%s'", a);
         }
     }
+    if (o->cpus_per_pe && o->bind != OSHRUN_BIND_CORE)
+        return bad("--cpus-per-pe %d: only with --bind-to core (here: --bind-to %s)",
+                   o->cpus_per_pe, o->bind == OSHRUN_BIND_NUMA ? "numa" : "none");
     if (i >= argc)
         return bad("no program given (usage: oshrun [options] program [args...])");
     o->prog_argv = argv + i;

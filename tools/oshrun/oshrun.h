@@ -2,6 +2,8 @@
  *
  *   options.c  command line -> struct oshrun_opts
  *   spawn.c    environment, file descriptors, fork/exec of the PEs
+ *   placement.c  which CPUs each PE is bound to (--bind-to, --cpus-per-pe,
+ *              --report-bindings), from hwloc's topology
  *   iofwd.c    whole-line forwarding of every PE's stdout/stderr (--tag-output)
  *   server.c   the bootstrap protocol (src/boot/local_proto.h): HELLO,
  *              allgather/barrier rounds, FINALIZE, ABORT, GLOBAL_EXIT
@@ -18,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -44,10 +47,13 @@
 #define OSHRUN_PARTIAL_DELAY 0.1
 
 /* ---- options.c ---- */
+enum { OSHRUN_BIND_CORE, OSHRUN_BIND_NUMA, OSHRUN_BIND_NONE };
 struct oshrun_opts {
     int np;
     int tag_output;
-    int bind_core;
+    int bind;            /* OSHRUN_BIND_*; core by default */
+    int cpus_per_pe;     /* --cpus-per-pe (CPUs = hardware threads); 0: CPUs / PEs */
+    int report_bindings;
     double timeout;   /* seconds; 0 = none */
     double dump_after; /* --dump-on-hang: seconds; 0 = none */
     char **xvars;     /* -x arguments, "VAR" or "VAR=value" */
@@ -126,6 +132,32 @@ struct job {
     double dump_at;          /* --dump-on-hang, absolute; 0 = none or done */
     int out_dead[2];         /* our stdout/stderr is gone (EPIPE): drop output */
 };
+
+/* ---- placement.c ---- */
+struct placement {
+    int n;            /* PEs */
+    int bound;        /* each PE gets its set in sets[]; else oshrun's mask */
+    int whatif;       /* HWLOC_SYNTHETIC: computed and reported, not applied */
+    int topo_known;   /* cores and NUMA nodes known (hwloc) */
+    char why[160];    /* why not bound */
+    size_t setsize;   /* bytes of one cpu_set_t */
+    unsigned char *sets;  /* n sets of setsize bytes */
+    cpu_set_t *mask;  /* oshrun's affinity mask; NULL: not read (--bind-to none) */
+    int ncores;
+    int *cpu_core, *cpu_numa; /* per CPU: core (index), NUMA node (OS index); -1 */
+    int *core_ncpu, *core_id; /* per core: CPUs of it in the mask; lstopo's L# */
+};
+/* Computes every PE's CPU set (before the first fork).  Returns 0, or -1
+ * after printing why. */
+int placement_compute(struct placement *pl, const struct oshrun_opts *o, int n);
+/* In the child before exec: binds it (one system call; async-signal-safe).
+ * Returns 0 or -1 (errno). */
+int placement_apply(const struct placement *pl, int pe);
+/* --report-bindings: PE pe's line on stderr. */
+void placement_report(const struct placement *pl, int pe, long pid);
+/* "hwloc X.Y.Z", or NULL when built without hwloc. */
+const char *placement_topology_source(void);
+void placement_free(struct placement *pl);
 
 /* ---- spawn.c ---- */
 /* oshrun's signal mask, SIGPIPE disposition and descriptor limit as it

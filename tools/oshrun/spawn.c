@@ -15,11 +15,12 @@
  *   - the boot socket is the only descriptor oshrun opened that survives
  *     exec (everything else is O_CLOEXEC, in particular the other PEs'
  *     sockets and pipes);
- *   - --bind-to core: sched_setaffinity to one CPU.
- * A failed exec is reported to oshrun through a close-on-exec pipe. */
+ *   - its CPU set (placement.c, computed before the first fork):
+ *     sched_setaffinity, so the PE starts bound.
+ * A failed exec is reported to oshrun through a close-on-exec pipe (the
+ * errno; negated when binding failed). */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,8 +119,8 @@ static int ensure_fds(struct job *j)
 
 /* The child, between fork and exec: system calls only. */
 static _Noreturn void child(struct job *j, int rank, const char *path, int sock, int devnull,
-                            int out_w, int err_w, int report_w, pid_t parent, cpu_set_t *cpus,
-                            size_t cpus_size, int cpu)
+                            int out_w, int err_w, int report_w, pid_t parent,
+                            const struct placement *pl)
 {
     int e;
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
@@ -133,15 +134,14 @@ static _Noreturn void child(struct job *j, int rank, const char *path, int sock,
         goto fail;
     if (fcntl(sock, F_SETFD, 0) < 0) /* the one descriptor that crosses exec */
         goto fail;
-    if (cpu >= 0) {
-        CPU_ZERO_S(cpus_size, cpus);
-        CPU_SET_S((size_t)cpu, cpus_size, cpus);
-        if (sched_setaffinity(0, cpus_size, cpus) < 0)
-            goto fail;
+    if (placement_apply(pl, rank) < 0) {
+        e = -errno;
+        goto report;
     }
     execve(path, j->o->prog_argv, environ);
 fail:
     e = errno;
+report:
     while (write(report_w, &e, sizeof e) < 0 && errno == EINTR)
         ;
     _exit(127);
@@ -217,45 +217,17 @@ int spawn_all(struct job *j)
         return 127;
     }
     int rc = 0, devnull = -1;
-    int ncpu_list = 0, *cpu_list = NULL;
-    cpu_set_t *cpus = NULL;
-    size_t cpus_size = 0;
+    struct placement pl;
+    memset(&pl, 0, sizeof pl);
     if (ensure_fds(j) < 0) {
         rc = 1;
         goto out;
     }
 
-    /* --bind-to core: the i-th CPU of our affinity mask, modulo its size. */
-    if (o->bind_core) {
-        for (int ncpu = 1024;; ncpu *= 2) {
-            cpus = CPU_ALLOC(ncpu);
-            cpus_size = CPU_ALLOC_SIZE(ncpu);
-            if (!cpus) {
-                msg("out of memory");
-                rc = 1;
-                goto out;
-            }
-            if (sched_getaffinity(0, cpus_size, cpus) == 0)
-                break;
-            int e = errno;
-            CPU_FREE(cpus);
-            cpus = NULL;
-            if (e != EINVAL || ncpu >= (1 << 20)) {
-                msg("--bind-to core: cannot read oshrun's CPU affinity: %s", strerror(e));
-                rc = 1;
-                goto out;
-            }
-        }
-        int max = (int)(cpus_size * 8);
-        cpu_list = xcalloc((size_t)max, sizeof *cpu_list);
-        for (int c = 0; c < max; c++)
-            if (CPU_ISSET_S((size_t)c, cpus_size, cpus))
-                cpu_list[ncpu_list++] = c;
-        if (ncpu_list == 0) {
-            msg("--bind-to core: oshrun's CPU affinity mask is empty");
-            rc = 1;
-            goto out;
-        }
+    /* Every PE's CPU set, before the first fork (the children only apply it). */
+    if (placement_compute(&pl, o, j->n) < 0) {
+        rc = 1;
+        goto out;
     }
 
     devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -290,12 +262,10 @@ int spawn_all(struct job *j)
         }
         set_env_int(SHOAL_ENV_RANK, r);
         set_env_int(SHOAL_ENV_BOOT_FD, sv[1]);
-        int cpu = o->bind_core ? cpu_list[r % ncpu_list] : -1;
 
         pid_t pid = fork();
         if (pid == 0)
-            child(j, r, path, sv[1], devnull, outp[1], errp[1], rep[1], self, cpus, cpus_size,
-                  cpu);
+            child(j, r, path, sv[1], devnull, outp[1], errp[1], rep[1], self, &pl);
         int fork_err = errno;
         close(sv[1]);
         close(rep[1]);
@@ -320,6 +290,8 @@ int spawn_all(struct job *j)
         fcntl(errp[0], F_SETFL, O_NONBLOCK);
         j->nspawned = r + 1;
         j->alive++;
+        if (o->report_bindings)
+            placement_report(&pl, r, (long)pid);
 
         /* Blocks until the child has exec'd (EOF) or failed (errno). */
         int e = 0;
@@ -328,6 +300,11 @@ int spawn_all(struct job *j)
             n = read(rep[0], &e, sizeof e);
         while (n < 0 && errno == EINTR);
         close(rep[0]);
+        if (n == (ssize_t)sizeof e && e < 0) {
+            msg("cannot bind PE %d to its CPUs: sched_setaffinity: %s", r, strerror(-e));
+            rc = 1;
+            break;
+        }
         if (n == (ssize_t)sizeof e) {
             msg("cannot execute '%s' (PE %d): %s", path, r, strerror(e));
             rc = 127;
@@ -338,8 +315,6 @@ out:
     if (devnull >= 0)
         close(devnull);
     free(path);
-    free(cpu_list);
-    if (cpus)
-        CPU_FREE(cpus);
+    placement_free(&pl);
     return rc;
 }
