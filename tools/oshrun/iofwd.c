@@ -72,6 +72,8 @@ static void emit_tagged(struct job *j, int which, int rank, const char *head, si
 
 static void lb_append(struct linebuf *b, const char *d, size_t n)
 {
+    if (n == 0)
+        return; /* b->buf may still be NULL: memcpy must not see it */
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap < b->len + n)
