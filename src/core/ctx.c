@@ -78,7 +78,9 @@ int shoal_ctx_create(struct shoal_team *team, long options, shmem_ctx_t *out, co
     c->team = team;
     c->net = NULL;
     c->next = NULL;
-    if (shoal_g.net_active && shoal_net_ctx_open(c, fn) < 0) {
+    if (shoal_g.net_active &&
+        shoal_net_ctx_open(&c->net, 0, (options & SHMEM_CTX_PRIVATE) != 0,
+                           (options & SHMEM_CTX_SERIALIZED) != 0, fn) < 0) {
         lock();
         c->next = pool;
         pool = c;
@@ -102,7 +104,7 @@ void shoal_ctx_destroy(shmem_ctx_t ctx, const char *fn)
     shoal_quiet(ctx, fn);
     __atomic_store_n(&ctx->magic, 0, __ATOMIC_RELEASE);
     if (ctx->net)
-        shoal_net_ctx_close(ctx);
+        shoal_net_ctx_close(ctx->net);
     ctx->net = NULL;
     lock();
     ctx->next = pool;

@@ -226,7 +226,8 @@ int shoal_env_load(struct shoal_config *cfg, char *errbuf, size_t errlen)
     for (struct shoal_env_layer *l = layers; l; l = l->next)
         if (l->load && l->load(errbuf, errlen) < 0)
             return -1;
-    return 0;
+    struct shoal_env_layer *net = shoal_net_env_layer();
+    return net && net->load && net->load(errbuf, errlen) < 0 ? -1 : 0;
 }
 
 static void print_rows(FILE *f, const char *prefix, const struct shoal_env_row *r, int n)
@@ -246,4 +247,7 @@ void shoal_env_print(FILE *f, const char *prefix)
     print_rows(f, prefix, rows, SHOAL_ENV_COUNT);
     for (const struct shoal_env_layer *l = layers; l; l = l->next)
         print_rows(f, prefix, l->rows, l->nrows);
+    const struct shoal_env_layer *net = shoal_net_env_layer();
+    if (net)
+        print_rows(f, prefix, net->rows, net->nrows);
 }

@@ -14,25 +14,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum shoal_env_kind { SHOAL_KIND_SIZE, SHOAL_KIND_BOOL, SHOAL_KIND_UINT, SHOAL_KIND_STRING };
+#include "core/env_rows.h"
 
-struct shoal_env_row {
-    const char *name, *alias, *def, *meaning;
-    enum shoal_env_kind kind;
-};
-#define SHOAL_ENV_ROW(name, alias, kind, def, meaning) {name, alias, def, meaning, SHOAL_KIND_##kind}
-
-/* A layer's rows and their loader. */
-struct shoal_env_layer {
-    const char *name;                 /* "coll", "ucx" */
-    int order;                        /* printed and loaded in this order, after core */
-    const struct shoal_env_row *rows;
-    int nrows;
-    /* Parses the layer's rows into the layer's own configuration: 0, or
-     * -1 with a message naming the variable in err. */
-    int (*load)(char *err, size_t errlen);
-    struct shoal_env_layer *next;
-};
 void shoal_env_register(struct shoal_env_layer *layer);
 
 enum shoal_env_id {

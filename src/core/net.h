@@ -1,22 +1,28 @@
-/* core/net.h — the network path of the core operations: what ops.h calls
- * when the target PE is not reachable by load/store (another node, or every
- * peer under SHOAL_TRANSPORTS=ucx), and the transport's life cycle.
- * Implemented by transport/ucx (UCP: a worker per context) or, in a build
- * without a network transport, by transport/none (no route to such PEs).
+/* core/net.h — the whole contract between core and a network transport
+ * (transport/ucx: UCP, a worker per context; transport/none: a build
+ * without one, where PEs off this node have no route).  What core calls
+ * when the target PE is not reachable by load/store (another node, or
+ * every peer under SHOAL_TRANSPORTS=ucx), and the transport's life cycle.
  *
- * Every operation works on ctx->net, the context's own transport state:
- * operations on one context are issued and completed independently of
- * every other context.  `pe` is a world PE; addresses are this PE's
- * symmetric addresses (the transport translates them with the peer's
- * remote keys). */
+ * A transport includes this header (and its own) only: core hands it at
+ * init everything it needs (struct shoal_net_init_args: the bootstrap,
+ * this PE's segments, the thread level, which PEs are mapped, and the
+ * hooks through which it reaches up), and it answers with its decisions
+ * (struct shoal_net_init_result).  It never reads or writes core's state.
+ *
+ * Every operation works on the context's own transport state (struct
+ * shoal_net_ctx, opaque to core): operations on one context are issued
+ * and completed independently of every other context.  `pe` is a world
+ * PE; addresses are this PE's symmetric addresses (the transport
+ * translates them with the peer's remote keys). */
 #ifndef SHOAL_CORE_NET_H
 #define SHOAL_CORE_NET_H
 #include <stddef.h>
 #include <stdint.h>
-
-struct shoal_ctx;
-struct shoal_boot;
 #include <stdio.h>
+
+struct shoal_boot;
+struct shoal_net_ctx;
 
 /* Which peers the network serves (SHOAL_TRANSPORTS). */
 enum shoal_net_mode {
@@ -25,39 +31,84 @@ enum shoal_net_mode {
     SHOAL_NET_ALL,    /* "ucx": every peer, this PE included, through the network */
 };
 
-struct shoal_config;
+/* The atomic operations (on 4- or 8-byte words; narrower ones are the
+ * transport's business). */
+enum shoal_amo_op {
+    SHOAL_AMO_FETCH,   /* returns *dest */
+    SHOAL_AMO_SET,     /* *dest = value */
+    SHOAL_AMO_CSWAP,   /* if *dest == cond: *dest = value; returns old */
+    SHOAL_AMO_SWAP,
+    SHOAL_AMO_FADD,    /* fetch-and-add; inc is add 1 */
+    SHOAL_AMO_ADD,
+    SHOAL_AMO_FAND,
+    SHOAL_AMO_AND,
+    SHOAL_AMO_FOR,
+    SHOAL_AMO_OR,
+    SHOAL_AMO_FXOR,
+    SHOAL_AMO_XOR,
+};
+
+struct shoal_net_init_args {
+    struct shoal_boot *boot; /* rank, size, allgather, barrier, abort */
+    int mode;                /* enum shoal_net_mode */
+    int remote;              /* PEs not reachable by load/store */
+    int thread_level;        /* SHMEM_THREAD_*; raised later by shoal_net_set_thread_level */
+    void *seg_base[2];       /* this PE's heap and static data (NULL, 0: absent); */
+    size_t seg_len[2];       /* every PE's are at the same addresses */
+    int (*mapped)(int pe);   /* is world PE `pe` reachable by load/store? */
+    /* Hooks into core. */
+    void (*writes_arrived)(void);   /* remote writes were applied here: wake local waiters */
+    int (*waiters_asleep)(void);    /* are local waiters asleep (not progressing)? */
+    void (*fatal)(const char *fn, const char *msg) __attribute__((noreturn)); /* report, end the job */
+    void (*warn)(const char *fn, const char *msg);
+};
+
+struct shoal_net_init_result {
+    int active;      /* the transport serves some peer (contexts need its state) */
+    int amo_via_net; /* every AMO of the job goes through it, this PE's own included
+                        (its atomics need not be coherent with CPU atomics) */
+};
+
 /* Called once at init, after the segments are mapped and before any
  * context exists, by every PE (collective: it may use the bootstrap's
- * allgather to exchange addresses and keys).  cfg->net_mode is the mode
- * (enum shoal_net_mode); the transport reads its own variables from cfg.
- * `remote` is the number of PEs not reachable by load/store.  Sets
- * shoal_g.net_active and shoal_g.amo_via_net as it decides.  Returns 0 or
- * -1 with a message. */
-int shoal_net_init(struct shoal_boot *b, const struct shoal_config *cfg, int remote, char *err,
-                   size_t errlen);
+ * allgather to exchange addresses and keys).  Returns 0 with its
+ * decisions in *out, or -1 with a message. */
+int shoal_net_init(const struct shoal_net_init_args *args, struct shoal_net_init_result *out,
+                   char *err, size_t errlen);
 void shoal_net_fini(void);
-/* Give a context its transport state (ctx->net); called for the default
- * context at init and for every shmem_ctx_create while net_active.
+/* A nested shmem_init_thread granted a higher level. */
+void shoal_net_set_thread_level(int level);
+/* A context's transport state; called for the default context at init
+ * (is_default: under SHMEM_THREAD_MULTIPLE its threads get their own
+ * resources behind it) and for every shmem_ctx_create while active.
+ * `private_ctx`, `serialized`: the context's SHMEM_CTX_* options.
  * Returns 0, or -1 when no resource is left (the create fails). */
-int shoal_net_ctx_open(struct shoal_ctx *ctx, const char *fn);
+int shoal_net_ctx_open(struct shoal_net_ctx **net, int is_default, int private_ctx,
+                       int serialized, const char *fn);
 /* After the context's operations are complete (quiet): return its state
  * to the transport's pool. */
-void shoal_net_ctx_close(struct shoal_ctx *ctx);
+void shoal_net_ctx_close(struct shoal_net_ctx *net);
 /* Make progress on what the calling thread and this PE's target side
- * have pending; called by waiting loops. */
+ * have pending; called by waiting loops and bootstrap waits. */
 void shoal_net_progress(void);
-/* Lines for shmem-info / SHMEM_INFO. */
-void shoal_net_describe(FILE *f, const char *prefix);
+/* Lines for shmem-info / SHMEM_INFO (`initialized`: inside shmem_init). */
+void shoal_net_describe(FILE *f, const char *prefix, int initialized);
 /* Which transports this build has, e.g. "shm" or "shm, ucx (UCX 1.13.1)". */
 const char *shoal_net_built(void);
-void shoal_net_put(struct shoal_ctx *ctx, void *dest, const void *src, size_t n, int pe, int nbi,
-                   const char *fn);
-void shoal_net_get(struct shoal_ctx *ctx, void *dest, const void *src, size_t n, int pe, int nbi,
-                   const char *fn);
-uint64_t shoal_net_amo(struct shoal_ctx *ctx, int op, const void *dest, unsigned size,
+/* Its variables, for core's one table (core/env_rows.h); NULL if none. */
+struct shoal_env_layer;
+struct shoal_env_layer *shoal_net_env_layer(void);
+
+void shoal_net_put(struct shoal_net_ctx *net, void *dest, const void *src, size_t n, int pe,
+                   int nbi, const char *fn);
+void shoal_net_get(struct shoal_net_ctx *net, void *dest, const void *src, size_t n, int pe,
+                   int nbi, const char *fn);
+uint64_t shoal_net_amo(struct shoal_net_ctx *net, int op, const void *dest, unsigned size,
                        uint64_t value, uint64_t cond, int pe, const char *fn);
-void shoal_net_amo_nbi(struct shoal_ctx *ctx, int op, void *fetch, const void *dest, unsigned size,
-                       uint64_t value, uint64_t cond, int pe, const char *fn);
-void shoal_net_quiet(struct shoal_ctx *ctx);
-void shoal_net_fence(struct shoal_ctx *ctx);
+void shoal_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const void *dest,
+                       unsigned size, uint64_t value, uint64_t cond, int pe, const char *fn);
+void shoal_net_quiet(struct shoal_net_ctx *net);
+void shoal_net_fence(struct shoal_net_ctx *net);
+/* Worker statistics (shmemx_net_worker_counts): created, in use, reused. */
+void shoal_net_worker_counts(long *created, long *in_use, long *reused);
 #endif

@@ -16,7 +16,7 @@
 #include "core/state.h"
 #include "core/error.h"
 #include "core/net.h"
-#include "core/doorbell.h"
+#include "transport/shm/shm.h"
 
 /* ---------------------------------------------------------------- checks */
 
@@ -70,6 +70,12 @@ static inline char *shoal_addr(const void *addr, size_t len, int pe, const char 
 }
 
 
+/* The doorbell of world PE `pe` (mapped): what an on-node write rings. */
+static inline uint32_t *shoal_bell_of(int pe)
+{
+    return &shoal_ctl_of_slot(shoal_slot(pe))->bell;
+}
+
 /* ------------------------------------------------------------------ RMA */
 
 /* For the SHMEM_DEBUG overlap check: on this PE, static data is reachable
@@ -80,74 +86,58 @@ static inline const void *shoal_user_view(const void *mapped, const void *user, 
     return wpe == shoal_g.my_pe ? user : mapped;
 }
 
-static inline void shoal_put(shmem_ctx_t ctx, void *dest, const void *src, size_t n, int pe,
-                             const char *fn)
+/* The one body of put, get and their nbi forms: `local` is the private
+ * buffer, `remote` the symmetric object named by `rarg` ("dest" for a put,
+ * "source" for a get).  With is_put and nbi constant at the call site it
+ * compiles to the checks, the translation and one memcpy (on this node) or
+ * one call into the network transport. */
+static inline void shoal_rma(shmem_ctx_t ctx, int is_put, int nbi, void *local,
+                             const void *remote, size_t n, int pe, const char *fn)
 {
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
     if (SHOAL_UNLIKELY(n == 0))
         return;
-    char *r = shoal_addr_n(dest, n, wpe, fn, "dest", "nelems");
-    if (SHOAL_UNLIKELY(shoal_g.debug))
-        shoal_debug_check_overlap(shoal_user_view(r, dest, wpe), n, src, n, fn, "dest", "source");
-    if (SHOAL_LIKELY(r != NULL)) {
-        memcpy(r, src, n);
-        shoal_notify(wpe);
-    } else {
-        shoal_net_put(ctx, dest, src, n, wpe, 0, fn);
+    char *r = shoal_addr_n(remote, n, wpe, fn, is_put ? "dest" : "source", "nelems");
+    if (SHOAL_UNLIKELY(shoal_g.debug)) {
+        const void *rv = shoal_user_view(r, remote, wpe);
+        shoal_debug_check_overlap(is_put ? rv : local, n, is_put ? local : rv, n, fn, "dest",
+                                  "source");
     }
+    if (SHOAL_LIKELY(r != NULL)) {
+        if (is_put)
+            shoal_shm_put(r, local, n, shoal_bell_of(wpe));
+        else
+            shoal_shm_get(local, r, n);
+    } else if (is_put) {
+        shoal_net_put(ctx->net, (void *)remote, local, n, wpe, nbi, fn);
+    } else {
+        shoal_net_get(ctx->net, local, remote, n, wpe, nbi, fn);
+    }
+}
+
+static inline void shoal_put(shmem_ctx_t ctx, void *dest, const void *src, size_t n, int pe,
+                             const char *fn)
+{
+    shoal_rma(ctx, 1, 0, (void *)src, dest, n, pe, fn);
 }
 
 static inline void shoal_put_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t n, int pe,
                                  const char *fn)
 {
-    shoal_ctx_check(ctx, fn);
-    int wpe = shoal_ctx_pe(ctx, pe, fn);
-    if (SHOAL_UNLIKELY(n == 0))
-        return;
-    char *r = shoal_addr_n(dest, n, wpe, fn, "dest", "nelems");
-    if (SHOAL_UNLIKELY(shoal_g.debug))
-        shoal_debug_check_overlap(shoal_user_view(r, dest, wpe), n, src, n, fn, "dest", "source");
-    if (SHOAL_LIKELY(r != NULL)) {
-        /* On-node an nbi put is complete on return: copying now costs less
-         * than tracking it until the next quiet. */
-        memcpy(r, src, n);
-        shoal_notify(wpe);
-    } else {
-        shoal_net_put(ctx, dest, src, n, wpe, 1, fn);
-    }
+    shoal_rma(ctx, 1, 1, (void *)src, dest, n, pe, fn);
 }
 
 static inline void shoal_get(shmem_ctx_t ctx, void *dest, const void *src, size_t n, int pe,
                              const char *fn)
 {
-    shoal_ctx_check(ctx, fn);
-    int wpe = shoal_ctx_pe(ctx, pe, fn);
-    if (SHOAL_UNLIKELY(n == 0))
-        return;
-    const char *r = shoal_addr_n(src, n, wpe, fn, "source", "nelems");
-    if (SHOAL_UNLIKELY(shoal_g.debug))
-        shoal_debug_check_overlap(dest, n, shoal_user_view(r, src, wpe), n, fn, "dest", "source");
-    if (SHOAL_LIKELY(r != NULL))
-        memcpy(dest, r, n);
-    else
-        shoal_net_get(ctx, dest, src, n, wpe, 0, fn);
+    shoal_rma(ctx, 0, 0, dest, src, n, pe, fn);
 }
 
 static inline void shoal_get_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t n, int pe,
                                  const char *fn)
 {
-    shoal_ctx_check(ctx, fn);
-    int wpe = shoal_ctx_pe(ctx, pe, fn);
-    if (SHOAL_UNLIKELY(n == 0))
-        return;
-    const char *r = shoal_addr_n(src, n, wpe, fn, "source", "nelems");
-    if (SHOAL_UNLIKELY(shoal_g.debug))
-        shoal_debug_check_overlap(dest, n, shoal_user_view(r, src, wpe), n, fn, "dest", "source");
-    if (SHOAL_LIKELY(r != NULL))
-        memcpy(dest, r, n);
-    else
-        shoal_net_get(ctx, dest, src, n, wpe, 1, fn);
+    shoal_rma(ctx, 0, 1, dest, src, n, pe, fn);
 }
 
 /* Blocked strided transfers (iput = ibput with bsize 1).  Strides are in
@@ -159,53 +149,10 @@ void shoal_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptr
 
 /* ------------------------------------------------------------------ AMO */
 
-enum shoal_amo_op {
-    SHOAL_AMO_FETCH,   /* returns *dest */
-    SHOAL_AMO_SET,     /* *dest = value */
-    SHOAL_AMO_CSWAP,   /* if *dest == cond: *dest = value; returns old */
-    SHOAL_AMO_SWAP,
-    SHOAL_AMO_FADD,    /* fetch-and-add; inc is add 1 */
-    SHOAL_AMO_ADD,
-    SHOAL_AMO_FAND,
-    SHOAL_AMO_AND,
-    SHOAL_AMO_FOR,
-    SHOAL_AMO_OR,
-    SHOAL_AMO_FXOR,
-    SHOAL_AMO_XOR,
-};
-
-/* CPU atomics on a mapped word of 4 or 8 bytes.  Values travel as raw bits
- * (floats included: fetch/set/swap only move bits).  With `op` and `size`
- * constant at the call site the switches fold away. */
-static inline uint64_t shoal_cpu_amo(int op, void *p, unsigned size, uint64_t v, uint64_t cond)
-{
-#define SHOAL_AMO_CASES(T)                                                                   \
-    do {                                                                                     \
-        T *w = (T *)p, tv = (T)v, tc = (T)cond;                                              \
-        switch (op) {                                                                        \
-        case SHOAL_AMO_FETCH: return __atomic_load_n(w, __ATOMIC_SEQ_CST);                  \
-        case SHOAL_AMO_SET: __atomic_store_n(w, tv, __ATOMIC_SEQ_CST); return 0;             \
-        case SHOAL_AMO_CSWAP:                                                                \
-            __atomic_compare_exchange_n(w, &tc, tv, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);  \
-            return tc;                                                                       \
-        case SHOAL_AMO_SWAP: return __atomic_exchange_n(w, tv, __ATOMIC_SEQ_CST);            \
-        case SHOAL_AMO_FADD: return __atomic_fetch_add(w, tv, __ATOMIC_SEQ_CST);             \
-        case SHOAL_AMO_ADD: __atomic_fetch_add(w, tv, __ATOMIC_SEQ_CST); return 0;           \
-        case SHOAL_AMO_FAND: return __atomic_fetch_and(w, tv, __ATOMIC_SEQ_CST);             \
-        case SHOAL_AMO_AND: __atomic_fetch_and(w, tv, __ATOMIC_SEQ_CST); return 0;           \
-        case SHOAL_AMO_FOR: return __atomic_fetch_or(w, tv, __ATOMIC_SEQ_CST);               \
-        case SHOAL_AMO_OR: __atomic_fetch_or(w, tv, __ATOMIC_SEQ_CST); return 0;             \
-        case SHOAL_AMO_FXOR: return __atomic_fetch_xor(w, tv, __ATOMIC_SEQ_CST);             \
-        default: __atomic_fetch_xor(w, tv, __ATOMIC_SEQ_CST); return 0;                      \
-        }                                                                                    \
-    } while (0)
-    if (size == 4)
-        SHOAL_AMO_CASES(uint32_t);
-    else
-        SHOAL_AMO_CASES(uint64_t);
-#undef SHOAL_AMO_CASES
-}
-
+/* AMOs (the operations: enum shoal_amo_op in core/net.h).  On this node
+ * CPU atomics, unless every AMO of the job goes through the network
+ * (shoal_g.amo_via_net: network atomics need not be coherent with CPU
+ * atomics on the same word). */
 static inline uint64_t shoal_amo(shmem_ctx_t ctx, int op, const void *dest, unsigned size,
                                  uint64_t value, uint64_t cond, int pe, const char *fn)
 {
@@ -214,13 +161,9 @@ static inline uint64_t shoal_amo(shmem_ctx_t ctx, int op, const void *dest, unsi
     char *r = shoal_addr(dest, size, wpe, fn, op == SHOAL_AMO_FETCH ? "source" : "dest");
     if (SHOAL_UNLIKELY(shoal_g.debug))
         shoal_debug_check_align(dest, size, fn, op == SHOAL_AMO_FETCH ? "source" : "dest");
-    if (SHOAL_LIKELY(r != NULL && !shoal_g.amo_via_net)) {
-        uint64_t old = shoal_cpu_amo(op, r, size, value, cond);
-        if (op != SHOAL_AMO_FETCH)
-            shoal_notify(wpe);
-        return old;
-    }
-    return shoal_net_amo(ctx, op, dest, size, value, cond, wpe, fn);
+    if (SHOAL_LIKELY(r != NULL && !shoal_g.amo_via_net))
+        return shoal_shm_amo(op, r, size, value, cond, shoal_bell_of(wpe));
+    return shoal_net_amo(ctx->net, op, dest, size, value, cond, wpe, fn);
 }
 
 /* Non-blocking fetching AMO: the old value lands in *fetch by the next quiet. */
@@ -234,9 +177,7 @@ static inline void shoal_amo_nbi(shmem_ctx_t ctx, int op, void *fetch, const voi
     if (SHOAL_UNLIKELY(shoal_g.debug))
         shoal_debug_check_align(dest, size, fn, op == SHOAL_AMO_FETCH ? "source" : "dest");
     if (SHOAL_LIKELY(r != NULL && !shoal_g.amo_via_net)) {
-        uint64_t old = shoal_cpu_amo(op, r, size, value, cond);
-        if (op != SHOAL_AMO_FETCH)
-            shoal_notify(wpe);
+        uint64_t old = shoal_shm_amo(op, r, size, value, cond, shoal_bell_of(wpe));
         if (size == 4) {
             uint32_t o32 = (uint32_t)old;
             memcpy(fetch, &o32, 4);
@@ -245,7 +186,7 @@ static inline void shoal_amo_nbi(shmem_ctx_t ctx, int op, void *fetch, const voi
         }
         return;
     }
-    shoal_net_amo_nbi(ctx, op, fetch, dest, size, value, cond, wpe, fn);
+    shoal_net_amo_nbi(ctx->net, op, fetch, dest, size, value, cond, wpe, fn);
 }
 
 /* -------------------------------------------------------------- signals */

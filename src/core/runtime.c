@@ -29,7 +29,7 @@
 #include "core/ops.h"
 #include "core/segments.h"
 #include "core/team.h"
-#include "core/doorbell.h"
+#include "core/net_link.h"
 #include "core/wait.h"
 #include "core/wait_policy.h"
 #include "core/wait_record.h"
@@ -78,8 +78,11 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
         /* Nested init: on-node nothing depends on the level but the context
          * pool lock, so a higher level can be granted at any time. */
         shoal_g.init_count++;
-        if (requested > shoal_g.thread_level)
+        if (requested > shoal_g.thread_level) {
             __atomic_store_n(&shoal_g.thread_level, requested, __ATOMIC_SEQ_CST);
+            if (shoal_g.net_active)
+                shoal_net_set_thread_level(requested);
+        }
         if (provided)
             *provided = shoal_g.thread_level;
         return 0;
@@ -117,7 +120,7 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     if (shoal_heap_setup() < 0)
         boot.abort(1, "out of memory");
     /* Collective: every PE calls it, whether or not it has remote peers. */
-    if (shoal_net_init(&boot, &cfg, shoal_g.n_pes - shoal_g.n_local, err, sizeof err) < 0) {
+    if (shoal_net_link(&boot, &cfg, err, sizeof err) < 0) {
         fprintf(stderr, "shoal: PE %d: %s: %s\n", boot.rank, fn, err);
         fflush(stderr);
         boot.abort(1, "network transport setup failed");
@@ -128,7 +131,8 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     shoal_doorbell_init();
     shoal_wait_publish_placement();
     shoal_ctx_init_default();
-    if (shoal_g.net_active && shoal_net_ctx_open(&shoal_ctx_default, fn) < 0)
+    if (shoal_g.net_active &&
+        shoal_net_ctx_open(&shoal_ctx_default.net, 1, 0, 0, fn) < 0)
         boot.abort(1, "network transport: no resources for the default context");
     if (shoal_g.net_active)
         shoal_boot_set_progress(boot_progress);
@@ -177,7 +181,8 @@ void shoal_runtime_finalize(const char *fn)
     shoal_wait_record_end();
     shoal_wait_note_clear();
     if (shoal_g.net_active) {
-        shoal_net_ctx_close(&shoal_ctx_default);
+        shoal_net_ctx_close(shoal_ctx_default.net);
+        shoal_ctx_default.net = NULL;
         shoal_net_fini();
     }
     shoal_boot_set_progress(NULL);
@@ -209,7 +214,7 @@ void shoal_print_info(FILE *f)
             SHOAL_SANITIZER);
     fprintf(f, "Transports: %s (shm: on-node load/store through memfd mappings)\n",
             shoal_net_built());
-    shoal_net_describe(f, "");
+    shoal_net_describe(f, "", shoal_g.init_count > 0);
     shoal_wait_describe(f, "");
     fprintf(f, "AMOs: %s\n",
             shoal_g.init_count == 0 ? "(decided at init)"

@@ -4,7 +4,8 @@
  * sleeps on the doorbell of the PE that owns the watched memory; how long
  * each phase lasts follows the placement (core/wait_policy.h).  Writers
  * ring that doorbell only when it is armed, once per sleep episode, and no
- * wake-up is lost (core/doorbell.h): the sleep's timeout is a safety net. */
+ * wake-up is lost (transport/shm/shm_doorbell.h): the sleep's timeout is a
+ * safety net. */
 #include "core/wait.h"
 
 #include <sched.h>
@@ -81,6 +82,16 @@ static void check_peer_left(struct shoal_waiter *w, uint64_t now, int (*ready)(v
                 what);
 }
 
+void shoal_wait_counters(unsigned long long *sleeps, unsigned long long *wakes,
+                         unsigned long long *late_timeouts)
+{
+    struct shoal_doorbell_stats s;
+    shoal_doorbell_stats(&s);
+    *sleeps = s.sleeps;
+    *wakes = s.wakes;
+    *late_timeouts = s.late_timeouts;
+}
+
 /* Memory written through the network changes only as the transport
  * progresses, and RDMA writes ring no doorbell: a waiter progresses the
  * network on every turn and never sleeps long while a network serves it. */
@@ -118,7 +129,8 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
     /* Woken by a write: writes tend to come in bursts, so spin again
      * before the next sleep rather than ring for each of them (and look
      * at the placement again). */
-    if (shoal_doorbell_sleep(w->owner_slot, ready, arg, w->sleep_ns)) {
+    struct shoal_ctl *c = shoal_ctl_of_slot(w->owner_slot);
+    if (shoal_doorbell_sleep(&c->bell, &c->sleepers, ready, arg, w->sleep_ns)) {
         w->t0 = now_ns();
         w->phase = shoal_wait_phase_now(w->t0);
     }

@@ -24,6 +24,9 @@ void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, c
  * before a wait for a peer that has left the job is reported. */
 void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg);
 void shoal_waiter_done(struct shoal_waiter *w);
+/* The doorbells' counters of this process (shmemx_wait_counters). */
+void shoal_wait_counters(unsigned long long *sleeps, unsigned long long *wakes,
+                         unsigned long long *late_timeouts);
 /* Waits until `*mapped cmp *value` (kind: enum shoal_wkind) on memory of
  * the local PE in node slot `owner_slot`, mapped at `mapped`. */
 void shoal_wait_mapped(int kind, const void *mapped, int owner_slot, int cmp, const void *value,

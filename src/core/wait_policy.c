@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/doorbell.h"
+#include "transport/shm/shm_doorbell.h"
 #include "core/env.h"
 #include "core/state.h"
 

@@ -211,6 +211,6 @@ int shoal_peer_leaving(int pe, const char *fn)
     int slot = shoal_slot(pe);
     if (slot >= 0)
         return (int)__atomic_load_n(&shoal_ctl_of_slot(slot)->leaving, __ATOMIC_ACQUIRE);
-    return (int)shoal_net_amo(&shoal_ctx_default, SHOAL_AMO_FETCH, &shoal_my_ctl()->leaving, 4,
+    return (int)shoal_net_amo(shoal_ctx_default.net, SHOAL_AMO_FETCH, &shoal_my_ctl()->leaving, 4,
                               0, 0, pe, fn);
 }

@@ -17,8 +17,6 @@
  * so concurrent AMOs on them are not lost (the swap fails and retries). */
 #include <string.h>
 
-#include "core/error.h"
-#include "core/ops.h"
 #include "transport/ucx/ucx_internal.h"
 
 static const ucp_atomic_op_t ucp_op[] = {
@@ -64,13 +62,13 @@ static inline uint64_t get_word(const union word *w, unsigned size)
     return size == 4 ? w->u32 : w->u64;
 }
 
-static uint64_t narrow_amo(struct shoal_ctx *ctx, int op, const void *dest, unsigned size,
+static uint64_t narrow_amo(struct shoal_net_ctx *ctx, int op, const void *dest, unsigned size,
                            uint64_t value, uint64_t cond, int pe, const char *fn);
 
-uint64_t shoal_net_amo(struct shoal_ctx *ctx, int op, const void *dest, unsigned size,
+uint64_t shoal_net_amo(struct shoal_net_ctx *ctx, int op, const void *dest, unsigned size,
                        uint64_t value, uint64_t cond, int pe, const char *fn)
 {
-    if (SHOAL_UNLIKELY(size != 4 && size != 8))
+    if (UCX_UNLIKELY(size != 4 && size != 8))
         return narrow_amo(ctx, op, dest, size, value, cond, pe, fn);
     struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
     ucp_ep_h ep = ucx_ep(w, pe, fn);
@@ -117,10 +115,10 @@ uint64_t shoal_net_amo(struct shoal_ctx *ctx, int op, const void *dest, unsigned
     return get_word(&out, size);
 }
 
-void shoal_net_amo_nbi(struct shoal_ctx *ctx, int op, void *fetch, const void *dest, unsigned size,
+void shoal_net_amo_nbi(struct shoal_net_ctx *ctx, int op, void *fetch, const void *dest, unsigned size,
                        uint64_t value, uint64_t cond, int pe, const char *fn)
 {
-    if (SHOAL_UNLIKELY(size != 4 && size != 8)) {
+    if (UCX_UNLIKELY(size != 4 && size != 8)) {
         uint64_t old = narrow_amo(ctx, op, dest, size, value, cond, pe, fn);
         memcpy(fetch, &old, size); /* little-endian: the low bytes */
         return;
@@ -150,16 +148,16 @@ void shoal_net_amo_nbi(struct shoal_ctx *ctx, int op, void *fetch, const void *d
 
 /* 1- and 2-byte AMOs: compare-and-swap on the enclosing aligned 32-bit
  * word (little-endian byte lanes). */
-static uint64_t narrow_amo(struct shoal_ctx *ctx, int op, const void *dest, unsigned size,
+static uint64_t narrow_amo(struct shoal_net_ctx *ctx, int op, const void *dest, unsigned size,
                            uint64_t value, uint64_t cond, int pe, const char *fn)
 {
     if (size != 1 && size != 2)
-        shoal_fatal(fn, "%u-byte atomics are not supported over UCX", size);
+        ucx_fatalf(fn, "%u-byte atomics are not supported over UCX", size);
     uintptr_t a = (uintptr_t)dest;
     const void *word = (const void *)(a & ~(uintptr_t)3);
     unsigned shift = (unsigned)(a & 3) * 8;
     if (shift + size * 8 > 32)
-        shoal_fatal(fn, "argument at %p is not aligned to its %u-byte size", dest, size);
+        ucx_fatalf(fn, "argument at %p is not aligned to its %u-byte size", dest, size);
     const uint32_t mask = (size == 1 ? 0xffu : 0xffffu) << shift;
     uint32_t cur = (uint32_t)shoal_net_amo(ctx, SHOAL_AMO_FETCH, word, 4, 0, 0, pe, fn);
     for (;;) {

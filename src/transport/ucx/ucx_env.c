@@ -1,9 +1,11 @@
-/* The UCX transport's configuration: its rows (ucx_env_table.h) join the
- * one table of variables (core/env.h); the loader fills ucx_cfg at init,
- * before shoal_net_init reads it. */
+/* The UCX transport's configuration: its rows (ucx_env_table.h), which
+ * core lists in its one table (shoal_net_env_layer), and the loader that
+ * fills ucx_cfg at init, before shoal_net_init reads it. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "core/env.h"
+#include "core/env_rows.h"
 #include "transport/ucx/ucx_internal.h"
 
 struct ucx_config ucx_cfg;
@@ -22,43 +24,61 @@ static const struct shoal_env_row rows[UCX_ENV_COUNT] = {
 #undef SHOAL_ENV
 };
 
-static int load_progress(char *err, size_t errlen)
+static const char *value(int id)
 {
-    static const char *const choices[] = {"0", "1", "auto", NULL};
-    const char *used, *v = shoal_env_value(&rows[UCX_ENV_PROGRESS_THREAD], &used);
-    int k = shoal_parse_choice(v, choices);
-    if (k < 0)
-        return shoal_env_bad(err, errlen, used, v, "one of auto, 0, 1");
-    ucx_cfg.progress_thread = k == 2 ? -1 : k;
-    v = shoal_env_value(&rows[UCX_ENV_PROGRESS_INTERVAL_US], &used);
-    if (shoal_parse_uint(v, &ucx_cfg.progress_interval_us) < 0)
-        return shoal_env_bad(err, errlen, used, v, "a non-negative integer");
+    const char *v = getenv(rows[id].name);
+    return v ? v : rows[id].def;
+}
+
+/* A decimal number in [min, max], nothing else. */
+static int number(const char *s, long min, long max, long *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return -1;
+    long v = strtol(s, &end, 10);
+    if (*end || v < min || v > max)
+        return -1;
+    *out = v;
     return 0;
 }
 
-static int load_default_workers(char *err, size_t errlen)
+static int bad(char *err, size_t errlen, int id, const char *want)
 {
-    const char *used, *v = shoal_env_value(&rows[UCX_ENV_DEFAULT_CTX_WORKERS], &used);
-    long nw = 0;
-    if (!strcmp(v, "shared"))
-        ucx_cfg.default_ctx_workers = UCX_DFLT_SHARED;
-    else if (!strcmp(v, "thread"))
-        ucx_cfg.default_ctx_workers = UCX_DFLT_THREAD;
-    else if (shoal_parse_uint(v, &nw) == 0 && nw >= 1 && nw <= 4096)
-        ucx_cfg.default_ctx_workers = (int)nw;
-    else
-        return shoal_env_bad(err, errlen, used, v, "shared, thread or a number from 1 to 4096");
-    return 0;
+    snprintf(err, errlen, "environment variable %s='%s' is malformed: expected %s",
+             rows[id].name, value(id), want);
+    return -1;
 }
 
 static int load(char *err, size_t errlen)
 {
-    return load_progress(err, errlen) < 0 || load_default_workers(err, errlen) < 0 ? -1 : 0;
+    const char *v = value(UCX_ENV_PROGRESS_THREAD);
+    if (!strcmp(v, "auto"))
+        ucx_cfg.progress_thread = -1;
+    else if (!strcmp(v, "0") || !strcmp(v, "1"))
+        ucx_cfg.progress_thread = v[0] - '0';
+    else
+        return bad(err, errlen, UCX_ENV_PROGRESS_THREAD, "one of auto, 0, 1");
+    if (number(value(UCX_ENV_PROGRESS_INTERVAL_US), 0, 100000000,
+               &ucx_cfg.progress_interval_us) < 0)
+        return bad(err, errlen, UCX_ENV_PROGRESS_INTERVAL_US, "a non-negative integer");
+    v = value(UCX_ENV_DEFAULT_CTX_WORKERS);
+    long nw;
+    if (!strcmp(v, "shared"))
+        ucx_cfg.default_ctx_workers = UCX_DFLT_SHARED;
+    else if (!strcmp(v, "thread"))
+        ucx_cfg.default_ctx_workers = UCX_DFLT_THREAD;
+    else if (number(v, 1, 4096, &nw) == 0)
+        ucx_cfg.default_ctx_workers = (int)nw;
+    else
+        return bad(err, errlen, UCX_ENV_DEFAULT_CTX_WORKERS,
+                   "shared, thread or a number from 1 to 4096");
+    return 0;
 }
 
 static struct shoal_env_layer layer = {"ucx", 20, rows, UCX_ENV_COUNT, load, NULL};
 
-__attribute__((constructor)) static void register_rows(void)
+struct shoal_env_layer *shoal_net_env_layer(void)
 {
-    shoal_env_register(&layer);
+    return &layer;
 }

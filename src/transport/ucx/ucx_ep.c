@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
-#include "core/error.h"
 #include "transport/ucx/ucx_internal.h"
 
 static void ep_failed(void *arg, ucp_ep_h ep, ucs_status_t st)
@@ -32,7 +31,7 @@ static void ep_failed(void *arg, ucp_ep_h ep, ucs_status_t st)
         for (int i = 0; i < 30; i++)
             nanosleep(&ts, NULL);
     }
-    fprintf(stderr, "shoal: PE %d: %s; aborting the job\n", shoal_g.my_pe, msg);
+    fprintf(stderr, "shoal: PE %d: %s; aborting the job\n", ucx_g.me, msg);
     fflush(stderr);
     if (ucx_g.boot && ucx_g.boot->abort)
         ucx_g.boot->abort(1, msg);
@@ -76,7 +75,7 @@ ucp_ep_h ucx_ep_wire(struct ucx_worker *w, int pe, const char *fn)
     }
     ucs_status_t st = connect_ep(w->h, pe, &ep);
     if (st != UCS_OK)
-        shoal_fatal(fn, "cannot connect to PE %d through UCX (ucp_ep_create): %s", pe,
+        ucx_fatalf(fn, "cannot connect to PE %d through UCX (ucp_ep_create): %s", pe,
                     ucs_status_string(st));
     for (int s = 0; s < 2; s++) {
         const void *packed = ucx_g.peer_rkey[2 * pe + s];
@@ -84,7 +83,7 @@ ucp_ep_h ucx_ep_wire(struct ucx_worker *w, int pe, const char *fn)
             continue;
         st = ucp_ep_rkey_unpack(ep, packed, &w->rkeys[2 * pe + s]);
         if (st != UCS_OK)
-            shoal_fatal(fn, "cannot unpack the remote key of PE %d's %s (ucp_ep_rkey_unpack): %s",
+            ucx_fatalf(fn, "cannot unpack the remote key of PE %d's %s (ucp_ep_rkey_unpack): %s",
                         pe, s ? "static data" : "symmetric heap", ucs_status_string(st));
     }
     __atomic_store_n(&w->eps[pe], ep, __ATOMIC_RELEASE);

@@ -5,18 +5,46 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <stdarg.h>
+
 #include "boot/boot.h"
-#include "core/env.h"
-#include "core/error.h"
 #include "transport/ucx/ucx_internal.h"
 
 struct ucx_state ucx_g;
 
+_Noreturn void ucx_fatalf(const char *fn, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (ucx_g.hooks && ucx_g.hooks->fatal)
+        ucx_g.hooks->fatal(fn, msg);
+    fprintf(stderr, "shoal: PE %d: %s: %s\n", ucx_g.me, fn, msg);
+    if (ucx_g.boot)
+        ucx_g.boot->abort(1, msg);
+    _exit(1);
+}
+
+void ucx_warnf(const char *fn, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (ucx_g.hooks && ucx_g.hooks->warn)
+        ucx_g.hooks->warn(fn, msg);
+    else
+        fprintf(stderr, "shoal: PE %d: %s: %s\n", ucx_g.me, fn, msg);
+}
+
 _Noreturn void ucx_die(const char *fn, int pe, const char *what, ucs_status_t st)
 {
     if (pe >= 0)
-        shoal_fatal(fn, "UCX %s to PE %d failed: %s", what, pe, ucs_status_string(st));
-    shoal_fatal(fn, "UCX %s failed: %s", what, ucs_status_string(st));
+        ucx_fatalf(fn, "UCX %s to PE %d failed: %s", what, pe, ucs_status_string(st));
+    ucx_fatalf(fn, "UCX %s failed: %s", what, ucs_status_string(st));
 }
 
 /* What each PE publishes in the first allgather: where its segments are
@@ -73,35 +101,9 @@ static int fail(char *err, size_t errlen, const char *what, ucs_status_t st)
     return -1;
 }
 
-int shoal_net_init(struct shoal_boot *b, const struct shoal_config *cfg, int remote, char *err,
-                   size_t errlen)
+/* The UCP context, with the atomics mode UCX resolved. */
+static int open_context(int n_pes, char *err, size_t errlen)
 {
-    const int mode = cfg->net_mode;
-    shoal_g.net_active = 0;
-    shoal_g.amo_via_net = 0;
-    memset(&ucx_g, 0, sizeof ucx_g);
-    ucx_g.mode = mode;
-    if (mode == SHOAL_NET_OFF) {
-        if (remote > 0) {
-            snprintf(err, errlen,
-                     "%d PEs are on other nodes, but SHOAL_TRANSPORTS=shm allows this node only",
-                     remote);
-            return -1;
-        }
-        return 0;
-    }
-    /* One node and load/store allowed: UCX is not even initialized.  Every
-     * PE sees the same `remote > 0`, so the decision is collective. */
-    if (mode == SHOAL_NET_REMOTE && remote == 0)
-        return 0;
-
-    ucx_g.boot = b;
-    ucx_g.n_pes = b->size;
-    ucx_g.me = b->rank;
-    ucx_g.progress_thread_cfg = ucx_cfg.progress_thread;
-    ucx_g.progress_interval_us = ucx_cfg.progress_interval_us;
-    ucx_g.dflt_policy = ucx_cfg.default_ctx_workers;
-
     ucp_config_t *uc;
     ucs_status_t st = ucp_config_read(NULL, NULL, &uc);
     if (st != UCS_OK)
@@ -115,26 +117,25 @@ int shoal_net_init(struct shoal_boot *b, const struct shoal_config *cfg, int rem
     p.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
     /* Workers of several threads (contexts, progress thread) share it. */
     p.mt_workers_shared = 1;
-    p.estimated_num_eps = (size_t)b->size;
+    p.estimated_num_eps = (size_t)n_pes;
     st = ucp_init(&p, uc, &ucx_g.ctx);
     ucp_config_release(uc);
-    if (st != UCS_OK)
-        return fail(err, errlen, "creating the UCP context (ucp_init)", st);
+    return st == UCS_OK ? 0 : fail(err, errlen, "creating the UCP context (ucp_init)", st);
+}
 
-    /* Register the segments (already memfd mappings; nothing is copied). */
-    void *rk[2] = {NULL, NULL};
-    size_t rklen[2] = {0, 0};
-    void *seg_addr[2] = {shoal_g.heap_me, shoal_g.data_me};
-    size_t seg_len[2] = {shoal_g.heap_size, shoal_g.data_size};
+/* Registers the segments (already memfd mappings; nothing is copied) and
+ * packs their keys into rk[s] (rklen[s] bytes; NULL for an absent one). */
+static int register_segments(void *rk[2], size_t rklen[2], char *err, size_t errlen)
+{
     for (int s = 0; s < 2; s++) {
-        if (!seg_addr[s] || !seg_len[s])
+        if (!ucx_g.seg_base[s] || !ucx_g.seg_len[s])
             continue;
         ucp_mem_map_params_t mp;
         memset(&mp, 0, sizeof mp);
         mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
-        mp.address = seg_addr[s];
-        mp.length = seg_len[s];
-        st = ucp_mem_map(ucx_g.ctx, &mp, &ucx_g.mh[s]);
+        mp.address = (void *)ucx_g.seg_base[s];
+        mp.length = ucx_g.seg_len[s];
+        ucs_status_t st = ucp_mem_map(ucx_g.ctx, &mp, &ucx_g.mh[s]);
         if (st != UCS_OK)
             return fail(err, errlen,
                         s ? "registering the static data (ucp_mem_map)"
@@ -144,10 +145,14 @@ int shoal_net_init(struct shoal_boot *b, const struct shoal_config *cfg, int rem
         if (st != UCS_OK)
             return fail(err, errlen, "packing a remote key (ucp_rkey_pack)", st);
     }
+    return 0;
+}
 
-    /* The published worker: every peer's endpoints to this PE connect to
-     * it.  Several threads may progress it (waiting threads, the progress
-     * thread), hence MULTI unless no other thread can touch it. */
+/* The published worker: every peer's endpoints to this PE connect to it.
+ * Several threads may progress it (waiting threads, the progress thread),
+ * hence MULTI. */
+static int create_target(char *err, size_t errlen)
+{
     if (ucx_worker_pool_init() < 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -158,63 +163,18 @@ int shoal_net_init(struct shoal_boot *b, const struct shoal_config *cfg, int rem
     memset(&wp, 0, sizeof wp);
     wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
     wp.thread_mode = ucx_g.target_mode;
-    st = ucp_worker_create(ucx_g.ctx, &wp, &ucx_g.target);
-    if (st != UCS_OK)
-        return fail(err, errlen, "creating the target worker (ucp_worker_create)", st);
-    ucp_address_t *addr;
-    size_t addr_len;
-    st = ucp_worker_get_address(ucx_g.target, &addr, &addr_len);
-    if (st != UCS_OK)
-        return fail(err, errlen, "getting the worker address (ucp_worker_get_address)", st);
+    ucs_status_t st = ucp_worker_create(ucx_g.ctx, &wp, &ucx_g.target);
+    return st == UCS_OK ? 0
+                        : fail(err, errlen, "creating the target worker (ucp_worker_create)", st);
+}
 
-    /* Exchange: fixed-size cards, then the variable parts padded to the
-     * longest. */
-    const int n = b->size;
-    struct ucx_card mine = {.host = host_hash(),
-                            .base = {(uint64_t)(uintptr_t)seg_addr[0],
-                                     (uint64_t)(uintptr_t)seg_addr[1]},
-                            .addr_len = (uint32_t)addr_len,
-                            .rkey_len = {(uint32_t)rklen[0], (uint32_t)rklen[1]}};
-    struct ucx_card *cards = calloc((size_t)n, sizeof *cards);
-    if (!cards || b->allgather(&mine, cards, sizeof mine) < 0) {
-        snprintf(err, errlen, "bootstrap allgather of UCX addresses failed");
-        return -1;
-    }
-    size_t maxlen = 8;
-    for (int pe = 0; pe < n; pe++) {
-        size_t l = (size_t)cards[pe].addr_len + cards[pe].rkey_len[0] + cards[pe].rkey_len[1];
-        if (l > maxlen)
-            maxlen = l;
-    }
-    maxlen = (maxlen + 7) & ~(size_t)7;
-    char *in = calloc(1, maxlen);
-    ucx_g.blob = malloc((size_t)n * maxlen);
-    ucx_g.peer_addr = calloc((size_t)n, sizeof *ucx_g.peer_addr);
-    ucx_g.peer_rkey = calloc(2 * (size_t)n, sizeof *ucx_g.peer_rkey);
-    ucx_g.peer_base = calloc(2 * (size_t)n, sizeof *ucx_g.peer_base);
-    ucx_g.peer_same_host = calloc((size_t)n, 1);
-    if (!in || !ucx_g.peer_same_host || !ucx_g.blob || !ucx_g.peer_addr || !ucx_g.peer_rkey || !ucx_g.peer_base) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    memcpy(in, addr, addr_len);
-    if (rklen[0])
-        memcpy(in + addr_len, rk[0], rklen[0]);
-    if (rklen[1])
-        memcpy(in + addr_len + rklen[0], rk[1], rklen[1]);
-    ucp_worker_release_address(ucx_g.target, addr);
-    for (int s = 0; s < 2; s++)
-        if (rk[s])
-            ucp_rkey_buffer_release(rk[s]);
-    if (b->allgather(in, ucx_g.blob, maxlen) < 0) {
-        snprintf(err, errlen, "bootstrap allgather of UCX addresses failed");
-        return -1;
-    }
-    free(in);
+/* Where the peers' addresses and keys are in the exchanged blob. */
+static void index_peers(const struct ucx_card *cards, int n, size_t maxlen, uint64_t my_host)
+{
     for (int pe = 0; pe < n; pe++) {
         const char *c = ucx_g.blob + (size_t)pe * maxlen;
         ucx_g.peer_addr[pe] = c;
-        ucx_g.peer_same_host[pe] = cards[pe].host == mine.host;
+        ucx_g.peer_same_host[pe] = cards[pe].host == my_host;
         for (int s = 0; s < 2; s++) {
             ucx_g.peer_base[2 * pe + s] = cards[pe].base[s];
             ucx_g.peer_rkey[2 * pe + s] =
@@ -223,21 +183,133 @@ int shoal_net_init(struct shoal_boot *b, const struct shoal_config *cfg, int rem
                     : NULL;
         }
     }
-    free(cards);
+}
 
-    shoal_g.net_active = 1;
+/* Exchange through the bootstrap: fixed-size cards, then the variable
+ * parts (worker address, packed keys) padded to the longest.  One cleanup
+ * path releases what was acquired here. */
+static int exchange(struct shoal_boot *b, void *rk[2], size_t rklen[2], char *err,
+                    size_t errlen)
+{
+    const int n = b->size;
+    int rc = -1;
+    char *in = NULL;
+    ucp_address_t *addr = NULL;
+    size_t addr_len;
+    ucs_status_t st = ucp_worker_get_address(ucx_g.target, &addr, &addr_len);
+    if (st != UCS_OK)
+        return fail(err, errlen, "getting the worker address (ucp_worker_get_address)", st);
+    struct ucx_card mine = {.host = host_hash(),
+                            .base = {ucx_g.seg_base[0], ucx_g.seg_base[1]},
+                            .addr_len = (uint32_t)addr_len,
+                            .rkey_len = {(uint32_t)rklen[0], (uint32_t)rklen[1]}};
+    struct ucx_card *cards = calloc((size_t)n, sizeof *cards);
+    if (!cards || b->allgather(&mine, cards, sizeof mine) < 0) {
+        snprintf(err, errlen, "bootstrap allgather of UCX addresses failed");
+        goto out_cards;
+    }
+    size_t maxlen = 8;
+    for (int pe = 0; pe < n; pe++) {
+        size_t l = (size_t)cards[pe].addr_len + cards[pe].rkey_len[0] + cards[pe].rkey_len[1];
+        maxlen = l > maxlen ? l : maxlen;
+    }
+    maxlen = (maxlen + 7) & ~(size_t)7;
+    in = calloc(1, maxlen);
+    ucx_g.blob = malloc((size_t)n * maxlen);
+    ucx_g.peer_addr = calloc((size_t)n, sizeof *ucx_g.peer_addr);
+    ucx_g.peer_rkey = calloc(2 * (size_t)n, sizeof *ucx_g.peer_rkey);
+    ucx_g.peer_base = calloc(2 * (size_t)n, sizeof *ucx_g.peer_base);
+    ucx_g.peer_same_host = calloc((size_t)n, 1);
+    if (!in || !ucx_g.peer_same_host || !ucx_g.blob || !ucx_g.peer_addr || !ucx_g.peer_rkey ||
+        !ucx_g.peer_base) {
+        snprintf(err, errlen, "out of memory");
+        goto out_in;
+    }
+    memcpy(in, addr, addr_len);
+    if (rklen[0])
+        memcpy(in + addr_len, rk[0], rklen[0]);
+    if (rklen[1])
+        memcpy(in + addr_len + rklen[0], rk[1], rklen[1]);
+    if (b->allgather(in, ucx_g.blob, maxlen) < 0) {
+        snprintf(err, errlen, "bootstrap allgather of UCX addresses failed");
+        goto out_in;
+    }
+    index_peers(cards, n, maxlen, mine.host);
+    rc = 0;
+out_in:
+    free(in);
+out_cards:
+    free(cards);
+    ucp_worker_release_address(ucx_g.target, addr);
+    return rc;
+}
+
+static void keep_args(const struct shoal_net_init_args *a)
+{
+    memset(&ucx_g, 0, sizeof ucx_g);
+    ucx_g.mode = a->mode;
+    ucx_g.hooks = a;
+    ucx_g.thread_level = a->thread_level;
+    for (int s = 0; s < 2; s++) {
+        ucx_g.seg_base[s] = (uintptr_t)a->seg_base[s];
+        ucx_g.seg_len[s] = a->seg_len[s];
+    }
+}
+
+int shoal_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_result *out,
+                   char *err, size_t errlen)
+{
+    out->active = out->amo_via_net = 0;
+    keep_args(a);
+    if (a->mode == SHOAL_NET_OFF) {
+        if (a->remote == 0)
+            return 0;
+        snprintf(err, errlen,
+                 "%d PEs are on other nodes, but SHOAL_TRANSPORTS=shm allows this node only",
+                 a->remote);
+        return -1;
+    }
+    /* One node and load/store allowed: UCX is not even initialized.  Every
+     * PE sees the same `remote > 0`, so the decision is collective. */
+    if (a->mode == SHOAL_NET_REMOTE && a->remote == 0)
+        return 0;
+
+    struct shoal_boot *b = a->boot;
+    ucx_g.boot = b;
+    ucx_g.n_pes = b->size;
+    ucx_g.me = b->rank;
+    ucx_g.progress_thread_cfg = ucx_cfg.progress_thread;
+    ucx_g.progress_interval_us = ucx_cfg.progress_interval_us;
+    ucx_g.dflt_policy = ucx_cfg.default_ctx_workers;
+
+    void *rk[2] = {NULL, NULL};
+    size_t rklen[2] = {0, 0};
+    int rc = -1;
+    if (open_context(b->size, err, errlen) < 0 || register_segments(rk, rklen, err, errlen) < 0 ||
+        create_target(err, errlen) < 0 || exchange(b, rk, rklen, err, errlen) < 0)
+        goto out;
     /* CPU atomics on mapped words and UCX atomics on the same words are
      * coherent only in UCX's CPU atomic mode; otherwise every AMO of the
      * job goes through UCX (core/ops.h). */
-    shoal_g.amo_via_net = mode == SHOAL_NET_ALL || !ucx_g.cpu_atomics;
-
+    out->active = 1;
+    out->amo_via_net = ucx_g.amo_via_net = a->mode == SHOAL_NET_ALL || !ucx_g.cpu_atomics;
     /* Does the target side need a progress thread?  Decided from the
      * lanes of a real endpoint (ucx_progress.c). */
     if (ucx_progress_thread_start() < 0) {
         snprintf(err, errlen, "cannot start the UCX progress thread");
-        return -1;
+        goto out;
     }
-    return 0;
+    rc = 0;
+out:
+    for (int s = 0; s < 2; s++)
+        if (rk[s])
+            ucp_rkey_buffer_release(rk[s]);
+    return rc;
+}
+
+void shoal_net_set_thread_level(int level)
+{
+    __atomic_store_n(&ucx_g.thread_level, level, __ATOMIC_RELAXED);
 }
 
 static void flush_final(struct ucx_worker *w, void *arg)
@@ -290,12 +362,12 @@ const char *shoal_net_built(void)
     return s;
 }
 
-void shoal_net_describe(FILE *f, const char *prefix)
+void shoal_net_describe(FILE *f, const char *prefix, int initialized)
 {
     if (!ucx_g.ctx) {
         fprintf(f, "%sNetwork: UCX %s built in; %s\n", prefix, ucp_get_version_string(),
-                shoal_g.init_count == 0 ? "used when SHOAL_TRANSPORTS=ucx or PEs are on other nodes"
-                                        : "not used (every PE is on this node)");
+                !initialized ? "used when SHOAL_TRANSPORTS=ucx or PEs are on other nodes"
+                             : "not used (every PE is on this node)");
         return;
     }
     fprintf(f, "%sNetwork: UCX %s, %s\n", prefix, ucp_get_version_string(),

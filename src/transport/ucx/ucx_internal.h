@@ -5,8 +5,10 @@
  * destroy; per-thread ones behind SHMEM_CTX_DEFAULT under
  * SHMEM_THREAD_MULTIPLE), lazily created endpoints and unpacked keys, the
  * target-side worker and the optional progress thread.
- * May call: UCX (libucp), core/state.h, core/env.h, core/error.h, boot/
- * (allgather, abort) and libc — never api/ or coll/.
+ * May call: UCX (libucp), boot/ (allgather, barrier, abort), libc, the
+ * public <shmem.h> for its constants, and of core only the contract
+ * headers core/net.h and core/env_rows.h: everything else of core comes
+ * through shoal_net_init's arguments and hooks (ucx_g).
  *
  * Files: ucx_init.c (context, registration, address/key exchange, life
  * cycle, describe), ucx_worker_pool.c (workers, pools, the default
@@ -21,8 +23,12 @@
 #include <stdio.h>
 #include <ucp/api/ucp.h>
 
+#include <shmem.h>
+
 #include "core/net.h"
-#include "core/state.h"
+
+#define UCX_LIKELY(x) __builtin_expect(!!(x), 1)
+#define UCX_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* One initiator worker: what a context issues its operations on.  Its
  * endpoints and unpacked remote keys live as long as the worker, so a
@@ -46,8 +52,8 @@ struct ucx_worker {
     struct ucx_worker *dflt_next;  /* the default context's workers */
 };
 
-/* ctx->net.  `w` is the context's worker; NULL means "the calling thread's
- * worker" (SHMEM_CTX_DEFAULT under SHMEM_THREAD_MULTIPLE, see
+/* A context's state.  `w` is the context's worker; NULL means "the calling
+ * thread's worker" (SHMEM_CTX_DEFAULT under SHMEM_THREAD_MULTIPLE, see
  * ucx_worker_pool.c). */
 struct shoal_net_ctx {
     struct ucx_worker *w;
@@ -70,6 +76,12 @@ struct ucx_state {
     ucp_worker_h target;           /* the one published worker: peers' endpoints connect here */
     ucs_thread_mode_t target_mode;
     int n_pes, me, mode;
+    int thread_level;              /* SHMEM_THREAD_* (raised by a nested init) */
+    int amo_via_net;               /* decided at init (shoal_net_init_result) */
+    uintptr_t seg_base[2];         /* this PE's heap and static data */
+    size_t seg_len[2];
+    struct shoal_net_ctx *dflt;    /* SHMEM_CTX_DEFAULT's state */
+    const struct shoal_net_init_args *hooks; /* mapped, writes_arrived, waiters_asleep, fatal */
     /* Per peer (from the allgather). */
     const void **peer_addr;        /* [n] worker addresses */
     const void **peer_rkey;        /* [2n] packed keys (NULL: segment absent) */
@@ -99,6 +111,10 @@ extern struct ucx_state ucx_g;
 
 /* ucx_init.c */
 _Noreturn void ucx_die(const char *fn, int pe, const char *what, ucs_status_t st);
+/* Errors through core's hooks: one line naming the routine, then the job
+ * ends (fatal) or goes on (warn). */
+_Noreturn void ucx_fatalf(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ucx_warnf(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ucx_worker_pool.c */
 int ucx_worker_pool_init(void);
@@ -114,11 +130,11 @@ void ucx_all_workers_foreach(void (*f)(struct ucx_worker *, void *), void *arg);
 struct ucx_worker *ucx_all_workers_head(void);
 void ucx_describe_workers(FILE *f, const char *prefix);
 
-/* The worker of `ctx` for the calling thread. */
-static inline struct ucx_worker *ucx_ctx_worker(struct shoal_ctx *ctx, const char *fn)
+/* The worker of context state `n` for the calling thread. */
+static inline struct ucx_worker *ucx_ctx_worker(struct shoal_net_ctx *n, const char *fn)
 {
-    struct ucx_worker *w = ctx->net->w;
-    if (SHOAL_LIKELY(w != NULL))
+    struct ucx_worker *w = n->w;
+    if (UCX_LIKELY(w != NULL))
         return w;
     return ucx_thread_default_worker(fn);
 }
@@ -137,7 +153,7 @@ ucp_ep_h ucx_probe_ep(ucp_worker_h wk, int pe);
 static inline ucp_ep_h ucx_ep(struct ucx_worker *w, int pe, const char *fn)
 {
     ucp_ep_h ep = __atomic_load_n(&w->eps[pe], __ATOMIC_ACQUIRE);
-    if (SHOAL_LIKELY(ep != NULL))
+    if (UCX_LIKELY(ep != NULL))
         return ep;
     return ucx_ep_wire(w, pe, fn);
 }
@@ -145,10 +161,10 @@ static inline ucp_rkey_h ucx_target(struct ucx_worker *w, int pe, const void *ad
                                     uint64_t *raddr)
 {
     uintptr_t a = (uintptr_t)addr;
-    size_t off = a - (uintptr_t)shoal_g.heap_me;
+    size_t off = a - ucx_g.seg_base[0];
     int seg = 0;
-    if (off >= shoal_g.heap_size) {
-        off = a - (uintptr_t)shoal_g.data_me;
+    if (off >= ucx_g.seg_len[0]) {
+        off = a - ucx_g.seg_base[1];
         seg = 1;
     }
     *raddr = ucx_g.peer_base[2 * pe + seg] + off;
@@ -164,7 +180,7 @@ static inline void ucx_mark_dirty(struct ucx_worker *w, int pe)
 {
     /* Read after the operation is posted: a flush that cleared the mark
      * before this load was issued after the operation (ucx_rma.c). */
-    if (SHOAL_LIKELY(__atomic_load_n(&w->ep_dirty[pe], __ATOMIC_SEQ_CST)))
+    if (UCX_LIKELY(__atomic_load_n(&w->ep_dirty[pe], __ATOMIC_SEQ_CST)))
         return;
     ucx_mark_dirty_slow(w, pe);
 }
@@ -178,7 +194,7 @@ void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe
 /* Posted and forgotten: the request is released, flush completes it. */
 static inline void ucx_forget(ucs_status_ptr_t req, const char *fn, int pe, const char *what)
 {
-    if (SHOAL_UNLIKELY(UCS_PTR_IS_ERR(req)))
+    if (UCX_UNLIKELY(UCS_PTR_IS_ERR(req)))
         ucx_die(fn, pe, what, UCS_PTR_STATUS(req));
     if (req != NULL)
         ucp_request_free(req);

@@ -21,8 +21,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/error.h"
-#include "core/ops.h"
 #include "transport/ucx/ucx_internal.h"
 
 /* One application thread at a time progresses the target worker; the
@@ -46,9 +44,9 @@ void ucx_progress_target(void)
 void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe,
               const char *what)
 {
-    if (SHOAL_LIKELY(req == NULL))
+    if (UCX_LIKELY(req == NULL))
         return;
-    if (SHOAL_UNLIKELY(UCS_PTR_IS_ERR(req)))
+    if (UCX_UNLIKELY(UCS_PTR_IS_ERR(req)))
         ucx_die(fn, pe, what, UCS_PTR_STATUS(req));
     ucs_status_t st;
     unsigned idle = 0;
@@ -64,7 +62,7 @@ void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe
             sched_yield();
     }
     ucp_request_free(req);
-    if (SHOAL_UNLIKELY(st != UCS_OK))
+    if (UCX_UNLIKELY(st != UCS_OK))
         ucx_die(fn, pe, what, st);
 }
 
@@ -102,15 +100,15 @@ static void progress_some_other(struct ucx_worker *own)
 
 void shoal_net_progress(void)
 {
-    if (SHOAL_UNLIKELY(!ucx_g.ctx))
+    if (UCX_UNLIKELY(!ucx_g.ctx))
         return;
     ucx_progress_target();
-    if (shoal_g.thread_level == SHMEM_THREAD_MULTIPLE) {
+    if (ucx_g.thread_level == SHMEM_THREAD_MULTIPLE) {
         /* Only what this thread may touch: its default-context worker
          * (MULTI) and the shared default worker. */
         struct ucx_worker *w = ucx_thread_worker_if_any();
-        if (!w && shoal_ctx_default.net)
-            w = shoal_ctx_default.net->w;
+        if (!w && ucx_g.dflt)
+            w = ucx_g.dflt->w;
         if (w)
             ucp_worker_progress(w->h);
         static __thread unsigned calls;
@@ -129,7 +127,7 @@ void shoal_net_progress(void)
  * network: the progress thread rings the doorbell when it applied some. */
 static void wake_local_waiters(void)
 {
-    shoal_ring_slot_if_armed(shoal_my_slot());
+    ucx_g.hooks->writes_arrived();
 }
 
 /* The thread stays out of the way while the application progresses the
@@ -168,7 +166,7 @@ static void *progress_main(void *arg)
         /* A thread asleep in the wait engine counts as idle: it progresses
          * only between sleeps, so requests would wait for it. */
         int app_active = now != seen &&
-                         !__atomic_load_n(&shoal_my_ctl()->sleepers, __ATOMIC_RELAXED);
+                         !ucx_g.hooks->waiters_asleep();
         seen = now;
         if (!app_active) {
             unsigned did = 0, k;
@@ -273,9 +271,10 @@ int ucx_progress_thread_start(void)
     int probe[2] = {-1, -1};
     for (int k = 1; k < n; k++) {
         int pe = (me + k) % n;
-        if (shoal_slot(pe) < 0 && probe[0] < 0)
+        int mapped = ucx_g.hooks->mapped(pe);
+        if (!mapped && probe[0] < 0)
             probe[0] = pe;
-        if (shoal_slot(pe) >= 0 && probe[1] < 0 && shoal_g.amo_via_net)
+        if (mapped && probe[1] < 0 && ucx_g.amo_via_net)
             probe[1] = pe;
     }
     ucx_g.sw_emulated = 0;

@@ -29,7 +29,7 @@ void ucx_mark_dirty_slow(struct ucx_worker *w, int pe)
         pthread_mutex_unlock(&w->wire_lock);
 }
 
-void shoal_net_put(struct shoal_ctx *ctx, void *dest, const void *src, size_t n, int pe, int nbi,
+void shoal_net_put(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe, int nbi,
                    const char *fn)
 {
     struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
@@ -46,7 +46,7 @@ void shoal_net_put(struct shoal_ctx *ctx, void *dest, const void *src, size_t n,
         ucx_wait(w, r, fn, pe, "put");
 }
 
-void shoal_net_get(struct shoal_ctx *ctx, void *dest, const void *src, size_t n, int pe, int nbi,
+void shoal_net_get(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe, int nbi,
                    const char *fn)
 {
     struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
@@ -116,10 +116,9 @@ static void flush_one(struct ucx_worker *w, void *arg)
     ucx_flush_worker(w, (const char *)arg);
 }
 
-void shoal_net_quiet(struct shoal_ctx *ctx)
+void shoal_net_quiet(struct shoal_net_ctx *n)
 {
-    struct shoal_net_ctx *n = ctx->net;
-    if (SHOAL_LIKELY(n->w != NULL))
+    if (UCX_LIKELY(n->w != NULL))
         ucx_flush_worker(n->w, "shmem_quiet");
     else
         /* The default context under SHMEM_THREAD_MULTIPLE: what every
@@ -127,7 +126,7 @@ void shoal_net_quiet(struct shoal_ctx *ctx)
         ucx_default_workers_foreach(flush_one, (void *)"shmem_quiet");
 }
 
-void shoal_net_fence(struct shoal_ctx *ctx)
+void shoal_net_fence(struct shoal_net_ctx *ctx)
 {
     /* Orders what the calling thread issued on the context: with
      * per-thread workers behind SHMEM_CTX_DEFAULT that is its own worker

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/error.h"
 #include "transport/ucx/ucx_internal.h"
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -79,7 +78,7 @@ static struct ucx_worker *create(ucs_thread_mode_t mode, const char *fn)
     wp.thread_mode = mode;
     ucs_status_t st = ucp_worker_create(ucx_g.ctx, &wp, &w->h);
     if (st != UCS_OK) {
-        shoal_warn(fn, "UCX worker creation (ucp_worker_create, thread mode %s) failed: %s",
+        ucx_warnf(fn, "UCX worker creation (ucp_worker_create, thread mode %s) failed: %s",
                    mode_name(mode), ucs_status_string(st));
         goto fail;
     }
@@ -139,7 +138,7 @@ static void dflt_push(struct ucx_worker *w)
 struct ucx_worker *ucx_thread_default_worker(const char *fn)
 {
     struct ucx_worker *w = tl_worker;
-    if (SHOAL_LIKELY(w != NULL))
+    if (UCX_LIKELY(w != NULL))
         return w;
     pthread_mutex_lock(&pool_lock);
     if (ucx_g.dflt_policy > 0) {
@@ -178,7 +177,7 @@ struct ucx_worker *ucx_thread_default_worker(const char *fn)
     }
     pthread_mutex_unlock(&pool_lock);
     if (!w)
-        shoal_fatal(fn, "no UCX worker for this thread's use of SHMEM_CTX_DEFAULT");
+        ucx_fatalf(fn, "no UCX worker for this thread's use of SHMEM_CTX_DEFAULT");
     tl_worker = w;
     return w;
 }
@@ -237,46 +236,49 @@ void ucx_worker_pool_fini(void)
 
 /* ----------------------------------------------------------- contexts */
 
-static ucs_thread_mode_t mode_for(const struct shoal_ctx *ctx)
+static ucs_thread_mode_t mode_for(int private_ctx, int serialized)
 {
-    const int level = shoal_g.thread_level;
-    if (ctx->options & SHMEM_CTX_PRIVATE)
+    const int level = ucx_g.thread_level;
+    if (private_ctx)
         return UCS_THREAD_MODE_SINGLE;
-    if (ctx->options & SHMEM_CTX_SERIALIZED)
+    if (serialized)
         return level == SHMEM_THREAD_SINGLE ? UCS_THREAD_MODE_SINGLE : UCS_THREAD_MODE_SERIALIZED;
     if (level == SHMEM_THREAD_MULTIPLE)
         return UCS_THREAD_MODE_MULTI;
     return level == SHMEM_THREAD_SINGLE ? UCS_THREAD_MODE_SINGLE : UCS_THREAD_MODE_SERIALIZED;
 }
 
-int shoal_net_ctx_open(struct shoal_ctx *ctx, const char *fn)
+int shoal_net_ctx_open(struct shoal_net_ctx **net, int is_default, int private_ctx,
+                       int serialized, const char *fn)
 {
     struct shoal_net_ctx *n = calloc(1, sizeof *n);
     if (!n)
         return -1;
-    if (ctx == &shoal_ctx_default && shoal_g.thread_level == SHMEM_THREAD_MULTIPLE &&
+    if (is_default && ucx_g.thread_level == SHMEM_THREAD_MULTIPLE &&
         ucx_g.dflt_policy != UCX_DFLT_SHARED) {
         n->per_thread = 1;
     } else {
-        n->w = ucx_worker_get(mode_for(ctx), fn);
+        n->w = ucx_worker_get(mode_for(private_ctx, serialized), fn);
         if (!n->w) {
             free(n);
             return -1;
         }
     }
-    ctx->net = n;
+    if (is_default)
+        ucx_g.dflt = n;
+    *net = n;
     return 0;
 }
 
-void shoal_net_ctx_close(struct shoal_ctx *ctx)
+void shoal_net_ctx_close(struct shoal_net_ctx *n)
 {
-    struct shoal_net_ctx *n = ctx->net;
     if (!n)
         return;
+    if (n == ucx_g.dflt)
+        ucx_g.dflt = NULL;
     if (n->w)
         ucx_worker_put(n->w);
     free(n);
-    ctx->net = NULL;
 }
 
 void ucx_describe_workers(FILE *f, const char *prefix)
@@ -285,7 +287,7 @@ void ucx_describe_workers(FILE *f, const char *prefix)
     long c = ucx_g.n_created, u = ucx_g.n_in_use, r = ucx_g.n_reused;
     pthread_mutex_unlock(&pool_lock);
     char d[96];
-    if (shoal_g.thread_level != SHMEM_THREAD_MULTIPLE || ucx_g.dflt_policy == UCX_DFLT_SHARED)
+    if (ucx_g.thread_level != SHMEM_THREAD_MULTIPLE || ucx_g.dflt_policy == UCX_DFLT_SHARED)
         snprintf(d, sizeof d, "one worker");
     else if (ucx_g.dflt_policy == UCX_DFLT_THREAD)
         snprintf(d, sizeof d, "one worker per thread");
@@ -297,9 +299,8 @@ void ucx_describe_workers(FILE *f, const char *prefix)
             prefix, c, u, r, d);
 }
 
-/* Counters for tests and tools (declared in shmemx.h). */
-__attribute__((visibility("default"))) void shmemx_net_worker_counts(long *created,
-                                                                     long *in_use, long *reused)
+/* Counters for tests and tools (shmemx_net_worker_counts). */
+void shoal_net_worker_counts(long *created, long *in_use, long *reused)
 {
     pthread_mutex_lock(&pool_lock);
     if (created)

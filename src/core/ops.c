@@ -1,5 +1,5 @@
-/* The out-of-line core operations: strided transfers, put-with-signal and
- * ordering.  On-node every transfer is complete when the call returns, so
+/* The out-of-line core operations (ops.h): strided transfers,
+ * put-with-signal and ordering.  On-node every transfer is complete when the call returns, so
  * fence and quiet only have to order this thread's stores for the other
  * processes (a no-op on x86 beyond the compiler barrier; a real fence on
  * weakly ordered CPUs) and complete the network side. */
@@ -36,30 +36,17 @@ static void strided(shmem_ctx_t ctx, int is_put, void *dest, const void *src, pt
             char *d = (char *)dest + (ptrdiff_t)b * dst * (ptrdiff_t)elem;
             const char *s = (const char *)src + (ptrdiff_t)b * sst * (ptrdiff_t)elem;
             if (is_put)
-                shoal_net_put(ctx, d, s, bsize * elem, wpe, 0, fn);
+                shoal_net_put(ctx->net, d, s, bsize * elem, wpe, 0, fn);
             else
-                shoal_net_get(ctx, d, s, bsize * elem, wpe, 0, fn);
+                shoal_net_get(ctx->net, d, s, bsize * elem, wpe, 0, fn);
         }
         return;
     }
     char *rbase = r - lo;
-    char *d = is_put ? rbase : (char *)dest;
-    const char *s = is_put ? (const char *)src : rbase;
-    const size_t blen = bsize * elem;
-    const ptrdiff_t dstep = dst * (ptrdiff_t)elem, sstep = sst * (ptrdiff_t)elem;
-    /* Small fixed-size elements: direct assignments beat memcpy calls. */
-    if (bsize == 1 && elem == 8) {
-        for (size_t b = 0; b < nblocks; b++, d += dstep, s += sstep)
-            memcpy(d, s, 8);
-    } else if (bsize == 1 && elem == 4) {
-        for (size_t b = 0; b < nblocks; b++, d += dstep, s += sstep)
-            memcpy(d, s, 4);
-    } else {
-        for (size_t b = 0; b < nblocks; b++, d += dstep, s += sstep)
-            memcpy(d, s, blen);
-    }
+    shoal_shm_strided(is_put ? rbase : (char *)dest, is_put ? (const char *)src : rbase,
+                      dst * (ptrdiff_t)elem, sst * (ptrdiff_t)elem, bsize * elem, nblocks);
     if (is_put)
-        shoal_notify(wpe);
+        shoal_bell_ring_if_armed(shoal_bell_of(wpe));
 }
 
 void shoal_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
@@ -90,21 +77,20 @@ void shoal_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t n, ui
         if (SHOAL_UNLIKELY(shoal_g.debug))
             shoal_debug_check_overlap(shoal_user_view(r, dest, wpe), n, src, n, fn, "dest", "source");
         if (r)
-            memcpy(r, src, n);
+            memcpy(r, src, n); /* the signal below rings */
         else
-            shoal_net_put(ctx, dest, src, n, wpe, nbi, fn);
+            shoal_net_put(ctx->net, dest, src, n, wpe, nbi, fn);
     }
     int op = sig_op == SHMEM_SIGNAL_SET ? SHOAL_AMO_SET : SHOAL_AMO_ADD;
     if (sig && !shoal_g.amo_via_net) {
         /* The seq_cst atomic orders the data stores before the signal. */
-        shoal_cpu_amo(op, sig, 8, signal, 0);
-        shoal_notify(wpe);
+        shoal_shm_amo(op, sig, 8, signal, 0, shoal_bell_of(wpe));
     } else {
         /* Data stored by load/store or put by the network: both before
          * the signal. */
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        shoal_net_fence(ctx);
-        shoal_net_amo(ctx, op, sig_addr, 8, signal, 0, wpe, fn);
+        shoal_net_fence(ctx->net);
+        shoal_net_amo(ctx->net, op, sig_addr, 8, signal, 0, wpe, fn);
     }
 }
 
@@ -115,7 +101,7 @@ void shoal_fence(shmem_ctx_t ctx, const char *fn)
     shoal_ctx_check(ctx, fn);
     __atomic_thread_fence(__ATOMIC_RELEASE);
     if (ctx->net)
-        shoal_net_fence(ctx);
+        shoal_net_fence(ctx->net);
 }
 
 void shoal_quiet(shmem_ctx_t ctx, const char *fn)
@@ -125,7 +111,7 @@ void shoal_quiet(shmem_ctx_t ctx, const char *fn)
     shoal_ctx_check(ctx, fn);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (ctx->net)
-        shoal_net_quiet(ctx);
+        shoal_net_quiet(ctx->net);
 }
 
 void shoal_pe_quiet(shmem_ctx_t ctx, const int *pes, size_t npes, const char *fn)

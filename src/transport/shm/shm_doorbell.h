@@ -1,6 +1,8 @@
 /* The doorbell of a PE: how a waiter that stopped spinning sleeps, and how
- * a writer wakes it.  Owned by core (doorbell.c); the writer's side is
- * inline because every on-node put, AMO and signal runs it.
+ * a writer wakes it.  Part of the on-node transport (transport/shm/shm.h);
+ * the writer's side is inline because every on-node put, AMO and signal
+ * runs it.  The bell and sleeper words live in each PE's ctl block; core
+ * hands their addresses in.
  *
  * Protocol.  Each PE's ctl block has a 32-bit `bell`: bit 0 (ARMED) says a
  * waiter may be asleep on it, the other bits count rings.
@@ -20,39 +22,31 @@
  * or sees ARMED after it; the writers' fast path needs no fence of its own.
  * Where the kernel lacks it, sleeps are short (the timeout bounds a missed
  * wake) and shmem-info says so. */
-#ifndef SHOAL_CORE_DOORBELL_H
-#define SHOAL_CORE_DOORBELL_H
+#ifndef SHOAL_SHM_DOORBELL_H
+#define SHOAL_SHM_DOORBELL_H
 #include <stdint.h>
-
-#include "core/state.h"
 
 #define SHOAL_BELL_ARMED 1u
 
-/* Slow path of a ring: disarm and wake (doorbell.c). */
-void shoal_doorbell_ring(struct shoal_ctl *c);
+/* Slow path of a ring: disarm and wake (shm_doorbell.c). */
+void shoal_doorbell_ring(uint32_t *bell);
 
-/* The bell of node slot `slot` (after writing to that PE's memory). */
-static inline void shoal_ring_slot_if_armed(int slot)
+/* After writing to the memory of the PE that owns `bell`. */
+static inline void shoal_bell_ring_if_armed(uint32_t *bell)
 {
-    struct shoal_ctl *c = shoal_ctl_of_slot(slot);
     /* The writes before this load must not be moved after it by the
      * compiler; the CPU's ordering is the waiter's fence's business. */
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (SHOAL_UNLIKELY(__atomic_load_n(&c->bell, __ATOMIC_RELAXED) & SHOAL_BELL_ARMED))
-        shoal_doorbell_ring(c);
+    if (__builtin_expect(__atomic_load_n(bell, __ATOMIC_RELAXED) & SHOAL_BELL_ARMED, 0))
+        shoal_doorbell_ring(bell);
 }
 
-/* After writing to world PE `pe`'s memory by load/store. */
-static inline void shoal_notify(int pe)
-{
-    shoal_ring_slot_if_armed(shoal_slot(pe));
-}
-
-/* Sleeps on the bell of node slot `slot` until a ring or `timeout_ns`,
+/* Sleeps on `bell` (counted in `sleepers`) until a ring or `timeout_ns`,
  * unless ready(arg) is true once armed (ready may be NULL: then the sleep
  * always happens and only the timeout or a ring ends it).  Returns 1 if
  * it slept. */
-int shoal_doorbell_sleep(int slot, int (*ready)(void *), void *arg, long timeout_ns);
+int shoal_doorbell_sleep(uint32_t *bell, uint32_t *sleepers, int (*ready)(void *), void *arg,
+                         long timeout_ns);
 
 /* At init: registers this process for the waiters' heavy fence.  Returns
  * 1 when wake-ups are exact (membarrier available), 0 otherwise. */

@@ -1,5 +1,5 @@
-/* Doorbells: sleeping and waking (protocol: doorbell.h). */
-#include "core/doorbell.h"
+/* Doorbells: sleeping and waking (protocol: shm_doorbell.h). */
+#include "transport/shm/shm_doorbell.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -25,14 +25,14 @@ int shoal_doorbell_exact(void)
     return exact;
 }
 
-void shoal_doorbell_ring(struct shoal_ctl *c)
+void shoal_doorbell_ring(uint32_t *bell)
 {
-    uint32_t old = __atomic_load_n(&c->bell, __ATOMIC_RELAXED);
+    uint32_t old = __atomic_load_n(bell, __ATOMIC_RELAXED);
     while (old & SHOAL_BELL_ARMED) {
         uint32_t next = (old + 2u) & ~SHOAL_BELL_ARMED;
-        if (__atomic_compare_exchange_n(&c->bell, &old, next, 0, __ATOMIC_SEQ_CST,
+        if (__atomic_compare_exchange_n(bell, &old, next, 0, __ATOMIC_SEQ_CST,
                                         __ATOMIC_RELAXED)) {
-            syscall(SYS_futex, &c->bell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+            syscall(SYS_futex, bell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
             __atomic_fetch_add(&n_wakes, 1, __ATOMIC_RELAXED);
             return;
         }
@@ -48,11 +48,11 @@ static void heavy_fence(void)
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-int shoal_doorbell_sleep(int slot, int (*ready)(void *), void *arg, long timeout_ns)
+int shoal_doorbell_sleep(uint32_t *bell, uint32_t *sleepers, int (*ready)(void *), void *arg,
+                         long timeout_ns)
 {
-    struct shoal_ctl *c = shoal_ctl_of_slot(slot);
-    __atomic_fetch_add(&c->sleepers, 1, __ATOMIC_SEQ_CST);
-    uint32_t b = __atomic_or_fetch(&c->bell, SHOAL_BELL_ARMED, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(sleepers, 1, __ATOMIC_SEQ_CST);
+    uint32_t b = __atomic_or_fetch(bell, SHOAL_BELL_ARMED, __ATOMIC_SEQ_CST);
     /* An episode begins when the bell is armed: the next writer rings it
      * even if the value turns out to be here already. */
     __atomic_fetch_add(&n_sleeps, 1, __ATOMIC_RELAXED);
@@ -60,12 +60,12 @@ int shoal_doorbell_sleep(int slot, int (*ready)(void *), void *arg, long timeout
     int slept = 0;
     if (!ready || !ready(arg)) {
         struct timespec ts = {timeout_ns / 1000000000L, timeout_ns % 1000000000L};
-        long r = syscall(SYS_futex, &c->bell, FUTEX_WAIT, b, &ts, NULL, 0);
+        long r = syscall(SYS_futex, bell, FUTEX_WAIT, b, &ts, NULL, 0);
         if (r < 0 && errno == ETIMEDOUT && ready && ready(arg))
             __atomic_fetch_add(&n_late, 1, __ATOMIC_RELAXED);
         slept = 1;
     }
-    __atomic_fetch_sub(&c->sleepers, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_sub(sleepers, 1, __ATOMIC_SEQ_CST);
     return slept;
 }
 
