@@ -59,16 +59,19 @@
 static long *psync_arr[2];
 static int psync_next;
 static double *pwrk;
-static long *next_psync(void) { return psync_arr[psync_next++ & 1]; }
-#define PSYNC_LEN                                                                                  \
-    (SHMEM_REDUCE_SYNC_SIZE > SHMEM_BCAST_SYNC_SIZE ? SHMEM_REDUCE_SYNC_SIZE                      \
-                                                    : SHMEM_BCAST_SYNC_SIZE) +                    \
+static long *next_psync(void)
+{
+    return psync_arr[psync_next++ & 1];
+}
+#define PSYNC_LEN                                                              \
+    (SHMEM_REDUCE_SYNC_SIZE > SHMEM_BCAST_SYNC_SIZE ? SHMEM_REDUCE_SYNC_SIZE   \
+                                                    : SHMEM_BCAST_SYNC_SIZE) + \
         SHMEM_COLLECT_SYNC_SIZE + SHMEM_ALLTOALL_SYNC_SIZE + SHMEM_BARRIER_SYNC_SIZE
 #endif
 
 static void usage(void)
 {
-    printf("usage: oshrun -n N coll_bench [-i scale] [-r rounds] [-q]\n"
+    printf("usage: oshrun -n N coll_bench [-i scale] [-r rounds] [-q] [--csv FILE]\n"
            "Measures, in one run with N >= 2 PEs: 8-byte put latency between PEs 0 and 1\n"
            "(half round trip, shmem_long_p + shmem_long_wait_until: the floor), and\n"
            "shmem_barrier_all, shmem_team_sync, shmem_broadcastmem (8 B, 64 KiB, 1 MiB),\n"
@@ -78,7 +81,9 @@ static void usage(void)
            "min..max over -r rounds (default 7), ratio to the put floor, GB/s.\n"
            "  -i scale   multiply iteration counts and time budget (default 1.0)\n"
            "  -r rounds  interleaved rounds (default 7)\n"
-           "  -q         quick: tiny sizes, few iterations (smoke test)\n");
+           "  -q         quick: tiny sizes, few iterations (smoke test)\n"
+           "  --csv FILE PE 0 appends one row per figure (metric = the operation's name,\n"
+           "             e.g. barrier_all, broadcastmem; unit us)\n");
 }
 
 enum kind { K_PUT, K_BARRIER, K_SYNC, K_BCAST, K_REDUCE, K_A2A, K_FCOLLECT };
@@ -215,8 +220,7 @@ static long check_row(const struct row *r, long seed)
     switch (r->kind) {
     case K_PUT:
     case K_BARRIER:
-    case K_SYNC:
-        return 0;
+    case K_SYNC: return 0;
     case K_BCAST:
         for (size_t i = 0; i < n; i++)
             sym_src[i] = me == 0 ? (char)pat(seed, 0, i) : (char)0x55;
@@ -265,8 +269,7 @@ static long check_row(const struct row *r, long seed)
             for (size_t i = 0; i < n; i++)
                 bad += (unsigned char)sym_dst[(size_t)j * n + i] != pat(seed + j, 3, i);
         break;
-    default:
-        break;
+    default: break;
     }
     return bad;
 }
@@ -315,13 +318,10 @@ static double dest_bytes(const struct row *r)
 {
     switch (r->kind) {
     case K_BCAST:
-    case K_REDUCE:
-        return (double)r->size;
+    case K_REDUCE: return (double)r->size;
     case K_A2A:
-    case K_FCOLLECT:
-        return (double)r->size * (double)npes;
-    default:
-        return 0.0;
+    case K_FCOLLECT: return (double)r->size * (double)npes;
+    default: return 0.0;
     }
 }
 
@@ -330,6 +330,7 @@ int main(int argc, char **argv)
     double scale = 1.0;
     long rounds = 7;
     int quick = 0, rounds_set = 0;
+    const char *csv = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage();
@@ -339,6 +340,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "-r") && i + 1 < argc) {
             rounds = atol(argv[++i]);
             rounds_set = 1;
+        } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
+            csv = argv[++i];
         } else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--smoke")) {
             quick = 1;
         } else {
@@ -433,8 +436,9 @@ int main(int argc, char **argv)
     for (int k = 0; k < nrows; k++) {
         long b = (long)max_over_pes((double)check_row(&rows[k], 1 + k));
         if (b != 0 && me == 0)
-            fprintf(stderr, "coll_bench: %s %zu B: wrong result (before timing), up to %ld "
-                            "wrong elements on a PE\n",
+            fprintf(stderr,
+                    "coll_bench: %s %zu B: wrong result (before timing), up to %ld "
+                    "wrong elements on a PE\n",
                     rows[k].name, rows[k].size, b);
         wrong += b != 0;
     }
@@ -462,15 +466,15 @@ int main(int argc, char **argv)
     for (int k = 0; k < nrows; k++) {
         long b = (long)max_over_pes((double)check_row(&rows[k], 101 + k));
         if (b != 0 && me == 0)
-            fprintf(stderr, "coll_bench: %s %zu B: wrong result (after timing), up to %ld "
-                            "wrong elements on a PE\n",
+            fprintf(stderr,
+                    "coll_bench: %s %zu B: wrong result (after timing), up to %ld "
+                    "wrong elements on a PE\n",
                     rows[k].name, rows[k].size, b);
         wrong += b != 0;
     }
     long rcs = (long)max_over_pes((double)bad_rc);
     if (rcs && me == 0)
-        fprintf(stderr, "coll_bench: a collective returned nonzero (%ld batch(es) on a PE)\n",
-                rcs);
+        fprintf(stderr, "coll_bench: a collective returned nonzero (%ld batch(es) on a PE)\n", rcs);
 
     if (me == 0) {
         int cores = 0;
@@ -485,10 +489,11 @@ int main(int argc, char **argv)
                                          : "OpenSHMEM 1.4 active-set forms over all PEs "
                                            "(no teams in this library)");
         if (cores > 0 && npes > cores)
-            printf("# PEs share cores: every wait may cost a context switch, and the put floor\n"
-                   "# depends on whether PEs 0 and 1 were placed on the same core (see min..max)\n");
-        printf("%-20s %8s %7s %11s %11s %11s %8s %9s\n", "operation", "size", "iters",
-               "median us", "min us", "max us", "x put", "GB/s");
+            printf(
+                "# PEs share cores: every wait may cost a context switch, and the put floor\n"
+                "# depends on whether PEs 0 and 1 were placed on the same core (see min..max)\n");
+        printf("%-20s %8s %7s %11s %11s %11s %8s %9s\n", "operation", "size", "iters", "median us",
+               "min us", "max us", "x put", "GB/s");
         struct stat3 put = summarize(rows[0].t, (int)rounds);
         struct stat3 *st = calloc((size_t)nrows, sizeof *st);
         for (int k = 0; k < nrows; k++) {
@@ -503,14 +508,17 @@ int main(int argc, char **argv)
                 snprintf(gb, sizeof gb, "%9s", "-");
             printf("%-20s %8s %7ld %11.3f %11.3f %11.3f %8.1f %s\n", rows[k].name, sz,
                    rows[k].iters, s.med * 1e6, s.min * 1e6, s.max * 1e6, s.med / put.med, gb);
+            struct stat3 us = {s.med * 1e6, s.min * 1e6, s.max * 1e6};
+            bench_csv_row(csv, "coll_bench", "-", npes, 1, rows[k].size,
+                          rows[k].kind == K_PUT ? "put_latency" : rows[k].name, "us", us,
+                          rows[k].iters);
         }
         printf("# ratios to the 8-byte put floor (%.3f us), medians:\n", put.med * 1e6);
         for (int k = 1; k < nrows; k++) {
             char sz[32];
             size_label(sz, sizeof sz, rows[k].size);
             printf("#   %s%s%s %d PEs = %.1f x put latency\n", rows[k].name,
-                   rows[k].size ? " " : "", rows[k].size ? sz : "", npes,
-                   st[k].med / put.med);
+                   rows[k].size ? " " : "", rows[k].size ? sz : "", npes, st[k].med / put.med);
         }
         free(st);
     }

@@ -39,37 +39,36 @@
 
 static void usage(void)
 {
-    printf(
-        "usage: oshrun -n P gups [--config default|ctx] [--threads T] [options]\n"
-        "       oshrun -n PxT gups --config pes --threads T [options]\n"
-        "RandomAccess (GUPS): giga-updates per second on a table of P x 2^K 64-bit\n"
-        "words spread over the symmetric heaps of P PEs.  Each of the P x T updaters\n"
-        "applies M x table / (P x T) pseudo-random updates (word ^= v) to random PEs and\n"
-        "offsets, by one of:\n"
-        "  getput  shmem_ulonglong_g + _p (not atomic; HPCC allows 1%% errors)\n"
-        "  xor     shmem_ulonglong_atomic_xor (0 errors allowed)\n"
-        "  add     shmem_ulonglong_atomic_add, word += v (0 errors allowed)\n"
-        "Configurations: default (T threads per PE, SHMEM_CTX_DEFAULT, THREAD_MULTIPLE),\n"
-        "ctx (one private context per thread), pes (T single-threaded PEs per\n"
-        "multi-threaded PE, each holding 2^K/T words of the same table).\n"
-        "Updaters start together; GUP/s = all updates / time of the slowest updater\n"
-        "(its final quiet included); median and min..max over R interleaved rounds.\n"
-        "After every run the streams are replayed with exact atomics to undo them and\n"
-        "every word is checked; too many errors: exit 1.\n"
-        "Options:\n"
-        "  --config C    default (default), ctx or pes\n"
-        "  --threads T   updater threads per PE (default 1); pes: T PEs stand for one\n"
-        "                multi-threaded PE (T a power of 2 dividing the PE count)\n"
-        "  -k K          2^K words per multi-threaded PE (default 20: 8 MiB)\n"
-        "  -m M          updates = M x table words per round (default 4, as HPCC)\n"
-        "  -r R          rounds (default 3; each is long)\n"
-        "  --variants L  subset of getput,xor,add (default all)\n"
-        "  --csv FILE    PE 0 appends one row per variant: metrics gups_getput,\n"
-        "                gups_atomic (xor), gups_atomic_add; unit GUP/s; size_bytes =\n"
-        "                table bytes per multi-threaded PE\n"
-        "  --smoke       tiny run: K = 12, 2 rounds, 2 threads unless --threads/pes;\n"
-        "                with threads, xor and add only unless --variants (getput's\n"
-        "                intended race would fail a ThreadSanitizer build's ctest)\n");
+    printf("usage: oshrun -n P gups [--config default|ctx] [--threads T] [options]\n"
+           "       oshrun -n PxT gups --config pes --threads T [options]\n"
+           "RandomAccess (GUPS): giga-updates per second on a table of P x 2^K 64-bit\n"
+           "words spread over the symmetric heaps of P PEs.  Each of the P x T updaters\n"
+           "applies M x table / (P x T) pseudo-random updates (word ^= v) to random PEs and\n"
+           "offsets, by one of:\n"
+           "  getput  shmem_ulonglong_g + _p (not atomic; HPCC allows 1%% errors)\n"
+           "  xor     shmem_ulonglong_atomic_xor (0 errors allowed)\n"
+           "  add     shmem_ulonglong_atomic_add, word += v (0 errors allowed)\n"
+           "Configurations: default (T threads per PE, SHMEM_CTX_DEFAULT, THREAD_MULTIPLE),\n"
+           "ctx (one private context per thread), pes (T single-threaded PEs per\n"
+           "multi-threaded PE, each holding 2^K/T words of the same table).\n"
+           "Updaters start together; GUP/s = all updates / time of the slowest updater\n"
+           "(its final quiet included); median and min..max over R interleaved rounds.\n"
+           "After every run the streams are replayed with exact atomics to undo them and\n"
+           "every word is checked; too many errors: exit 1.\n"
+           "Options:\n"
+           "  --config C    default (default), ctx or pes\n"
+           "  --threads T   updater threads per PE (default 1); pes: T PEs stand for one\n"
+           "                multi-threaded PE (T a power of 2 dividing the PE count)\n"
+           "  -k K          2^K words per multi-threaded PE (default 20: 8 MiB)\n"
+           "  -m M          updates = M x table words per round (default 4, as HPCC)\n"
+           "  -r R          rounds (default 3; each is long)\n"
+           "  --variants L  subset of getput,xor,add (default all)\n"
+           "  --csv FILE    PE 0 appends one row per variant: metrics gups_getput,\n"
+           "                gups_atomic (xor), gups_atomic_add; unit GUP/s; size_bytes =\n"
+           "                table bytes per multi-threaded PE\n"
+           "  --smoke       tiny run: K = 12, 2 rounds, 2 threads unless --threads/pes;\n"
+           "                with threads, xor and add only unless --variants (getput's\n"
+           "                intended race would fail a ThreadSanitizer build's ctest)\n");
 }
 
 enum config { CFG_DEFAULT, CFG_CTX, CFG_PES };
@@ -80,11 +79,11 @@ static const char *const var_key[NVAR] = {"getput", "xor", "add"};
 static const char *const var_metric[NVAR] = {"gups_getput", "gups_atomic", "gups_atomic_add"};
 
 static int me, npes, nthreads, pes_mode;
-static int local_shift;    /* log2 of the words on each PE */
-static uint64_t gwords;    /* G */
-static unsigned long long *table;    /* symmetric, 2^local_shift words */
-static long per_updater;   /* updates per updater per timed pass */
-static double *slots;      /* symmetric [2][npes] for the over-PEs exchange */
+static int local_shift;           /* log2 of the words on each PE */
+static uint64_t gwords;           /* G */
+static unsigned long long *table; /* symmetric, 2^local_shift words */
+static long per_updater;          /* updates per updater per timed pass */
+static double *slots;             /* symmetric [2][npes] for the over-PEs exchange */
 static long slot_parity;
 
 /* The pass every updater thread performs next. */
@@ -339,8 +338,9 @@ int main(int argc, char **argv)
     slots = shmem_calloc(2 * (size_t)npes, sizeof(double));
     table = shmem_malloc(lwords * sizeof *table);
     if (!slots || !table) {
-        fprintf(stderr, "gups: PE %d: symmetric allocation of %zu bytes failed (raise "
-                        "SHMEM_SYMMETRIC_SIZE or lower -k)\n",
+        fprintf(stderr,
+                "gups: PE %d: symmetric allocation of %zu bytes failed (raise "
+                "SHMEM_SYMMETRIC_SIZE or lower -k)\n",
                 me, lwords * sizeof *table);
         shmem_global_exit(1);
     }
@@ -404,8 +404,9 @@ int main(int argc, char **argv)
             double limit = v == V_GETPUT ? 0.01 * (double)gwords : 0.0;
             if ((double)bad > limit) {
                 if (me == 0 && !wrong)
-                    fprintf(stderr, "gups: %s round %ld: %ld wrong words of %llu (allowed "
-                                    "%.0f)\n",
+                    fprintf(stderr,
+                            "gups: %s round %ld: %ld wrong words of %llu (allowed "
+                            "%.0f)\n",
                             var_key[v], r, bad, (unsigned long long)gwords, limit);
                 wrong++;
             }
@@ -425,9 +426,9 @@ int main(int argc, char **argv)
     if (me == 0) {
         printf("# gups: config %s, %d PEs, %d updater thread%s per %sPE, %d updaters; table "
                "%llu words (%d x 2^%d, %.3g MiB per %sPE)\n",
-               cfg_name[cfg], npes, T, T == 1 ? "" : "s", pes_mode ? "multi-threaded " : "",
-               P * T, (unsigned long long)gwords, P, k,
-               (double)((uint64_t)8 << k) / (1 << 20), pes_mode ? "multi-threaded " : "");
+               cfg_name[cfg], npes, T, T == 1 ? "" : "s", pes_mode ? "multi-threaded " : "", P * T,
+               (unsigned long long)gwords, P, k, (double)((uint64_t)8 << k) / (1 << 20),
+               pes_mode ? "multi-threaded " : "");
         if (pes_mode)
             printf("# pes: %d PEs of 2^%d words stand for each multi-threaded PE\n", T,
                    local_shift);
@@ -438,8 +439,8 @@ int main(int argc, char **argv)
         printf("# %llu updates per round (%ld per updater), %ld rounds; GUP/s = updates / "
                "time of the slowest updater\n",
                (unsigned long long)updates, per_updater, rounds);
-        printf("%-8s %10s %10s %10s %12s %9s\n", "variant", "GUP/s", "min", "max",
-               "max errors", "% table");
+        printf("%-8s %10s %10s %10s %12s %9s\n", "variant", "GUP/s", "min", "max", "max errors",
+               "% table");
         for (int v = 0; v < NVAR; v++) {
             if (!(var_mask & (1 << v)))
                 continue;

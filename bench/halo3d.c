@@ -51,29 +51,28 @@ static const char *const cfg_name[NCFG] = {"default", "ctx", "pes"};
 
 static void usage(void)
 {
-    printf(
-        "usage: oshrun -n N halo3d [options]\n"
-        "3-D halo exchange on a periodic PE grid: per iteration every PE packs the six\n"
-        "faces of its block, puts them to its neighbours (shmem_putmem_nbi), waits for\n"
-        "its own six (--sync) and unpacks them.  Reports the time per iteration (us):\n"
-        "rounds of -i iterations after a barrier, max over PEs, median and min..max\n"
-        "over -r rounds interleaved across configs.  Ghost cells are checked.\n"
-        "  -t, --threads T   threads per PE (default 2); under pes, the number of PEs\n"
-        "                    that stand in for one T-threaded PE\n"
-        "  --config LIST     comma list of default, ctx, pes (default: default,ctx;\n"
-        "                    --smoke: all three).  default: T threads on\n"
-        "                    SHMEM_CTX_DEFAULT; ctx: one private context per thread;\n"
-        "                    pes: run with T times the PEs (block split along z)\n"
-        "  -b N | NXxNYxNZ   block of doubles per (T-threaded) PE (default 64)\n"
-        "  -i ITERS          iterations per round (default 500)\n"
-        "  -r ROUNDS         rounds (default 7)\n"
-        "  -c K              also check the ghosts every K-th iteration, inside the\n"
-        "                    timed loop (adds to the time)\n"
-        "  --sync MODE       signal (fence + atomic add per chunk; default) or barrier\n"
-        "  --smoke           tiny run that checks every iteration\n"
-        "  --csv FILE        append CSV rows (metric halo_iter, us; size = block bytes)\n"
-        "With pes, the PE count must be a multiple of T.  CSV 'threads' is T in every\n"
-        "config (under pes: the T PEs that replace one PE).\n");
+    printf("usage: oshrun -n N halo3d [options]\n"
+           "3-D halo exchange on a periodic PE grid: per iteration every PE packs the six\n"
+           "faces of its block, puts them to its neighbours (shmem_putmem_nbi), waits for\n"
+           "its own six (--sync) and unpacks them.  Reports the time per iteration (us):\n"
+           "rounds of -i iterations after a barrier, max over PEs, median and min..max\n"
+           "over -r rounds interleaved across configs.  Ghost cells are checked.\n"
+           "  -t, --threads T   threads per PE (default 2); under pes, the number of PEs\n"
+           "                    that stand in for one T-threaded PE\n"
+           "  --config LIST     comma list of default, ctx, pes (default: default,ctx;\n"
+           "                    --smoke: all three).  default: T threads on\n"
+           "                    SHMEM_CTX_DEFAULT; ctx: one private context per thread;\n"
+           "                    pes: run with T times the PEs (block split along z)\n"
+           "  -b N | NXxNYxNZ   block of doubles per (T-threaded) PE (default 64)\n"
+           "  -i ITERS          iterations per round (default 500)\n"
+           "  -r ROUNDS         rounds (default 7)\n"
+           "  -c K              also check the ghosts every K-th iteration, inside the\n"
+           "                    timed loop (adds to the time)\n"
+           "  --sync MODE       signal (fence + atomic add per chunk; default) or barrier\n"
+           "  --smoke           tiny run that checks every iteration\n"
+           "  --csv FILE        append CSV rows (metric halo_iter, us; size = block bytes)\n"
+           "With pes, the PE count must be a multiple of T.  CSV 'threads' is T in every\n"
+           "config (under pes: the T PEs that replace one PE).\n");
 }
 
 /* ---- job-wide state ---------------------------------------------------- */
@@ -160,24 +159,24 @@ static void job_ctx_destroy(int tid)
 
 /* ---- the grid ---------------------------------------------------------- */
 struct layout {
-    int split;               /* PEs per logical block along z: 1 or T */
-    int tl;                  /* threads working per PE */
-    int lg[3];               /* logical grid (blocks) */
-    int pg[3];               /* PE grid: lg with z times split */
-    long gd[3];              /* global cells per axis */
-    int n[3];                /* this layout's block */
-    int c[3];                /* my grid coordinates */
-    long off[3];             /* global coordinates of my block's first cell */
-    int nbr[6];              /* PE across side s: -x +x -y +y -z +z */
-    double *a;               /* block with ghost layer, (n+2)^3 */
-    double **sbuf;           /* per thread: six chunk staging areas */
-    pthread_barrier_t wbar;  /* the tl working threads */
+    int split;              /* PEs per logical block along z: 1 or T */
+    int tl;                 /* threads working per PE */
+    int lg[3];              /* logical grid (blocks) */
+    int pg[3];              /* PE grid: lg with z times split */
+    long gd[3];             /* global cells per axis */
+    int n[3];               /* this layout's block */
+    int c[3];               /* my grid coordinates */
+    long off[3];            /* global coordinates of my block's first cell */
+    int nbr[6];             /* PE across side s: -x +x -y +y -z +z */
+    double *a;              /* block with ghost layer, (n+2)^3 */
+    double **sbuf;          /* per thread: six chunk staging areas */
+    pthread_barrier_t wbar; /* the tl working threads */
 };
 
-static int bn[3];       /* block per logical PE (-b) */
-static size_t maxface;  /* largest face, elements */
-static double *rbuf;    /* symmetric [2 parities][6 sides][maxface] */
-static long *sig;       /* symmetric [6 sides][T chunks], one line each */
+static int bn[3];          /* block per logical PE (-b) */
+static size_t maxface;     /* largest face, elements */
+static double *rbuf;       /* symmetric [2 parities][6 sides][maxface] */
+static long *sig;          /* symmetric [6 sides][T chunks], one line each */
 static long (*expect)[64]; /* [6][thread]: signals consumed so far (local) */
 #define SIGSTRIDE 8
 
@@ -534,8 +533,8 @@ int main(int argc, char **argv)
     }
     if (!have_cfg)
         on[C_DEFAULT] = on[C_CTX] = 1, on[C_PES] = smoke;
-    if (T < 1 || T > 64 || iters < 1 || rounds < 1 || check_every < 0 || bn[0] < 1 ||
-        bn[1] < T || bn[2] < T) {
+    if (T < 1 || T > 64 || iters < 1 || rounds < 1 || check_every < 0 || bn[0] < 1 || bn[1] < T ||
+        bn[2] < T) {
         fprintf(stderr, "halo3d: need 1 <= T <= 64, iterations and rounds >= 1, block >= 1 "
                         "and NY, NZ >= T\n");
         return 2;
@@ -555,8 +554,8 @@ int main(int argc, char **argv)
     if (on[C_PES] && (npes % T != 0 || bn[2] % T != 0)) {
         int skip = !have_cfg && smoke && npes % T != 0;
         if (me == 0)
-            fprintf(stderr, "halo3d: pes needs the PE count and NZ to be multiples of T=%d%s\n",
-                    T, skip ? "; smoke run without pes" : "");
+            fprintf(stderr, "halo3d: pes needs the PE count and NZ to be multiples of T=%d%s\n", T,
+                    skip ? "; smoke run without pes" : "");
         if (skip) {
             on[C_PES] = 0;
         } else {
@@ -651,9 +650,9 @@ int main(int argc, char **argv)
             char grid[32], blk[40];
             snprintf(grid, sizeof grid, "%dx%dx%d", L->pg[0], L->pg[1], L->pg[2]);
             snprintf(blk, sizeof blk, "%dx%dx%d", L->n[0], L->n[1], L->n[2]);
-            double facebytes = 2.0 * 8.0 *
-                               ((double)L->n[1] * L->n[2] + (double)L->n[0] * L->n[2] +
-                                (double)L->n[0] * L->n[1]);
+            double facebytes =
+                2.0 * 8.0 *
+                ((double)L->n[1] * L->n[2] + (double)L->n[0] * L->n[2] + (double)L->n[0] * L->n[1]);
             printf("%-8s %5d %4d %10s %12s %11.2f %11.2f %11.2f %9.0f", cfg_name[c], npes,
                    c == C_PES ? 1 : T, grid, blk, s.med * 1e6, s.min * 1e6, s.max * 1e6,
                    facebytes / s.med * 1e-6);
@@ -662,8 +661,8 @@ int main(int argc, char **argv)
             printf("\n");
             bench_csv_row(csv, "halo3d", cfg_name[c], npes, T,
                           (size_t)bn[0] * (size_t)bn[1] * (size_t)bn[2] * sizeof(double),
-                          "halo_iter", "us",
-                          (struct stat3){s.med * 1e6, s.min * 1e6, s.max * 1e6}, iters);
+                          "halo_iter", "us", (struct stat3){s.med * 1e6, s.min * 1e6, s.max * 1e6},
+                          iters);
         }
         if (errors)
             fprintf(stderr, "halo3d: FAILED: %ld wrong ghost cells\n", errors);

@@ -46,30 +46,29 @@ static const char *const cfg_name[NCFG] = {"default", "ctx", "pes"};
 
 static void usage(void)
 {
-    printf(
-        "usage: oshrun -n N isx [options]\n"
-        "ISx-style integer bucket sort: uniform random keys, bucketed by owning rank,\n"
-        "an all-to-all exchange of uneven buckets (atomic fetch-add on the receiver's\n"
-        "counter for the offset, then shmem_putmem_nbi), a local counting sort.\n"
-        "A rank is one thread (default, ctx) or one PE (pes).  Reports the exchange\n"
-        "time and the total time per iteration (ms): mean over -i iterations, max over\n"
-        "ranks, median and min..max over -r rounds interleaved across configs.\n"
-        "The result is checked (sorted, in range, key count and hash preserved).\n"
-        "  -t, --threads T   threads per PE (default 2); under pes, the number of PEs\n"
-        "                    that stand in for one T-threaded PE\n"
-        "  --config LIST     comma list of default, ctx, pes (default: default,ctx;\n"
-        "                    --smoke: all three).  default: T threads on\n"
-        "                    SHMEM_CTX_DEFAULT; ctx: one private context per thread;\n"
-        "                    pes: run with T times the PEs\n"
-        "  -k KEYS           keys per T-threaded PE, K/T per rank (default 1048576)\n"
-        "  -i ITERS          iterations per round (default 10)\n"
-        "  -r ROUNDS         rounds (default 7)\n"
-        "  -c K              also check every K-th iteration (default: last of each round)\n"
-        "  --smoke           tiny run that checks every iteration\n"
-        "  --csv FILE        append CSV rows (metrics isx_exchange and isx_total, ms;\n"
-        "                    size = 4 bytes x keys per T-threaded PE)\n"
-        "With pes, the PE count must be a multiple of T.  CSV 'threads' is T in every\n"
-        "config (under pes: the T PEs that replace one PE).\n");
+    printf("usage: oshrun -n N isx [options]\n"
+           "ISx-style integer bucket sort: uniform random keys, bucketed by owning rank,\n"
+           "an all-to-all exchange of uneven buckets (atomic fetch-add on the receiver's\n"
+           "counter for the offset, then shmem_putmem_nbi), a local counting sort.\n"
+           "A rank is one thread (default, ctx) or one PE (pes).  Reports the exchange\n"
+           "time and the total time per iteration (ms): mean over -i iterations, max over\n"
+           "ranks, median and min..max over -r rounds interleaved across configs.\n"
+           "The result is checked (sorted, in range, key count and hash preserved).\n"
+           "  -t, --threads T   threads per PE (default 2); under pes, the number of PEs\n"
+           "                    that stand in for one T-threaded PE\n"
+           "  --config LIST     comma list of default, ctx, pes (default: default,ctx;\n"
+           "                    --smoke: all three).  default: T threads on\n"
+           "                    SHMEM_CTX_DEFAULT; ctx: one private context per thread;\n"
+           "                    pes: run with T times the PEs\n"
+           "  -k KEYS           keys per T-threaded PE, K/T per rank (default 1048576)\n"
+           "  -i ITERS          iterations per round (default 10)\n"
+           "  -r ROUNDS         rounds (default 7)\n"
+           "  -c K              also check every K-th iteration (default: last of each round)\n"
+           "  --smoke           tiny run that checks every iteration\n"
+           "  --csv FILE        append CSV rows (metrics isx_exchange and isx_total, ms;\n"
+           "                    size = 4 bytes x keys per T-threaded PE)\n"
+           "With pes, the PE count must be a multiple of T.  CSV 'threads' is T in every\n"
+           "config (under pes: the T PEs that replace one PE).\n");
 }
 
 /* ---- job-wide state ---------------------------------------------------- */
@@ -162,11 +161,11 @@ static uint64_t mix64(uint64_t x)
 }
 
 /* ---- ranks ------------------------------------------------------------- */
-#define CSTRIDE 8 /* receive counters one cache line apart */
-static long kr;             /* keys per rank */
-static size_t cap;          /* receive capacity per rank, keys */
-static uint32_t *rbuf;      /* symmetric [T][cap] */
-static long *rcount;        /* symmetric [T][CSTRIDE] */
+#define CSTRIDE 8      /* receive counters one cache line apart */
+static long kr;        /* keys per rank */
+static size_t cap;     /* receive capacity per rank, keys */
+static uint32_t *rbuf; /* symmetric [T][cap] */
+static long *rcount;   /* symmetric [T][CSTRIDE] */
 
 struct rank {
     uint32_t *keys, *sendb, *out;
@@ -280,13 +279,14 @@ static void iteration(struct layout *L, int tid, shmem_ctx_t ctx, int check, int
         int pe = (int)(d / L->tl), dt = (int)(d % L->tl);
         long off = shmem_ctx_long_atomic_fetch_add(ctx, &rcount[dt * CSTRIDE], n, pe);
         if (off < 0 || (size_t)(off + n) > cap) {
-            fprintf(stderr, "isx: rank %ld -> rank %ld: receive buffer overflow (%ld + %ld > "
-                            "%zu keys)\n",
+            fprintf(stderr,
+                    "isx: rank %ld -> rank %ld: receive buffer overflow (%ld + %ld > "
+                    "%zu keys)\n",
                     g, d, off, n, cap);
             shmem_global_exit(1);
         }
-        shmem_ctx_putmem_nbi(ctx, &rbuf[(size_t)dt * cap + (size_t)off],
-                             &k->sendb[k->start[d]], (size_t)n * sizeof(uint32_t), pe);
+        shmem_ctx_putmem_nbi(ctx, &rbuf[(size_t)dt * cap + (size_t)off], &k->sendb[k->start[d]],
+                             (size_t)n * sizeof(uint32_t), pe);
     }
     shmem_ctx_quiet(ctx);
     sync_all(L, tid);
@@ -346,8 +346,8 @@ static void job_round(int tid)
 /* One round; returns exchange and total seconds per iteration, max over
  * ranks; counts check failures into *bad.  The keys depend on the rank and
  * seed only, so every config of a round sorts the same keys. */
-static void round_of(int c, struct layout *L, long seed, long iters, long check_every,
-                     double *ex, double *tot, long *bad)
+static void round_of(int c, struct layout *L, long seed, long iters, long check_every, double *ex,
+                     double *tot, long *bad)
 {
     cur = L;
     cur_seed = seed;
@@ -379,8 +379,9 @@ static void round_of(int c, struct layout *L, long seed, long iters, long check_
     uint64_t want_h = gsent * (uint64_t)iters_chk;
     if (gn != want_n || ggot != want_h) {
         if (me == 0)
-            fprintf(stderr, "isx: %s: %ld keys in the sorted output over %ld checked "
-                            "iteration(s), want %ld; hash %s\n",
+            fprintf(stderr,
+                    "isx: %s: %ld keys in the sorted output over %ld checked "
+                    "iteration(s), want %ld; hash %s\n",
                     cfg_name[c], gn, iters_chk, want_n, ggot == want_h ? "ok" : "WRONG");
         gbad++;
     }
@@ -572,15 +573,15 @@ int main(int argc, char **argv)
             printf("# note: pes here runs %d ranks (npes), not %d: compare pes only against "
                    "a run with npes/T PEs\n",
                    npes, npes * T);
-        printf("%-8s %5s %4s %6s %12s %10s %10s %12s %10s %10s\n", "config", "PEs", "thr",
-               "ranks", "exchange ms", "min", "max", "total ms", "min", "max");
+        printf("%-8s %5s %4s %6s %12s %10s %10s %12s %10s %10s\n", "config", "PEs", "thr", "ranks",
+               "exchange ms", "min", "max", "total ms", "min", "max");
         double base = on[C_DEFAULT] ? summarize(tex[C_DEFAULT], (int)rounds).med : 0.0;
         for (int k = 0; k < ncfg; k++) {
             int c = cfgs[k];
             struct stat3 e = summarize(tex[c], (int)rounds), a = summarize(ttot[c], (int)rounds);
-            printf("%-8s %5d %4d %6ld %12.3f %10.3f %10.3f %12.3f %10.3f %10.3f", cfg_name[c],
-                   npes, c == C_PES ? 1 : T, lay[lay_of[c]].R, e.med * 1e3, e.min * 1e3,
-                   e.max * 1e3, a.med * 1e3, a.min * 1e3, a.max * 1e3);
+            printf("%-8s %5d %4d %6ld %12.3f %10.3f %10.3f %12.3f %10.3f %10.3f", cfg_name[c], npes,
+                   c == C_PES ? 1 : T, lay[lay_of[c]].R, e.med * 1e3, e.min * 1e3, e.max * 1e3,
+                   a.med * 1e3, a.min * 1e3, a.max * 1e3);
             if (base > 0.0 && c != C_DEFAULT)
                 printf("  (exchange %.2fx default)", e.med / base);
             printf("\n");

@@ -81,11 +81,11 @@ int main(int argc, char **argv)
         p50[k] = malloc(sizeof(double) * (size_t)rounds);
     }
     double *op = malloc(sizeof(double) * (size_t)iters);
-#define TIMED(i, stmt)                                                                         \
-    do {                                                                                       \
-        double a_ = now();                                                                     \
-        stmt;                                                                                  \
-        op[i] = now() - a_;                                                                    \
+#define TIMED(i, stmt)      \
+    do {                    \
+        double a_ = now();  \
+        stmt;               \
+        op[i] = now() - a_; \
     } while (0)
     long expect = 0;
     int bad = 0;
@@ -154,8 +154,7 @@ int main(int argc, char **argv)
     if (me == 0) {
         if (bad)
             fprintf(stderr, "latency8: FAIL: an AMO returned a wrong value\n");
-        printf("# latency8: PE 0 -> PE 1 of %d, %d rounds of %ld operations\n", n, rounds,
-               iters);
+        printf("# latency8: PE 0 -> PE 1 of %d, %d rounds of %ld operations\n", n, rounds, iters);
         printf("# latency in us; mean: mean of a round's operations, p50: its median\n"
                "# operation; each: median [min..max] over rounds\n");
         printf("%-6s %34s %34s\n", "op", "mean", "p50");

@@ -44,31 +44,30 @@ static const char *const cfg_name[NCFG] = {"default", "ctx", "pes"};
 
 static void usage(void)
 {
-    printf(
-        "usage: oshrun -n N mandelbrot [options]\n"
-        "Mandelbrot set with work stealing between PEs: units of rows dealt to the PEs,\n"
-        "taken with remote atomic fetch-add on the owning PE's counter (own PE first,\n"
-        "then the others), results put to PE 0's symmetric image.  Reports pixels per\n"
-        "second (Mpoints/s): per image the max over PEs of the elapsed time, summed\n"
-        "over -i images; median and min..max over -r rounds interleaved across configs.\n"
-        "Every image is checked against per-unit checksums and a serial reference.\n"
-        "  -t, --threads T   threads per PE (default 2); under pes, the number of PEs\n"
-        "                    that stand in for one T-threaded PE\n"
-        "  --config LIST     comma list of default, ctx, pes (default: default,ctx;\n"
-        "                    --smoke: all three).  default: T threads on\n"
-        "                    SHMEM_CTX_DEFAULT; ctx: one private context per thread;\n"
-        "                    pes: run with T times the PEs\n"
-        "  -s WxH            image size in pixels (default 1024x1024)\n"
-        "  -m MAXITER        iteration limit per pixel (default 1000)\n"
-        "  -u ROWS           rows per work unit (default 1)\n"
-        "  -i IMAGES         images per round (default 1)\n"
-        "  -r ROUNDS         rounds (default 7)\n"
-        "  --no-ref          skip PE 0's serial reference image\n"
-        "  --smoke           tiny image, few rounds\n"
-        "  --csv FILE        append CSV rows (metric mandel_rate, Mpoints/s;\n"
-        "                    size = image bytes, 4 per pixel)\n"
-        "With pes, the PE count must be a multiple of T.  CSV 'threads' is T in every\n"
-        "config (under pes: the T PEs that replace one PE).\n");
+    printf("usage: oshrun -n N mandelbrot [options]\n"
+           "Mandelbrot set with work stealing between PEs: units of rows dealt to the PEs,\n"
+           "taken with remote atomic fetch-add on the owning PE's counter (own PE first,\n"
+           "then the others), results put to PE 0's symmetric image.  Reports pixels per\n"
+           "second (Mpoints/s): per image the max over PEs of the elapsed time, summed\n"
+           "over -i images; median and min..max over -r rounds interleaved across configs.\n"
+           "Every image is checked against per-unit checksums and a serial reference.\n"
+           "  -t, --threads T   threads per PE (default 2); under pes, the number of PEs\n"
+           "                    that stand in for one T-threaded PE\n"
+           "  --config LIST     comma list of default, ctx, pes (default: default,ctx;\n"
+           "                    --smoke: all three).  default: T threads on\n"
+           "                    SHMEM_CTX_DEFAULT; ctx: one private context per thread;\n"
+           "                    pes: run with T times the PEs\n"
+           "  -s WxH            image size in pixels (default 1024x1024)\n"
+           "  -m MAXITER        iteration limit per pixel (default 1000)\n"
+           "  -u ROWS           rows per work unit (default 1)\n"
+           "  -i IMAGES         images per round (default 1)\n"
+           "  -r ROUNDS         rounds (default 7)\n"
+           "  --no-ref          skip PE 0's serial reference image\n"
+           "  --smoke           tiny image, few rounds\n"
+           "  --csv FILE        append CSV rows (metric mandel_rate, Mpoints/s;\n"
+           "                    size = image bytes, 4 per pixel)\n"
+           "With pes, the PE count must be a multiple of T.  CSV 'threads' is T in every\n"
+           "config (under pes: the T PEs that replace one PE).\n");
 }
 
 /* ---- job-wide state ---------------------------------------------------- */
@@ -154,9 +153,9 @@ static void job_ctx_destroy(int tid)
 
 /* ---- the image --------------------------------------------------------- */
 static int W = 1024, H = 1024, maxit = 1000, rows_per_unit = 1;
-static long units;       /* in the image */
-static int32_t *image;   /* symmetric W x H; PE 0's is the result */
-static long *counter;    /* symmetric: next unit of this PE's range */
+static long units;     /* in the image */
+static int32_t *image; /* symmetric W x H; PE 0's is the result */
+static long *counter;  /* symmetric: next unit of this PE's range */
 
 static uint64_t mix64(uint64_t x)
 {
@@ -291,8 +290,9 @@ static double one_image(int c, int tl, uint64_t ref, int have_ref, long *bad, lo
         uint64_t img = image_checksum(image);
         int wrong = img != units_sum || (have_ref && img != ref) || go + gs != units;
         if (wrong) {
-            fprintf(stderr, "mandelbrot: %s: image checksum %016llx, units' checksums "
-                            "%016llx, reference %s%016llx, units done %ld of %ld\n",
+            fprintf(stderr,
+                    "mandelbrot: %s: image checksum %016llx, units' checksums "
+                    "%016llx, reference %s%016llx, units done %ld of %ld\n",
                     cfg_name[c], (unsigned long long)img, (unsigned long long)units_sum,
                     have_ref ? "" : "(none) ", (unsigned long long)ref, go + gs, units);
             (*bad)++;
@@ -392,8 +392,8 @@ int main(int argc, char **argv)
     if (on[C_PES] && npes % T != 0) {
         int skip = !have_cfg && smoke;
         if (me == 0)
-            fprintf(stderr, "mandelbrot: pes needs the PE count to be a multiple of T=%d%s\n",
-                    T, skip ? "; smoke run without pes" : "");
+            fprintf(stderr, "mandelbrot: pes needs the PE count to be a multiple of T=%d%s\n", T,
+                    skip ? "; smoke run without pes" : "");
         if (!skip) {
             shmem_finalize();
             return 2;
@@ -466,8 +466,7 @@ int main(int argc, char **argv)
             int c = cfgs[k];
             double t = 0.0;
             for (long i = 0; i < images; i++)
-                t += one_image(c, c == C_PES ? 1 : T, ref, use_ref, &errors, &own[c],
-                               &stolen[c]);
+                t += one_image(c, c == C_PES ? 1 : T, ref, use_ref, &errors, &own[c], &stolen[c]);
             rate[c][r] = (double)W * (double)H * (double)images / t;
         }
     errors = sum_pes(errors);
@@ -475,8 +474,7 @@ int main(int argc, char **argv)
     if (me == 0) {
         printf("# mandelbrot: %d PEs, T=%d, %dx%d pixels, maxiter %d, %ld units of %d "
                "row(s), %ld image(s) x %ld rounds%s\n",
-               npes, T, W, H, maxit, units, rows_per_unit, images, rounds,
-               smoke ? ", smoke" : "");
+               npes, T, W, H, maxit, units, rows_per_unit, images, rounds, smoke ? ", smoke" : "");
         if (use_ref)
             printf("# serial reference on PE 0: %.3f s = %.2f Mpoints/s on one thread\n", tref,
                    (double)W * (double)H / tref * 1e-6);

@@ -37,39 +37,38 @@
 
 static void usage(void)
 {
-    printf(
-        "usage: oshrun -n 2 mt_latency [--config default|ctx] [--threads T] [options]\n"
-        "       oshrun -n 2T mt_latency --config pes --threads T [options]\n"
-        "Multi-threaded ping-pong latency.  Thread t of PE 0 ping-pongs with thread t\n"
-        "of PE 1, each pair on its own flag, atomic word and buffer:\n"
-        "  putmem  shmem_ctx_putmem N bytes + shmem_ctx_fence + shmem_ctx_long_p flag;\n"
-        "          the peer waits (shmem_long_wait_until) and answers the same way\n"
-        "  fadd    shmem_ctx_long_atomic_fetch_add on the peer's word; it waits, answers\n"
-        "  cswap   shmem_ctx_long_atomic_compare_swap, likewise\n"
-        "Configurations (identical traffic):\n"
-        "  default  T threads per PE on SHMEM_CTX_DEFAULT, SHMEM_THREAD_MULTIPLE\n"
-        "  ctx      T threads per PE, each with its own SHMEM_CTX_PRIVATE context\n"
-        "           (falls back to SHMEM_CTX_DEFAULT, and says so, if creation fails)\n"
-        "  pes      2T single-threaded PEs: PE t plays thread t of PE 0, PE T+t thread\n"
-        "           t of PE 1 (SHMEM_THREAD_SINGLE)\n"
-        "Timing: each thread of PE 0 times its own loop (CLOCK_MONOTONIC) between\n"
-        "barriers; latency = half round trip; a round's figure is the mean over threads\n"
-        "(the table also shows the slowest thread).  Median and min..max over rounds;\n"
-        "rounds interleave operations (and default/ctx when both run in one job).\n"
-        "Data is checked at every step and after every batch.\n"
-        "Options:\n"
-        "  --config C    default, ctx, pes, or default,ctx (interleaved in one job);\n"
-        "                without it: default,ctx on 2 PEs, pes on 2T > 2 PEs\n"
-        "  --threads T   threads per PE (default 2; pes: the job's PEs / 2)\n"
-        "  --sizes LIST  putmem sizes in bytes, comma-separated, 1..1048576\n"
-        "                (default 8,512,4096,65536)\n"
-        "  -i ITERS      round trips per round (default 10000; putmem above 4 KiB:\n"
-        "                proportionally fewer, at least 20)\n"
-        "  -r ROUNDS     rounds (default 7)\n"
-        "  --csv FILE    PE 0 appends rows: putmem_latency, fadd_latency, cswap_latency\n"
-        "                (us, mean over threads), with config and threads\n"
-        "  --smoke       tiny run: sizes 8,4096, 200 iterations, 3 rounds\n"
-        "  -h, --help    this text\n");
+    printf("usage: oshrun -n 2 mt_latency [--config default|ctx] [--threads T] [options]\n"
+           "       oshrun -n 2T mt_latency --config pes --threads T [options]\n"
+           "Multi-threaded ping-pong latency.  Thread t of PE 0 ping-pongs with thread t\n"
+           "of PE 1, each pair on its own flag, atomic word and buffer:\n"
+           "  putmem  shmem_ctx_putmem N bytes + shmem_ctx_fence + shmem_ctx_long_p flag;\n"
+           "          the peer waits (shmem_long_wait_until) and answers the same way\n"
+           "  fadd    shmem_ctx_long_atomic_fetch_add on the peer's word; it waits, answers\n"
+           "  cswap   shmem_ctx_long_atomic_compare_swap, likewise\n"
+           "Configurations (identical traffic):\n"
+           "  default  T threads per PE on SHMEM_CTX_DEFAULT, SHMEM_THREAD_MULTIPLE\n"
+           "  ctx      T threads per PE, each with its own SHMEM_CTX_PRIVATE context\n"
+           "           (falls back to SHMEM_CTX_DEFAULT, and says so, if creation fails)\n"
+           "  pes      2T single-threaded PEs: PE t plays thread t of PE 0, PE T+t thread\n"
+           "           t of PE 1 (SHMEM_THREAD_SINGLE)\n"
+           "Timing: each thread of PE 0 times its own loop (CLOCK_MONOTONIC) between\n"
+           "barriers; latency = half round trip; a round's figure is the mean over threads\n"
+           "(the table also shows the slowest thread).  Median and min..max over rounds;\n"
+           "rounds interleave operations (and default/ctx when both run in one job).\n"
+           "Data is checked at every step and after every batch.\n"
+           "Options:\n"
+           "  --config C    default, ctx, pes, or default,ctx (interleaved in one job);\n"
+           "                without it: default,ctx on 2 PEs, pes on 2T > 2 PEs\n"
+           "  --threads T   threads per PE (default 2; pes: the job's PEs / 2)\n"
+           "  --sizes LIST  putmem sizes in bytes, comma-separated, 1..1048576\n"
+           "                (default 8,512,4096,65536)\n"
+           "  -i ITERS      round trips per round (default 10000; putmem above 4 KiB:\n"
+           "                proportionally fewer, at least 20)\n"
+           "  -r ROUNDS     rounds (default 7)\n"
+           "  --csv FILE    PE 0 appends rows: putmem_latency, fadd_latency, cswap_latency\n"
+           "                (us, mean over threads), with config and threads\n"
+           "  --smoke       tiny run: sizes 8,4096, 200 iterations, 3 rounds\n"
+           "  -h, --help    this text\n");
 }
 
 enum cfg { C_DEFAULT, C_CTX, C_PES };
@@ -136,14 +135,17 @@ static void complain(struct unit *u, const char *what, long round, int c, const 
                      long n)
 {
     fprintf(stderr, "mt_latency: PE %d thread %d: %s %s %zu B, %s: %ld %s\n", me, u->t,
-            cfg_name[cfgs[c]], o->kind == O_PUT ? "putmem" : o->kind == O_FADD ? "fadd" : "cswap",
+            cfg_name[cfgs[c]],
+            o->kind == O_PUT    ? "putmem"
+            : o->kind == O_FADD ? "fadd"
+                                : "cswap",
             o->size, round < 0 ? "warm-up" : "timed round", n, what);
     u->bad += n;
 }
 
 /* One batch of op o; returns this unit's seconds per half round trip. */
-static double run_op(struct unit *u, shmem_ctx_t ctx, const struct op *o, long count,
-                     long seed, long round, int c)
+static double run_op(struct unit *u, shmem_ctx_t ctx, const struct op *o, long count, long seed,
+                     long round, int c)
 {
     long *flag = (long *)(void *)(u->seg + FLAG_OFF);
     long *amo = (long *)(void *)(u->seg + AMO_OFF);
@@ -200,8 +202,9 @@ static double run_op(struct unit *u, shmem_ctx_t ctx, const struct op *o, long c
     }
     double t = (now() - t0) / (2.0 * (double)count);
     if (miss)
-        complain(u, o->kind == O_PUT ? "step(s) saw the flag before the payload"
-                                     : "fetched value(s) not the expected count",
+        complain(u,
+                 o->kind == O_PUT ? "step(s) saw the flag before the payload"
+                                  : "fetched value(s) not the expected count",
                  round, c, o, miss);
     if (side == 0) { /* to PE 0 for the round's mean and max */
         shmem_double_p(&res[u->t], t, 0);
@@ -247,8 +250,7 @@ static void *unit_main(void *arg)
                         if (res[i] > mx)
                             mx = res[i];
                     }
-                    size_t at = ((size_t)c * (size_t)nops + (size_t)k) * (size_t)rounds +
-                                (size_t)r;
+                    size_t at = ((size_t)c * (size_t)nops + (size_t)k) * (size_t)rounds + (size_t)r;
                     avg_t[at] = sum / nthreads;
                     max_t[at] = mx;
                 }
@@ -341,8 +343,9 @@ int main(int argc, char **argv)
             nsizes = parse_sizes(argv[++i], sizes);
             sizes_set = 1;
             if (nsizes < 1) {
-                fprintf(stderr, "mt_latency: --sizes wants up to %d sizes, 1..1048576 bytes, "
-                                "comma-separated\n",
+                fprintf(stderr,
+                        "mt_latency: --sizes wants up to %d sizes, 1..1048576 bytes, "
+                        "comma-separated\n",
                         MAX_SIZES);
                 return 2;
             }
@@ -384,8 +387,7 @@ int main(int argc, char **argv)
      * which only shmem_n_pes can tell: ask SHMEM_THREAD_MULTIPLE then. */
     int provided = -1;
     int want_mt = !cfg_arg || cfgs[0] != C_PES;
-    if (shmem_init_thread(want_mt ? SHMEM_THREAD_MULTIPLE : SHMEM_THREAD_SINGLE, &provided) !=
-        0) {
+    if (shmem_init_thread(want_mt ? SHMEM_THREAD_MULTIPLE : SHMEM_THREAD_SINGLE, &provided) != 0) {
         fprintf(stderr, "mt_latency: shmem_init_thread failed\n");
         return 1;
     }
@@ -498,7 +500,7 @@ int main(int argc, char **argv)
         printf("# mt_latency: %s; %d PEs, %d %s, SHMEM_THREAD_%s; %ld rounds, %ld "
                "iterations (putmem above 4 KiB: fewer)%s\n",
                cl, npes, nthreads,
-               is_pes ? "pair(s) of single-threaded PEs"
+               is_pes          ? "pair(s) of single-threaded PEs"
                : nthreads == 1 ? "thread per PE"
                                : "threads per PE",
                provided >= 0 && provided <= 3 ? lvl[provided] : "?", rounds, iters,
@@ -517,26 +519,26 @@ int main(int argc, char **argv)
                 struct stat3 a = summarize(avg_t + at, (int)rounds);
                 struct stat3 m = summarize(max_t + at, (int)rounds);
                 const struct op *o = &ops[k];
-                const char *name = o->kind == O_PUT ? "putmem" : o->kind == O_FADD ? "fadd"
-                                                                                   : "cswap";
+                const char *name = o->kind == O_PUT    ? "putmem"
+                                   : o->kind == O_FADD ? "fadd"
+                                                       : "cswap";
                 const char *metric = o->kind == O_PUT    ? "putmem_latency"
                                      : o->kind == O_FADD ? "fadd_latency"
                                                          : "cswap_latency";
                 char sz[32], sa[112], sm[112];
                 size_label(sz, sizeof sz, o->size);
-                snprintf(sa, sizeof sa, "%.3f [%.3f..%.3f]", a.med * 1e6, a.min * 1e6,
-                         a.max * 1e6);
-                snprintf(sm, sizeof sm, "%.3f [%.3f..%.3f]", m.med * 1e6, m.min * 1e6,
-                         m.max * 1e6);
+                snprintf(sa, sizeof sa, "%.3f [%.3f..%.3f]", a.med * 1e6, a.min * 1e6, a.max * 1e6);
+                snprintf(sm, sizeof sm, "%.3f [%.3f..%.3f]", m.med * 1e6, m.min * 1e6, m.max * 1e6);
                 printf("%-8s %-7s %8s %28s %28s %7ld\n", cfg_name[cfgs[c]], name, sz, sa, sm,
                        o->iters);
-                bench_csv_row(csv, "mt_latency", cfg_name[cfgs[c]], npes, nthreads, o->size,
-                              metric, "us",
-                              (struct stat3){a.med * 1e6, a.min * 1e6, a.max * 1e6}, o->iters);
+                bench_csv_row(csv, "mt_latency", cfg_name[cfgs[c]], npes, nthreads, o->size, metric,
+                              "us", (struct stat3){a.med * 1e6, a.min * 1e6, a.max * 1e6},
+                              o->iters);
             }
         if (total_bad)
-            fprintf(stderr, "mt_latency: FAILED: %ld wrong step(s) or byte(s) in all "
-                            "(see above)\n",
+            fprintf(stderr,
+                    "mt_latency: FAILED: %ld wrong step(s) or byte(s) in all "
+                    "(see above)\n",
                     total_bad);
     }
     shmem_barrier_all();

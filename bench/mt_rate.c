@@ -40,55 +40,63 @@
 
 static void usage(void)
 {
-    printf(
-        "usage: oshrun -n 2 mt_rate [--config default|ctx] [--threads T] [options]\n"
-        "       oshrun -n 2T mt_rate --config pes [--threads T] [options]\n"
-        "Multi-threaded message rate (millions of messages per second, Mmsg/s).\n"
-        "T senders each drive their own segment of a passive receiving PE:\n"
-        "  default  T threads of PE 0 on SHMEM_CTX_DEFAULT (SHMEM_THREAD_MULTIPLE) -> PE 1\n"
-        "  ctx      T threads of PE 0, one SHMEM_CTX_PRIVATE context each -> PE 1\n"
-        "  pes      PEs 0..T-1, single-threaded, PE s -> PE T+s (job of 2T PEs)\n"
-        "Operations: putmem, getmem (nbi, windows of W then quiet), add, inc (windows of\n"
-        "W then quiet), fetch_add, fetch_inc, compare_swap, swap, fetch (blocking).\n"
-        "Senders start together; rate = all senders' operations / time of the slowest\n"
-        "sender.  Median and min..max over R interleaved rounds.  Every run's data is\n"
-        "checked (put/get payloads, exact AMO counts and return values); exit 1 if wrong.\n"
-        "Options:\n"
-        "  --config C   default (default), ctx or pes; one configuration per process\n"
-        "  --threads T  senders (default 1; pes: number of PEs / 2)\n"
-        "  -s SIZES     RMA sizes: list 8,64,4K or range MIN:MAX[:FACTOR]\n"
-        "               (default 8:64K:2, i.e. powers of 2 from 8 B to 64 KiB)\n"
-        "  -w W         window of non-blocking calls per quiet (default 64)\n"
-        "  -i N         operations per sender per run for AMOs and sizes <= 256 B\n"
-        "               (default 200000; larger sizes scale down to N x 256 / size,\n"
-        "               at least 2 windows)\n"
-        "  -r R         rounds (default 11)\n"
-        "  --ops LIST   subset of put,get,add,inc,fadd,finc,cswap,swap,fetch,bput\n"
-        "               (bput: blocking shmem_putmem, one quiet at the end)\n"
-        "  --type T     AMO type: long (default) or ulonglong (unsigned long long,\n"
-        "               the unsigned 64-bit type every implementation has AMOs for)\n"
-        "  --csv FILE   PE 0 appends one row per figure (metrics putmem_rate,\n"
-        "               getmem_rate, add_rate, inc_rate, fadd_rate, finc_rate,\n"
-        "               cswap_rate, swap_rate, fetch_rate; unit Mmsg/s)\n"
-        "  --smoke      tiny run: 3 sizes, 2000 operations, 3 rounds, 2 threads, and\n"
-        "               without --config both default and ctx in the same process\n");
+    printf("usage: oshrun -n 2 mt_rate [--config default|ctx] [--threads T] [options]\n"
+           "       oshrun -n 2T mt_rate --config pes [--threads T] [options]\n"
+           "Multi-threaded message rate (millions of messages per second, Mmsg/s).\n"
+           "T senders each drive their own segment of a passive receiving PE:\n"
+           "  default  T threads of PE 0 on SHMEM_CTX_DEFAULT (SHMEM_THREAD_MULTIPLE) -> PE 1\n"
+           "  ctx      T threads of PE 0, one SHMEM_CTX_PRIVATE context each -> PE 1\n"
+           "  pes      PEs 0..T-1, single-threaded, PE s -> PE T+s (job of 2T PEs)\n"
+           "Operations: putmem, getmem (nbi, windows of W then quiet), add, inc (windows of\n"
+           "W then quiet), fetch_add, fetch_inc, compare_swap, swap, fetch (blocking).\n"
+           "Senders start together; rate = all senders' operations / time of the slowest\n"
+           "sender.  Median and min..max over R interleaved rounds.  Every run's data is\n"
+           "checked (put/get payloads, exact AMO counts and return values); exit 1 if wrong.\n"
+           "Options:\n"
+           "  --config C   default (default), ctx or pes; one configuration per process\n"
+           "  --threads T  senders (default 1; pes: number of PEs / 2)\n"
+           "  -s SIZES     RMA sizes: list 8,64,4K or range MIN:MAX[:FACTOR]\n"
+           "               (default 8:64K:2, i.e. powers of 2 from 8 B to 64 KiB)\n"
+           "  -w W         window of non-blocking calls per quiet (default 64)\n"
+           "  -i N         operations per sender per run for AMOs and sizes <= 256 B\n"
+           "               (default 200000; larger sizes scale down to N x 256 / size,\n"
+           "               at least 2 windows)\n"
+           "  -r R         rounds (default 11)\n"
+           "  --ops LIST   subset of put,get,add,inc,fadd,finc,cswap,swap,fetch,bput\n"
+           "               (bput: blocking shmem_putmem, one quiet at the end)\n"
+           "  --type T     AMO type: long (default) or ulonglong (unsigned long long,\n"
+           "               the unsigned 64-bit type every implementation has AMOs for)\n"
+           "  --csv FILE   PE 0 appends one row per figure (metrics putmem_rate,\n"
+           "               getmem_rate, add_rate, inc_rate, fadd_rate, finc_rate,\n"
+           "               cswap_rate, swap_rate, fetch_rate; unit Mmsg/s)\n"
+           "  --smoke      tiny run: 3 sizes, 2000 operations, 3 rounds, 2 threads, and\n"
+           "               without --config both default and ctx in the same process\n");
 }
 
 enum config { CFG_DEFAULT, CFG_CTX, CFG_PES };
 static const char *const cfg_name[] = {"default", "ctx", "pes"};
 
-enum op { OP_PUT, OP_GET, OP_ADD, OP_INC, OP_FADD, OP_FINC, OP_CSWAP, OP_SWAP, OP_FETCH,
-          OP_BPUT, NOPS };
+enum op {
+    OP_PUT,
+    OP_GET,
+    OP_ADD,
+    OP_INC,
+    OP_FADD,
+    OP_FINC,
+    OP_CSWAP,
+    OP_SWAP,
+    OP_FETCH,
+    OP_BPUT,
+    NOPS
+};
 static const char *const op_key[NOPS] = {"put",  "get",   "add",  "inc",   "fadd",
                                          "finc", "cswap", "swap", "fetch", "bput"};
-static const char *const op_label[NOPS] = {"putmem",    "getmem",       "atomic_add",
-                                           "atomic_inc", "fetch_add",    "fetch_inc",
-                                           "compare_swap", "swap",       "fetch",
-                                           "putmem_blk"};
-static const char *const op_metric[NOPS] = {"putmem_rate", "getmem_rate", "add_rate",
-                                            "inc_rate",    "fadd_rate",   "finc_rate",
-                                            "cswap_rate",  "swap_rate",   "fetch_rate",
-                                            "bput_rate"};
+static const char *const op_label[NOPS] = {"putmem",    "getmem",    "atomic_add",   "atomic_inc",
+                                           "fetch_add", "fetch_inc", "compare_swap", "swap",
+                                           "fetch",     "putmem_blk"};
+static const char *const op_metric[NOPS] = {"putmem_rate", "getmem_rate", "add_rate",   "inc_rate",
+                                            "fadd_rate",   "finc_rate",   "cswap_rate", "swap_rate",
+                                            "fetch_rate",  "bput_rate"};
 
 /* Puts (nbi or blocking) and gets move `size` bytes; the others are AMOs. */
 static int is_put(enum op op)
@@ -113,7 +121,7 @@ static size_t sizes[MAX_SIZES];
 static int nsizes;
 
 /* Job-wide state. */
-static int me, npes, nthreads; /* nthreads: senders in the job (T) */
+static int me, npes, nthreads;               /* nthreads: senders in the job (T) */
 static char *put_base, *get_base, *amo_base; /* symmetric, T segments each */
 static size_t seg_stride;
 static double *slots; /* symmetric [2][npes] for the over-PEs exchange */
@@ -225,94 +233,93 @@ static void rma_loop(struct thr *th, enum op op, size_t size, long n)
  * of a sender's AMO block serves operation k.  Returns the number of
  * fetched values that were not the expected ones; th->expect follows the
  * word's value. */
-#define CX(call_ctx, call_plain)                                                                   \
-    do {                                                                                           \
-        if (x)                                                                                     \
-            call_ctx;                                                                              \
-        else                                                                                       \
-            call_plain;                                                                            \
+#define CX(call_ctx, call_plain) \
+    do {                         \
+        if (x)                   \
+            call_ctx;            \
+        else                     \
+            call_plain;          \
     } while (0)
-#define AMO_LOOP(TN, T)                                                                            \
-    static long amo_loop_##TN(struct thr *th, enum op op, long n)                                  \
-    {                                                                                              \
-        T *w = (T *)(void *)(amo_base + (size_t)th->seg * AMO_STRIDE) + op;                        \
-        shmem_ctx_t c = th->ctx;                                                                   \
-        int pe = th->peer, x = th->use_ctx;                                                        \
-        long W = window, bad = 0;                                                                  \
-        T e = (T)th->expect[op], r;                                                                \
-        switch (op) {                                                                              \
-        case OP_ADD:                                                                               \
-            for (long i = 0; i < n; i += W) {                                                      \
-                if (x) {                                                                           \
-                    for (long j = 0; j < W; j++)                                                   \
-                        shmem_ctx_##TN##_atomic_add(c, w, (T)ADD_VAL, pe);                         \
-                    shmem_ctx_quiet(c);                                                            \
-                } else {                                                                           \
-                    for (long j = 0; j < W; j++)                                                   \
-                        shmem_##TN##_atomic_add(w, (T)ADD_VAL, pe);                                \
-                    shmem_quiet();                                                                 \
-                }                                                                                  \
-            }                                                                                      \
-            e += (T)(ADD_VAL * n);                                                                 \
-            break;                                                                                 \
-        case OP_INC:                                                                               \
-            for (long i = 0; i < n; i += W) {                                                      \
-                if (x) {                                                                           \
-                    for (long j = 0; j < W; j++)                                                   \
-                        shmem_ctx_##TN##_atomic_inc(c, w, pe);                                     \
-                    shmem_ctx_quiet(c);                                                            \
-                } else {                                                                           \
-                    for (long j = 0; j < W; j++)                                                   \
-                        shmem_##TN##_atomic_inc(w, pe);                                            \
-                    shmem_quiet();                                                                 \
-                }                                                                                  \
-            }                                                                                      \
-            e += (T)n;                                                                             \
-            break;                                                                                 \
-        case OP_FADD:                                                                              \
-            for (long i = 0; i < n; i++) {                                                         \
-                CX(r = shmem_ctx_##TN##_atomic_fetch_add(c, w, (T)ADD_VAL, pe),                    \
-                   r = shmem_##TN##_atomic_fetch_add(w, (T)ADD_VAL, pe));                          \
-                bad += r != e;                                                                     \
-                e += (T)ADD_VAL;                                                                   \
-            }                                                                                      \
-            break;                                                                                 \
-        case OP_FINC:                                                                              \
-            for (long i = 0; i < n; i++) {                                                         \
-                CX(r = shmem_ctx_##TN##_atomic_fetch_inc(c, w, pe),                                \
-                   r = shmem_##TN##_atomic_fetch_inc(w, pe));                                      \
-                bad += r != e;                                                                     \
-                e++;                                                                               \
-            }                                                                                      \
-            break;                                                                                 \
-        case OP_CSWAP:                                                                             \
-            for (long i = 0; i < n; i++) {                                                         \
-                CX(r = shmem_ctx_##TN##_atomic_compare_swap(c, w, e, (T)(e + 1), pe),              \
-                   r = shmem_##TN##_atomic_compare_swap(w, e, (T)(e + 1), pe));                    \
-                bad += r != e;                                                                     \
-                e++;                                                                               \
-            }                                                                                      \
-            break;                                                                                 \
-        case OP_SWAP:                                                                              \
-            for (long i = 0; i < n; i++) {                                                         \
-                CX(r = shmem_ctx_##TN##_atomic_swap(c, w, (T)(e + 1), pe),                         \
-                   r = shmem_##TN##_atomic_swap(w, (T)(e + 1), pe));                               \
-                bad += r != e;                                                                     \
-                e++;                                                                               \
-            }                                                                                      \
-            break;                                                                                 \
-        case OP_FETCH:                                                                             \
-            for (long i = 0; i < n; i++) {                                                         \
-                CX(r = shmem_ctx_##TN##_atomic_fetch(c, w, pe),                                    \
-                   r = shmem_##TN##_atomic_fetch(w, pe));                                          \
-                bad += r != e;                                                                     \
-            }                                                                                      \
-            break;                                                                                 \
-        default:                                                                                   \
-            break;                                                                                 \
-        }                                                                                          \
-        th->expect[op] = (uint64_t)e;                                                              \
-        return bad;                                                                                \
+#define AMO_LOOP(TN, T)                                                               \
+    static long amo_loop_##TN(struct thr *th, enum op op, long n)                     \
+    {                                                                                 \
+        T *w = (T *)(void *)(amo_base + (size_t)th->seg * AMO_STRIDE) + op;           \
+        shmem_ctx_t c = th->ctx;                                                      \
+        int pe = th->peer, x = th->use_ctx;                                           \
+        long W = window, bad = 0;                                                     \
+        T e = (T)th->expect[op], r;                                                   \
+        switch (op) {                                                                 \
+        case OP_ADD:                                                                  \
+            for (long i = 0; i < n; i += W) {                                         \
+                if (x) {                                                              \
+                    for (long j = 0; j < W; j++)                                      \
+                        shmem_ctx_##TN##_atomic_add(c, w, (T)ADD_VAL, pe);            \
+                    shmem_ctx_quiet(c);                                               \
+                } else {                                                              \
+                    for (long j = 0; j < W; j++)                                      \
+                        shmem_##TN##_atomic_add(w, (T)ADD_VAL, pe);                   \
+                    shmem_quiet();                                                    \
+                }                                                                     \
+            }                                                                         \
+            e += (T)(ADD_VAL * n);                                                    \
+            break;                                                                    \
+        case OP_INC:                                                                  \
+            for (long i = 0; i < n; i += W) {                                         \
+                if (x) {                                                              \
+                    for (long j = 0; j < W; j++)                                      \
+                        shmem_ctx_##TN##_atomic_inc(c, w, pe);                        \
+                    shmem_ctx_quiet(c);                                               \
+                } else {                                                              \
+                    for (long j = 0; j < W; j++)                                      \
+                        shmem_##TN##_atomic_inc(w, pe);                               \
+                    shmem_quiet();                                                    \
+                }                                                                     \
+            }                                                                         \
+            e += (T)n;                                                                \
+            break;                                                                    \
+        case OP_FADD:                                                                 \
+            for (long i = 0; i < n; i++) {                                            \
+                CX(r = shmem_ctx_##TN##_atomic_fetch_add(c, w, (T)ADD_VAL, pe),       \
+                   r = shmem_##TN##_atomic_fetch_add(w, (T)ADD_VAL, pe));             \
+                bad += r != e;                                                        \
+                e += (T)ADD_VAL;                                                      \
+            }                                                                         \
+            break;                                                                    \
+        case OP_FINC:                                                                 \
+            for (long i = 0; i < n; i++) {                                            \
+                CX(r = shmem_ctx_##TN##_atomic_fetch_inc(c, w, pe),                   \
+                   r = shmem_##TN##_atomic_fetch_inc(w, pe));                         \
+                bad += r != e;                                                        \
+                e++;                                                                  \
+            }                                                                         \
+            break;                                                                    \
+        case OP_CSWAP:                                                                \
+            for (long i = 0; i < n; i++) {                                            \
+                CX(r = shmem_ctx_##TN##_atomic_compare_swap(c, w, e, (T)(e + 1), pe), \
+                   r = shmem_##TN##_atomic_compare_swap(w, e, (T)(e + 1), pe));       \
+                bad += r != e;                                                        \
+                e++;                                                                  \
+            }                                                                         \
+            break;                                                                    \
+        case OP_SWAP:                                                                 \
+            for (long i = 0; i < n; i++) {                                            \
+                CX(r = shmem_ctx_##TN##_atomic_swap(c, w, (T)(e + 1), pe),            \
+                   r = shmem_##TN##_atomic_swap(w, (T)(e + 1), pe));                  \
+                bad += r != e;                                                        \
+                e++;                                                                  \
+            }                                                                         \
+            break;                                                                    \
+        case OP_FETCH:                                                                \
+            for (long i = 0; i < n; i++) {                                            \
+                CX(r = shmem_ctx_##TN##_atomic_fetch(c, w, pe),                       \
+                   r = shmem_##TN##_atomic_fetch(w, pe));                             \
+                bad += r != e;                                                        \
+            }                                                                         \
+            break;                                                                    \
+        default: break;                                                               \
+        }                                                                             \
+        th->expect[op] = (uint64_t)e;                                                 \
+        return bad;                                                                   \
     }
 AMO_LOOP(long, long)
 AMO_LOOP(ulonglong, unsigned long long)
@@ -375,8 +382,8 @@ static void run_job(struct thr *th)
     th->elapsed = now() - t0;
     bad += verify(th, seed);
     if (bad && th->bad == 0)
-        fprintf(stderr, "mt_rate: PE %d sender %d: %s size %zu: %ld wrong value(s)\n", me,
-                th->seg, op_label[job.op], job.size, bad);
+        fprintf(stderr, "mt_rate: PE %d sender %d: %s size %zu: %ld wrong value(s)\n", me, th->seg,
+                op_label[job.op], job.size, bad);
     th->bad += bad;
     pthread_barrier_wait(&bar_done);
 }
@@ -560,15 +567,15 @@ static long run_config(enum config cfg, int ops_mask, const char *csv)
         printf("# mt_rate: config %s, %d PEs, %d sender%s (%s), window %ld, %ld rounds, AMO "
                "type %s\n",
                cfg_name[cfg], npes, nthreads, nthreads == 1 ? "" : "s",
-               pes_mode ? "one per PE, PE s -> PE T+s" : "threads of PE 0 -> PE 1", window,
-               rounds, amo_ulonglong ? "unsigned long long" : "long");
+               pes_mode ? "one per PE, PE s -> PE T+s" : "threads of PE 0 -> PE 1", window, rounds,
+               amo_ulonglong ? "unsigned long long" : "long");
         if (ctx_failed)
             printf("# ctx: shmem_ctx_create(SHMEM_CTX_PRIVATE) failed on %d of %d threads; "
                    "those used SHMEM_CTX_DEFAULT\n",
                    ctx_failed, nthreads);
         printf("# rate = operations of all senders / time of the slowest sender\n");
-        printf("%-13s %8s %9s %10s %10s %10s %9s\n", "operation", "size", "ops/send",
-               "Mmsg/s", "min", "max", "GB/s");
+        printf("%-13s %8s %9s %10s %10s %10s %9s\n", "operation", "size", "ops/send", "Mmsg/s",
+               "min", "max", "GB/s");
         for (int k = 0; k < nrows; k++) {
             struct row *r = &rows[k];
             struct stat3 s = summarize(r->rate, (int)rounds);
@@ -580,12 +587,12 @@ static long run_config(enum config cfg, int ops_mask, const char *csv)
                 snprintf(gb, sizeof gb, "%9s", "-");
             printf("%-13s %8s %9ld %10.2f %10.2f %10.2f %s\n", op_label[r->op], sz, r->n, s.med,
                    s.min, s.max, gb);
-            bench_csv_row(csv, "mt_rate", cfg_name[cfg], npes, nthreads, r->size,
-                          op_metric[r->op], "Mmsg/s", s, r->n);
+            bench_csv_row(csv, "mt_rate", cfg_name[cfg], npes, nthreads, r->size, op_metric[r->op],
+                          "Mmsg/s", s, r->n);
         }
         if (bad)
-            fprintf(stderr, "mt_rate: config %s: %ld WRONG value(s) (see above)\n",
-                    cfg_name[cfg], bad);
+            fprintf(stderr, "mt_rate: config %s: %ld WRONG value(s) (see above)\n", cfg_name[cfg],
+                    bad);
         else
             printf("# data checked after every run: correct\n");
         fflush(stdout);
@@ -761,8 +768,9 @@ int main(int argc, char **argv)
         nthreads = threads ? threads : npes / 2;
         if (npes != 2 * nthreads) {
             if (me == 0)
-                fprintf(stderr, "mt_rate: config pes with T = %d senders needs 2T = %d PEs "
-                                "(got %d)\n",
+                fprintf(stderr,
+                        "mt_rate: config pes with T = %d senders needs 2T = %d PEs "
+                        "(got %d)\n",
                         nthreads, 2 * nthreads, npes);
             shmem_finalize();
             return 2;
@@ -778,8 +786,9 @@ int main(int argc, char **argv)
         }
         if (nthreads > 1 && provided != SHMEM_THREAD_MULTIPLE) {
             if (me == 0)
-                fprintf(stderr, "mt_rate: %d threads need SHMEM_THREAD_MULTIPLE, which this "
-                                "library does not provide (provided %d)\n",
+                fprintf(stderr,
+                        "mt_rate: %d threads need SHMEM_THREAD_MULTIPLE, which this "
+                        "library does not provide (provided %d)\n",
                         nthreads, provided);
             shmem_finalize();
             return 2;

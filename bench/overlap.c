@@ -23,35 +23,34 @@
 
 static void usage(void)
 {
-    printf(
-        "usage: oshrun -n 2 overlap [--config default|ctx|pes] [-s SIZES] [options]\n"
-        "Computation/communication overlap of shmem_putmem_nbi, PE 0 -> PE 1.\n"
-        "Per size and round (means over N iterations):\n"
-        "  t_comm   putmem_nbi + quiet\n"
-        "  t_work   a compute loop sized to last that round's t_comm\n"
-        "  t_total  putmem_nbi, compute loop, quiet\n"
-        "  t_post   time for putmem_nbi to return (plus one clock read)\n"
-        "  overlap  (t_comm + t_work - t_total) / t_comm, clamped to [0, 1]\n"
-        "What the figure means: 1 = the transfer runs entirely in the background\n"
-        "(a DMA engine, a NIC, a progress thread) while the CPU computes; 0 = it\n"
-        "costs the calling CPU its full time wherever the work goes.  On one node a\n"
-        "library that copies with loads and stores (as Shoal does) completes the put\n"
-        "inside putmem_nbi (t_post ~ t_comm): nothing is left to overlap and the\n"
-        "figure is ~0 by construction, which says where the copy happens, not that\n"
-        "anything is slow.  For tiny puts t_comm is a few tens of ns: the core's\n"
-        "out-of-order execution may run the copy's few instructions alongside the\n"
-        "compute chain (a real but CPU-level overlap) and noise weighs heavily.\n"
-        "Compare t_post with t_comm to see whether the put completes at post time.\n"
-        "Options:\n"
-        "  --config C   default (SHMEM_CTX_DEFAULT, the default), ctx (a private\n"
-        "               context and the shmem_ctx_* forms) or pes (= default; the\n"
-        "               benchmark is single-threaded, so --threads must be 1)\n"
-        "  -s SIZES     comma list of sizes, K/M suffixes (default 64,6M)\n"
-        "  -b SECONDS   target time per measurement, sets N (default 0.05)\n"
-        "  -r R         rounds (default 11)\n"
-        "  --csv FILE   PE 0 appends rows: overlap (fraction), t_comm, t_work,\n"
-        "               t_total, t_post (us)\n"
-        "  --smoke      tiny run: sizes 64,64K, 3 rounds, short measurements\n");
+    printf("usage: oshrun -n 2 overlap [--config default|ctx|pes] [-s SIZES] [options]\n"
+           "Computation/communication overlap of shmem_putmem_nbi, PE 0 -> PE 1.\n"
+           "Per size and round (means over N iterations):\n"
+           "  t_comm   putmem_nbi + quiet\n"
+           "  t_work   a compute loop sized to last that round's t_comm\n"
+           "  t_total  putmem_nbi, compute loop, quiet\n"
+           "  t_post   time for putmem_nbi to return (plus one clock read)\n"
+           "  overlap  (t_comm + t_work - t_total) / t_comm, clamped to [0, 1]\n"
+           "What the figure means: 1 = the transfer runs entirely in the background\n"
+           "(a DMA engine, a NIC, a progress thread) while the CPU computes; 0 = it\n"
+           "costs the calling CPU its full time wherever the work goes.  On one node a\n"
+           "library that copies with loads and stores (as Shoal does) completes the put\n"
+           "inside putmem_nbi (t_post ~ t_comm): nothing is left to overlap and the\n"
+           "figure is ~0 by construction, which says where the copy happens, not that\n"
+           "anything is slow.  For tiny puts t_comm is a few tens of ns: the core's\n"
+           "out-of-order execution may run the copy's few instructions alongside the\n"
+           "compute chain (a real but CPU-level overlap) and noise weighs heavily.\n"
+           "Compare t_post with t_comm to see whether the put completes at post time.\n"
+           "Options:\n"
+           "  --config C   default (SHMEM_CTX_DEFAULT, the default), ctx (a private\n"
+           "               context and the shmem_ctx_* forms) or pes (= default; the\n"
+           "               benchmark is single-threaded, so --threads must be 1)\n"
+           "  -s SIZES     comma list of sizes, K/M suffixes (default 64,6M)\n"
+           "  -b SECONDS   target time per measurement, sets N (default 0.05)\n"
+           "  -r R         rounds (default 11)\n"
+           "  --csv FILE   PE 0 appends rows: overlap (fraction), t_comm, t_work,\n"
+           "               t_total, t_post (us)\n"
+           "  --smoke      tiny run: sizes 64,64K, 3 rounds, short measurements\n");
 }
 
 #define MAX_SIZES 32
@@ -325,8 +324,8 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < sizes[s]; i++)
                 bad += dst[i] != pat(s, i);
             if (bad)
-                fprintf(stderr, "overlap: PE 1: %ld wrong byte(s) of %zu after the puts\n",
-                        bad, sizes[s]);
+                fprintf(stderr, "overlap: PE 1: %ld wrong byte(s) of %zu after the puts\n", bad,
+                        sizes[s]);
             bad_total += bad;
             shmem_long_p(bad_slot, bad_total, 0);
         }
@@ -337,8 +336,7 @@ int main(int argc, char **argv)
     if (me == 0) {
         printf("# overlap: PE 0 -> PE 1, config %s%s, %ld rounds; means per iteration, "
                "median [min..max] over rounds\n",
-               cfg, ctx_failed ? " (shmem_ctx_create failed: SHMEM_CTX_DEFAULT used)" : "",
-               rounds);
+               cfg, ctx_failed ? " (shmem_ctx_create failed: SHMEM_CTX_DEFAULT used)" : "", rounds);
         printf("%8s %8s %10s %10s %10s %10s %8s %8s %8s\n", "size", "iters", "t_post us",
                "t_comm us", "t_work us", "t_total us", "overlap", "min", "max");
         for (int s = 0; s < nsizes; s++) {
@@ -358,16 +356,16 @@ int main(int argc, char **argv)
             char sz[32];
             size_label(sz, sizeof sz, sizes[s]);
             printf("%8s %8ld %10.3f %10.3f %10.3f %10.3f %8.3f %8.3f %8.3f\n", sz, iters[s],
-                   st[T_POST].med, st[T_COMM].med, st[T_WORK].med, st[T_TOTAL].med, o.med,
-                   o.min, o.max);
+                   st[T_POST].med, st[T_COMM].med, st[T_WORK].med, st[T_TOTAL].med, o.med, o.min,
+                   o.max);
             bench_csv_row(csv, "overlap", cfg, npes, 1, sizes[s], "overlap", "fraction", o,
                           iters[s]);
             bench_csv_row(csv, "overlap", cfg, npes, 1, sizes[s], "t_comm", "us", st[T_COMM],
                           iters[s]);
             bench_csv_row(csv, "overlap", cfg, npes, 1, sizes[s], "t_work", "us", st[T_WORK],
                           iters[s]);
-            bench_csv_row(csv, "overlap", cfg, npes, 1, sizes[s], "t_total", "us",
-                          st[T_TOTAL], iters[s]);
+            bench_csv_row(csv, "overlap", cfg, npes, 1, sizes[s], "t_total", "us", st[T_TOTAL],
+                          iters[s]);
             bench_csv_row(csv, "overlap", cfg, npes, 1, sizes[s], "t_post", "us", st[T_POST],
                           iters[s]);
         }

@@ -40,38 +40,37 @@
 
 static void usage(void)
 {
-    printf(
-        "usage: oshrun -n 2 p2p [options]\n"
-        "Point-to-point figures between PEs 0 and 1 (other PEs idle), for sizes doubling\n"
-        "from --min to --max, each next to the machine's floor measured in the same run:\n"
-        "  put latency  half round trip: shmem_putmem N bytes + shmem_fence + flag\n"
-        "               shmem_long_p; the peer waits (shmem_long_wait_until) and answers\n"
-        "  get latency  one blocking shmem_getmem of N bytes (a full round trip)\n"
-        "  put/get bw   many shmem_putmem_nbi / shmem_getmem_nbi in flight, one\n"
-        "               shmem_quiet at the end (GB/s)\n"
-        "  put rate     shmem_putmem_nbi in windows of -w, shmem_quiet per window\n"
-        "               (million messages per second)\n"
-        "  floors       8-byte latency: a cache line ping-ponged between the two\n"
-        "               processes by plain loads/stores through shmem_ptr (\"floor\n"
-        "               unavailable\" if shmem_ptr gives NULL); bandwidth and rate:\n"
-        "               memcpy of N bytes between two private buffers\n"
-        "Timing: PE 0 times each loop with CLOCK_MONOTONIC between barriers.  R rounds,\n"
-        "each visiting every size and figure (library and floor interleaved); median\n"
-        "and min..max over rounds; ratios are library / floor medians.  All moved data\n"
-        "is checked.  On one node a get of data nobody changes is served from the\n"
-        "getter's cache after the first call, so it can beat the ping-pong floor.\n"
-        "Options:\n"
-        "  --min BYTES   smallest size (default 1; K and M suffixes allowed)\n"
-        "  --max BYTES   largest size (default 4M)\n"
-        "  -i ITERS      latency round trips per round up to 1 KiB, bandwidth and rate\n"
-        "                transfers 4 x ITERS; fewer above 1 KiB (same bytes, at least\n"
-        "                20) (default 10000)\n"
-        "  -r ROUNDS     rounds (default 7)\n"
-        "  -w WINDOW     messages per shmem_quiet in the rate test (default 64)\n"
-        "  --csv FILE    PE 0 appends rows: put_latency, get_latency, floor_latency (us),\n"
-        "                put_bw, get_bw, floor_bw (GB/s), put_rate (Mmsg/s)\n"
-        "  --smoke       tiny run: sizes up to 16 KiB, 20 iterations, 3 rounds\n"
-        "  -h, --help    this text\n");
+    printf("usage: oshrun -n 2 p2p [options]\n"
+           "Point-to-point figures between PEs 0 and 1 (other PEs idle), for sizes doubling\n"
+           "from --min to --max, each next to the machine's floor measured in the same run:\n"
+           "  put latency  half round trip: shmem_putmem N bytes + shmem_fence + flag\n"
+           "               shmem_long_p; the peer waits (shmem_long_wait_until) and answers\n"
+           "  get latency  one blocking shmem_getmem of N bytes (a full round trip)\n"
+           "  put/get bw   many shmem_putmem_nbi / shmem_getmem_nbi in flight, one\n"
+           "               shmem_quiet at the end (GB/s)\n"
+           "  put rate     shmem_putmem_nbi in windows of -w, shmem_quiet per window\n"
+           "               (million messages per second)\n"
+           "  floors       8-byte latency: a cache line ping-ponged between the two\n"
+           "               processes by plain loads/stores through shmem_ptr (\"floor\n"
+           "               unavailable\" if shmem_ptr gives NULL); bandwidth and rate:\n"
+           "               memcpy of N bytes between two private buffers\n"
+           "Timing: PE 0 times each loop with CLOCK_MONOTONIC between barriers.  R rounds,\n"
+           "each visiting every size and figure (library and floor interleaved); median\n"
+           "and min..max over rounds; ratios are library / floor medians.  All moved data\n"
+           "is checked.  On one node a get of data nobody changes is served from the\n"
+           "getter's cache after the first call, so it can beat the ping-pong floor.\n"
+           "Options:\n"
+           "  --min BYTES   smallest size (default 1; K and M suffixes allowed)\n"
+           "  --max BYTES   largest size (default 4M)\n"
+           "  -i ITERS      latency round trips per round up to 1 KiB, bandwidth and rate\n"
+           "                transfers 4 x ITERS; fewer above 1 KiB (same bytes, at least\n"
+           "                20) (default 10000)\n"
+           "  -r ROUNDS     rounds (default 7)\n"
+           "  -w WINDOW     messages per shmem_quiet in the rate test (default 64)\n"
+           "  --csv FILE    PE 0 appends rows: put_latency, get_latency, floor_latency (us),\n"
+           "                put_bw, get_bw, floor_bw (GB/s), put_rate (Mmsg/s)\n"
+           "  --smoke       tiny run: sizes up to 16 KiB, 20 iterations, 3 rounds\n"
+           "  -h, --help    this text\n");
 }
 
 enum fig { F_PUT_LAT, F_FLOOR_LAT, F_GET_LAT, F_PUT_BW, F_FLOOR_BW, F_GET_BW, F_RATE, NFIG };
@@ -88,8 +87,8 @@ static unsigned char *src;    /* private: puts send from here */
 static unsigned char *gdst;   /* private: gets land here */
 static unsigned char *priv;   /* private: memcpy floor destination */
 static long window = 64;
-static long bad;                /* wrong bytes or steps found on this PE */
-static const char *phase = "";  /* for error messages */
+static long bad;               /* wrong bytes or steps found on this PE */
+static const char *phase = ""; /* for error messages */
 
 static unsigned char pat(long seed, int pe, size_t i)
 {
@@ -111,8 +110,8 @@ static void check(const unsigned char *b, size_t n, long seed, int pe, size_t si
     for (size_t i = 0; i < n; i++)
         wrong += b[i] != pat(seed, pe, i);
     if (wrong) {
-        fprintf(stderr, "p2p: PE %d: %s, %s %zu B: %ld wrong byte(s)\n", me, phase, what,
-                size, wrong);
+        fprintf(stderr, "p2p: PE %d: %s, %s %zu B: %ld wrong byte(s)\n", me, phase, what, size,
+                wrong);
         bad += wrong;
     }
 }
@@ -173,8 +172,9 @@ static double put_latency(size_t n, long iters, long seed)
     shmem_barrier_all();
     if (me <= 1) {
         if (miss) {
-            fprintf(stderr, "p2p: PE %d: %s, put latency %zu B: %ld step(s) saw the flag "
-                            "before the payload\n",
+            fprintf(stderr,
+                    "p2p: PE %d: %s, put latency %zu B: %ld step(s) saw the flag "
+                    "before the payload\n",
                     me, phase, n, miss);
             bad += miss;
         }
@@ -521,9 +521,8 @@ int main(int argc, char **argv)
         }
         printf("# bandwidth in GB/s and rate in million messages/s, median [min..max];\n"
                "# x floor = library / memcpy (rate floor = memcpy copies per second)\n");
-        printf("%8s %24s %24s %24s %6s %6s %24s %8s %6s\n", "size", "put bw (nbi)",
-               "get bw (nbi)", "memcpy bw (floor)", "put x", "get x", "put rate Mmsg/s",
-               "memcpy", "rate x");
+        printf("%8s %24s %24s %24s %6s %6s %24s %8s %6s\n", "size", "put bw (nbi)", "get bw (nbi)",
+               "memcpy bw (floor)", "put x", "get x", "put rate Mmsg/s", "memcpy", "rate x");
         for (int k = 0; k < nsizes; k++) {
             size_t n = sizes[k], o = (size_t)k * (size_t)rounds;
             struct stat3 pb = summarize(t[F_PUT_BW] + o, (int)rounds);

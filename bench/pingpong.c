@@ -159,17 +159,17 @@ int main(int argc, char **argv)
     if (me == 0) {
         struct stat3 l = summarize(lat, (int)rounds), fl = summarize(flat, (int)rounds);
         struct stat3 b = summarize(bw, (int)rounds), fb = summarize(fbw, (int)rounds);
-        printf("# pingpong: 2 PEs, %ld iterations x %ld rounds, bandwidth size %zu bytes\n",
-               iters, rounds, size);
+        printf("# pingpong: 2 PEs, %ld iterations x %ld rounds, bandwidth size %zu bytes\n", iters,
+               rounds, size);
         printf("%-32s %12s %12s %12s\n", "figure", "median", "min", "max");
-        printf("%-32s %10.1f ns %10.1f ns %10.1f ns\n", "put latency (8 B, half RTT)",
-               l.med * 1e9, l.min * 1e9, l.max * 1e9);
-        printf("%-32s %10.1f ns %10.1f ns %10.1f ns\n", "floor: cache-line ping-pong",
-               fl.med * 1e9, fl.min * 1e9, fl.max * 1e9);
+        printf("%-32s %10.1f ns %10.1f ns %10.1f ns\n", "put latency (8 B, half RTT)", l.med * 1e9,
+               l.min * 1e9, l.max * 1e9);
+        printf("%-32s %10.1f ns %10.1f ns %10.1f ns\n", "floor: cache-line ping-pong", fl.med * 1e9,
+               fl.min * 1e9, fl.max * 1e9);
         printf("%-32s %8.2f GB/s %8.2f GB/s %8.2f GB/s\n", "put bandwidth", b.med * 1e-9,
                b.min * 1e-9, b.max * 1e-9);
-        printf("%-32s %8.2f GB/s %8.2f GB/s %8.2f GB/s\n", "floor: memcpy bandwidth",
-               fb.med * 1e-9, fb.min * 1e-9, fb.max * 1e-9);
+        printf("%-32s %8.2f GB/s %8.2f GB/s %8.2f GB/s\n", "floor: memcpy bandwidth", fb.med * 1e-9,
+               fb.min * 1e-9, fb.max * 1e-9);
         double lr = l.med / fl.med, br = b.med / fb.med;
         printf("latency ratio put/floor = %.2f (target <= 1.30): %s\n", lr,
                lr <= 1.30 ? "met" : "NOT met");

@@ -129,8 +129,12 @@ SUITE = {
         about="8-byte put latency and put bandwidth next to the floor (no CSV: pass/fail, "
               "output kept)."),
     "coll_bench": Bench(
-        about="Collectives latency as multiples of the put latency (no CSV: pass/fail, "
-              "output kept)."),
+        csv=True,
+        headline=[("barrier_all", 0), ("team_sync", 0), ("broadcastmem", 8),
+                  ("double_sum_reduce", 8), ("fcollectmem", 8)],
+        about="Collectives latency on SHMEM_TEAM_WORLD (barrier, team sync, broadcast, "
+              "sum reduction, alltoall, fcollect) next to the 8-byte put latency measured "
+              "in the same run."),
 }
 # A bench/*.c missing from SUITE still runs (with --smoke, pass/fail only).
 UNLISTED = Bench(args=["--smoke"], about="Not in the suite table: run with --smoke, "

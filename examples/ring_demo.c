@@ -12,7 +12,7 @@
 
 #define MSG 48
 
-static long counter;     /* symmetric because it is a global */
+static long counter; /* symmetric because it is a global */
 static long tickets;
 static uint64_t token_sig;
 static int token;
@@ -29,19 +29,19 @@ int main(void)
 
     char msg[MSG];
     snprintf(msg, sizeof msg, "hello from PE %d to PE %d", me, right);
-    shmem_putmem(inbox, msg, sizeof msg, right);                   /* 1 */
+    shmem_putmem(inbox, msg, sizeof msg, right); /* 1 */
 
-    shmem_long_atomic_add(&counter, me + 1, 0);                    /* 2 */
+    shmem_long_atomic_add(&counter, me + 1, 0); /* 2 */
     long ticket = shmem_long_atomic_fetch_inc(&tickets, 0);
     shmem_long_p(&got_ticket[me], ticket, 0);
 
-    shmem_barrier_all();                                           /* 3 */
+    shmem_barrier_all(); /* 3 */
 
     char peek[MSG];
-    shmem_getmem(peek, inbox, MSG, left);                          /* 4 */
+    shmem_getmem(peek, inbox, MSG, left); /* 4 */
     shmem_putmem(&table[(size_t)me * MSG], inbox, MSG, 0);
 
-    if (me == 0) {                                                 /* 5 */
+    if (me == 0) { /* 5 */
         token = 1;
         shmem_int_put_signal(&token, &token, 1, &token_sig, 1, SHMEM_SIGNAL_SET, right % n);
         if (n > 1)
@@ -73,7 +73,8 @@ int main(void)
         for (int pe = 0; pe < n; pe++)
             seen |= 1L << got_ticket[pe];
         ok &= seen == (n >= 63 ? -1L : (1L << n) - 1);
-        printf("  token after one lap = %d (expected %d) %s\n", token, n, token == n ? "ok" : "WRONG");
+        printf("  token after one lap = %d (expected %d) %s\n", token, n,
+               token == n ? "ok" : "WRONG");
         ok &= token == n;
         printf("%s\n", ok ? "RESULT: all values arrived correctly" : "RESULT: FAILED");
     }

@@ -38,10 +38,8 @@ static const char *wl_name[NWL] = {"same size 4 KiB", "mixed 64 B..4 KiB",
 static size_t wl_size(enum wl w)
 {
     switch (w) {
-    case SAME:
-        return 4 * KiB;
-    case SMALL_MIXED:
-        return 64 + rng() % (4 * KiB);
+    case SAME: return 4 * KiB;
+    case SMALL_MIXED: return 64 + rng() % (4 * KiB);
     default: {
         uint64_t r = rng() % 100;
         if (r < 70)
@@ -53,7 +51,10 @@ static size_t wl_size(enum wl w)
     }
 }
 
-static size_t wl_align(enum wl w) { return w == HPC_MIXED && rng() % 8 == 0 ? 4 * KiB : 64; }
+static size_t wl_align(enum wl w)
+{
+    return w == HPC_MIXED && rng() % 8 == 0 ? 4 * KiB : 64;
+}
 
 /* Runs the workload on a heap of `heap` bytes; returns 0 if no alloc failed
  * and reports peak live bytes and time per alloc+free pair. */

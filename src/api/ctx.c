@@ -20,7 +20,10 @@ SHOAL_EXPORT int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_c
 }
 SHOAL_WEAK_ALIAS(shmem_team_create_ctx, pshmem_team_create_ctx)
 
-SHOAL_EXPORT void pshmem_ctx_destroy(shmem_ctx_t ctx) { shoal_ctx_destroy(ctx, "shmem_ctx_destroy"); }
+SHOAL_EXPORT void pshmem_ctx_destroy(shmem_ctx_t ctx)
+{
+    shoal_ctx_destroy(ctx, "shmem_ctx_destroy");
+}
 SHOAL_WEAK_ALIAS(shmem_ctx_destroy, pshmem_ctx_destroy)
 
 SHOAL_EXPORT int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)

@@ -29,8 +29,8 @@ SHOAL_EXPORT void pshmem_set_lock(long *lock)
     static const char fn[] = "shmem_set_lock";
     check(lock, fn);
     struct ticket *t = (struct ticket *)lock;
-    uint32_t mine = (uint32_t)shoal_amo(SHMEM_CTX_DEFAULT, SHOAL_AMO_FADD, &t->next, 4, 1, 0,
-                                        LOCK_PE, fn);
+    uint32_t mine =
+        (uint32_t)shoal_amo(SHMEM_CTX_DEFAULT, SHOAL_AMO_FADD, &t->next, 4, 1, 0, LOCK_PE, fn);
     char *serving = shoal_addr(&t->serving, 4, LOCK_PE, fn, "lock");
     if (serving) {
         shoal_wait_mapped(SHOAL_W_U32, serving, shoal_slot(LOCK_PE), SHMEM_CMP_EQ, &mine, fn);

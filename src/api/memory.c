@@ -66,7 +66,10 @@ SHOAL_EXPORT void *pshmem_realloc(void *ptr, size_t size)
 }
 SHOAL_WEAK_ALIAS(shmem_realloc, pshmem_realloc)
 
-SHOAL_EXPORT void pshmem_free(void *ptr) { shoal_sym_free(ptr, "shmem_free"); }
+SHOAL_EXPORT void pshmem_free(void *ptr)
+{
+    shoal_sym_free(ptr, "shmem_free");
+}
 SHOAL_WEAK_ALIAS(shmem_free, pshmem_free)
 
 /* Deprecated names (1.0). */
@@ -75,7 +78,10 @@ SHOAL_EXPORT void *pshmalloc(size_t size)
     return shoal_sym_alloc(size, NATURAL_ALIGN, "shmalloc");
 }
 SHOAL_WEAK_ALIAS(shmalloc, pshmalloc)
-SHOAL_EXPORT void pshfree(void *ptr) { shoal_sym_free(ptr, "shfree"); }
+SHOAL_EXPORT void pshfree(void *ptr)
+{
+    shoal_sym_free(ptr, "shfree");
+}
 SHOAL_WEAK_ALIAS(shfree, pshfree)
 SHOAL_EXPORT void *pshrealloc(void *ptr, size_t size)
 {

@@ -36,7 +36,7 @@
 /* `name` becomes a weak, exported alias of the already defined `pname`,
  * with exactly its type (so a prototype mismatch with shmem.h is a compile
  * error in the file that defines the routine). */
-#define SHOAL_WEAK_ALIAS(name, pname)                                                       \
+#define SHOAL_WEAK_ALIAS(name, pname) \
     extern __typeof__(pname) name __attribute__((weak, alias(#pname), visibility("default")));
 
 #endif

@@ -18,7 +18,10 @@ static void init_or_die(int requested, const char *fn)
         shoal_runtime_global_exit(1);
 }
 
-SHOAL_EXPORT void pshmem_init(void) { init_or_die(SHMEM_THREAD_SINGLE, "shmem_init"); }
+SHOAL_EXPORT void pshmem_init(void)
+{
+    init_or_die(SHMEM_THREAD_SINGLE, "shmem_init");
+}
 SHOAL_WEAK_ALIAS(shmem_init, pshmem_init)
 
 SHOAL_EXPORT int pshmem_init_thread(int requested, int *provided)
@@ -40,7 +43,10 @@ SHOAL_EXPORT void pshmem_query_thread(int *provided)
 }
 SHOAL_WEAK_ALIAS(shmem_query_thread, pshmem_query_thread)
 
-SHOAL_EXPORT void pshmem_finalize(void) { shoal_runtime_finalize("shmem_finalize"); }
+SHOAL_EXPORT void pshmem_finalize(void)
+{
+    shoal_runtime_finalize("shmem_finalize");
+}
 SHOAL_WEAK_ALIAS(shmem_finalize, pshmem_finalize)
 
 SHOAL_EXPORT void pshmem_query_initialized(int *initialized)
@@ -65,7 +71,10 @@ SHOAL_EXPORT int pshmem_n_pes(void)
 }
 SHOAL_WEAK_ALIAS(shmem_n_pes, pshmem_n_pes)
 
-SHOAL_EXPORT _Noreturn void pshmem_global_exit(int status) { shoal_runtime_global_exit(status); }
+SHOAL_EXPORT _Noreturn void pshmem_global_exit(int status)
+{
+    shoal_runtime_global_exit(status);
+}
 SHOAL_WEAK_ALIAS(shmem_global_exit, pshmem_global_exit)
 
 SHOAL_EXPORT int pshmem_pe_accessible(int pe)
@@ -123,8 +132,7 @@ SHOAL_EXPORT void *pshmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 {
     if (SHOAL_UNLIKELY(shoal_g.init_count == 0))
         shoal_err_not_init("shmem_team_ptr");
-    if (team == SHMEM_TEAM_INVALID || team->magic != SHOAL_TEAM_LIVE || pe < 0 ||
-        pe >= team->size)
+    if (team == SHMEM_TEAM_INVALID || team->magic != SHOAL_TEAM_LIVE || pe < 0 || pe >= team->size)
         return NULL;
     return pshmem_ptr(dest, team->start + pe * team->stride);
 }
@@ -144,7 +152,10 @@ SHOAL_EXPORT void pshmem_info_get_name(char *name)
 }
 SHOAL_WEAK_ALIAS(shmem_info_get_name, pshmem_info_get_name)
 
-SHOAL_EXPORT void pshmem_pcontrol(int level, ...) { (void)level; }
+SHOAL_EXPORT void pshmem_pcontrol(int level, ...)
+{
+    (void)level;
+}
 SHOAL_WEAK_ALIAS(shmem_pcontrol, pshmem_pcontrol)
 
 /* Deprecated 1.0 names.  start_pes: later calls are no-ops (spec). */
@@ -156,7 +167,13 @@ SHOAL_EXPORT void pstart_pes(int npes)
 }
 SHOAL_WEAK_ALIAS(start_pes, pstart_pes)
 
-SHOAL_EXPORT int p_my_pe(void) { return pshmem_my_pe(); }
+SHOAL_EXPORT int p_my_pe(void)
+{
+    return pshmem_my_pe();
+}
 SHOAL_WEAK_ALIAS(_my_pe, p_my_pe)
-SHOAL_EXPORT int p_num_pes(void) { return pshmem_n_pes(); }
+SHOAL_EXPORT int p_num_pes(void)
+{
+    return pshmem_n_pes();
+}
 SHOAL_WEAK_ALIAS(_num_pes, p_num_pes)

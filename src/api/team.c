@@ -54,8 +54,7 @@ SHOAL_EXPORT int pshmem_team_get_config(shmem_team_t team, long config_mask,
 }
 SHOAL_WEAK_ALIAS(shmem_team_get_config, pshmem_team_get_config)
 
-SHOAL_EXPORT int pshmem_team_translate_pe(shmem_team_t src_team, int src_pe,
-                                          shmem_team_t dest_team)
+SHOAL_EXPORT int pshmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
     struct shoal_team *s = live(src_team, "shmem_team_translate_pe");
     struct shoal_team *d = live(dest_team, "shmem_team_translate_pe");
@@ -69,8 +68,8 @@ SHOAL_EXPORT int pshmem_team_split_strided(shmem_team_t parent_team, int start, 
                                            int size, const shmem_team_config_t *config,
                                            long config_mask, shmem_team_t *new_team)
 {
-    return shoal_team_split_strided(parent_team, start, stride, size, config, config_mask,
-                                    new_team, "shmem_team_split_strided");
+    return shoal_team_split_strided(parent_team, start, stride, size, config, config_mask, new_team,
+                                    "shmem_team_split_strided");
 }
 SHOAL_WEAK_ALIAS(shmem_team_split_strided, pshmem_team_split_strided)
 

@@ -11,12 +11,12 @@
 #include <stddef.h>
 
 struct shoal_boot {
-    const char *name;   /* "local", "pmix", "singleton" for shmem-info */
+    const char *name; /* "local", "pmix", "singleton" for shmem-info */
     /* Names this job's objects on a node (segments' sockets): the same on
      * every PE of the job, different from every other job running on the
      * node; at most 64 characters of A-Z a-z 0-9 . _ -. */
     const char *jobid;
-    int rank;           /* 0 .. size-1 */
+    int rank; /* 0 .. size-1 */
     int size;
     /* out[r*len .. r*len+len) receives rank r's `in`; returns 0 or -1. */
     int (*allgather)(const void *in, void *out, size_t len);
@@ -60,12 +60,12 @@ int shoal_boot_singleton_open(struct shoal_boot *b, char *errbuf, size_t errlen)
 
 /* Which bootstrap to use (boot_open.c): auto (the default), local, pmix,
  * singleton. */
-#define SHOAL_ENV_BOOT     "SHOAL_BOOT"
+#define SHOAL_ENV_BOOT "SHOAL_BOOT"
 
 /* Environment contract between oshrun and boot_local.c. */
-#define SHOAL_ENV_BOOT_FD  "SHOAL_BOOT_FD"   /* inherited socket to oshrun */
-#define SHOAL_ENV_RANK     "SHOAL_RANK"
-#define SHOAL_ENV_SIZE     "SHOAL_SIZE"
-#define SHOAL_ENV_JOBID    "SHOAL_JOBID"     /* unique per job on this node */
+#define SHOAL_ENV_BOOT_FD "SHOAL_BOOT_FD" /* inherited socket to oshrun */
+#define SHOAL_ENV_RANK "SHOAL_RANK"
+#define SHOAL_ENV_SIZE "SHOAL_SIZE"
+#define SHOAL_ENV_JOBID "SHOAL_JOBID" /* unique per job on this node */
 
 #endif

@@ -40,9 +40,9 @@ static struct {
     int fd;
     int rank, size;
     char jobid[65]; /* SHOAL_JOBID, validated */
-    pid_t pid;  /* the process that opened the connection */
-    int open;   /* HELLO acknowledged */
-    int broken; /* EOF, I/O or protocol error: every later call fails */
+    pid_t pid;      /* the process that opened the connection */
+    int open;       /* HELLO acknowledged */
+    int broken;     /* EOF, I/O or protocol error: every later call fails */
 } L = {.fd = -1};
 
 static char last_err[512];
@@ -156,8 +156,7 @@ static int send_record(const void *p, size_t n)
 /* Caller holds the send lock.  Returns 0 or -1 with the text set. */
 static int send_msg(uint32_t type, int32_t a, int32_t b, const void *data, uint64_t len)
 {
-    struct shoal_msg_hdr h = {.magic = SHOAL_PROTO_MAGIC, .type = type, .a = a, .b = b,
-                              .len = len};
+    struct shoal_msg_hdr h = {.magic = SHOAL_PROTO_MAGIC, .type = type, .a = a, .b = b, .len = len};
     if (send_record(&h, sizeof h) < 0)
         goto fail;
     const char *p = data;
@@ -216,8 +215,7 @@ static ssize_t recv_record(void *buf, size_t cap)
                 wait_fd(POLLIN);
                 continue;
             }
-            set_err("cannot read from the connection to oshrun (fd %d): %s", L.fd,
-                    strerror(errno));
+            set_err("cannot read from the connection to oshrun (fd %d): %s", L.fd, strerror(errno));
             broken();
             return -1;
         }
@@ -258,8 +256,7 @@ static int recv_hdr(struct shoal_msg_hdr *h)
     ssize_t r = recv_record(h, sizeof *h);
     if (r < 0)
         return -1;
-    if (r != (ssize_t)sizeof *h || h->magic != SHOAL_PROTO_MAGIC ||
-        h->len > SHOAL_PROTO_MAX_LEN) {
+    if (r != (ssize_t)sizeof *h || h->magic != SHOAL_PROTO_MAGIC || h->len > SHOAL_PROTO_MAX_LEN) {
         set_err("protocol error: malformed message header from oshrun (is oshrun from the "
                 "same Shoal version?)");
         broken();
@@ -455,8 +452,8 @@ int shoal_boot_local_open(struct shoal_boot *b, char *errbuf, size_t errlen)
         snprintf(errbuf, errlen,
                  "%s=%d: %s (was this program started by oshrun?  A program started by a PE "
                  "inherits the variables but not the connection: unset %s to run it alone)",
-                 SHOAL_ENV_BOOT_FD, fd, errno == EBADF ? "no such open file descriptor"
-                                                       : strerror(errno),
+                 SHOAL_ENV_BOOT_FD, fd,
+                 errno == EBADF ? "no such open file descriptor" : strerror(errno),
                  SHOAL_ENV_BOOT_FD);
         return -1;
     }
@@ -491,9 +488,8 @@ int shoal_boot_local_open(struct shoal_boot *b, char *errbuf, size_t errlen)
     }
     if (ack.a != rank || ack.b != size) {
         L.open = 0;
-        snprintf(errbuf, errlen,
-                 "oshrun says this is rank %d of %d, but %s=%d and %s=%d", ack.a, ack.b,
-                 SHOAL_ENV_RANK, rank, SHOAL_ENV_SIZE, size);
+        snprintf(errbuf, errlen, "oshrun says this is rank %d of %d, but %s=%d and %s=%d", ack.a,
+                 ack.b, SHOAL_ENV_RANK, rank, SHOAL_ENV_SIZE, size);
         return -1;
     }
     fill(b);

@@ -18,9 +18,7 @@ static int single_barrier(void)
     return 0;
 }
 
-static void single_finalize(void)
-{
-}
+static void single_finalize(void) {}
 
 /* The caller has printed its message already; there is nobody to tell. */
 static _Noreturn void single_abort(int status, const char *reason)

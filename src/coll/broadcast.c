@@ -23,8 +23,8 @@ void shoal_coll_bcast_config(int which, size_t crossover)
     tree_max = crossover;
 }
 
-static void bcast_tree(const struct shoal_group *g, void *dest, const void *source,
-                       size_t nbytes, int root, int update_root, const char *fn)
+static void bcast_tree(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
+                       int root, int update_root, const char *fn)
 {
     const int n = g->size, r = (g->me - root + n) % n; /* rank relative to the root */
     const void *from = source;
@@ -82,8 +82,8 @@ static void broadcast_group(const struct shoal_group *g, void *dest, const void 
     shoal_group_sync(g, fn);
 }
 
-int shoal_coll_broadcast(shmem_team_t team, void *dest, const void *source, size_t nbytes,
-                         int root, const char *fn)
+int shoal_coll_broadcast(shmem_team_t team, void *dest, const void *source, size_t nbytes, int root,
+                         const char *fn)
 {
     if (shoal_team_usable(team, fn))
         return -1;

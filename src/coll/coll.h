@@ -28,18 +28,25 @@ void shoal_coll_bcast_config(int bcast_algo, size_t crossover);
 /* Reduction operators and element types (generated wrappers name them).
  * The types are the spec's reduction types table, SHOAL_FOREACH_REDUCE_TYPE
  * of the generated shoal_types.h (tools/gen/api_table.py). */
-enum shoal_red_op { SHOAL_RED_AND, SHOAL_RED_OR, SHOAL_RED_XOR, SHOAL_RED_MAX, SHOAL_RED_MIN,
-                    SHOAL_RED_SUM, SHOAL_RED_PROD };
+enum shoal_red_op {
+    SHOAL_RED_AND,
+    SHOAL_RED_OR,
+    SHOAL_RED_XOR,
+    SHOAL_RED_MAX,
+    SHOAL_RED_MIN,
+    SHOAL_RED_SUM,
+    SHOAL_RED_PROD
+};
 enum shoal_red_type {
 #define SHOAL_X(DT, T, U, K) SHOAL_DT_##DT,
     SHOAL_FOREACH_REDUCE_TYPE(SHOAL_X)
 #undef SHOAL_X
-    SHOAL_DT_COUNT
+        SHOAL_DT_COUNT
 };
 
 /* Team forms.  Sizes are in bytes except where an element size is given. */
-int shoal_coll_broadcast(shmem_team_t team, void *dest, const void *source, size_t nbytes,
-                         int root, const char *fn);
+int shoal_coll_broadcast(shmem_team_t team, void *dest, const void *source, size_t nbytes, int root,
+                         const char *fn);
 int shoal_coll_collect(shmem_team_t team, void *dest, const void *source, size_t nbytes,
                        const char *fn);
 int shoal_coll_fcollect(shmem_team_t team, void *dest, const void *source, size_t nbytes,
@@ -50,8 +57,8 @@ int shoal_coll_alltoalls(shmem_team_t team, void *dest, const void *source, ptrd
                          ptrdiff_t sst, size_t nelems, size_t esize, const char *fn);
 int shoal_coll_reduce(shmem_team_t team, void *dest, const void *source, size_t nreduce, int op,
                       int type, const char *fn);
-int shoal_coll_scan(shmem_team_t team, void *dest, const void *source, size_t nelems,
-                    int exclusive, int type, const char *fn);
+int shoal_coll_scan(shmem_team_t team, void *dest, const void *source, size_t nelems, int exclusive,
+                    int type, const char *fn);
 int shoal_coll_team_sync(shmem_team_t team, const char *fn);
 
 /* Active-set forms (deprecated). */

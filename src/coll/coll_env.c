@@ -21,8 +21,8 @@ static const struct shoal_env_row rows[COLL_ENV_COUNT] = {
 #define SIZE_WANT "a number of bytes with an optional K/M/G/T suffix, e.g. 64K"
 
 /* An algorithm name (index in choices) and its crossover size. */
-static int algo_and_size(int algo_row, const char *const *choices, const char *want,
-                         int size_row, int *algo, size_t *size, char *err, size_t errlen)
+static int algo_and_size(int algo_row, const char *const *choices, const char *want, int size_row,
+                         int *algo, size_t *size, char *err, size_t errlen)
 {
     const char *used, *v = shoal_env_value(&rows[algo_row], &used);
     if ((*algo = shoal_parse_choice(v, choices)) < 0)

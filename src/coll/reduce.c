@@ -157,8 +157,8 @@ void shoal_coll_to_all(void *dest, const void *source, int nreduce, int start, i
  * or 0..i-1 (exclusive; member 0 gets zeros).  N*n reads per member at
  * most, which on one node is cheaper than the log-step algorithms' syncs
  * for the team sizes a node holds. */
-int shoal_coll_scan(shmem_team_t team, void *dest, const void *source, size_t nelems,
-                    int exclusive, int type, const char *fn)
+int shoal_coll_scan(shmem_team_t team, void *dest, const void *source, size_t nelems, int exclusive,
+                    int type, const char *fn)
 {
     check_op(SHOAL_RED_SUM, type, fn);
     if (shoal_team_usable(team, fn))

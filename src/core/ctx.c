@@ -12,7 +12,7 @@
 #define KNOWN_OPTIONS (SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE)
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct shoal_ctx *pool;      /* destroyed, reusable */
+static struct shoal_ctx *pool; /* destroyed, reusable */
 
 static long n_live, n_pooled;
 
@@ -78,9 +78,8 @@ int shoal_ctx_create(struct shoal_team *team, long options, shmem_ctx_t *out, co
     c->team = team;
     c->net = NULL;
     c->next = NULL;
-    if (shoal_g.net_active &&
-        shoal_net_ctx_open(&c->net, 0, (options & SHMEM_CTX_PRIVATE) != 0,
-                           (options & SHMEM_CTX_SERIALIZED) != 0, fn) < 0) {
+    if (shoal_g.net_active && shoal_net_ctx_open(&c->net, 0, (options & SHMEM_CTX_PRIVATE) != 0,
+                                                 (options & SHMEM_CTX_SERIALIZED) != 0, fn) < 0) {
         lock();
         c->next = pool;
         pool = c;

@@ -25,8 +25,13 @@ static struct shoal_data_segment seg = {.fd = -1};
 /* Sanitizer runtimes poison the red zones between instrumented globals, and
  * an intercepted memcpy over the whole segment would report them: copy
  * with a plain loop the compiler may not turn back into memcpy. */
-__attribute__((no_sanitize("address", "thread"), optimize("no-tree-loop-distribute-patterns")))
-static void raw_copy(void *dst, const void *src, size_t len)
+#if defined(__clang__)
+#define SHOAL_NO_MEMCPY_IDIOM no_builtin("memcpy")
+#else
+#define SHOAL_NO_MEMCPY_IDIOM optimize("no-tree-loop-distribute-patterns")
+#endif
+__attribute__((no_sanitize("address", "thread"), SHOAL_NO_MEMCPY_IDIOM)) static void
+raw_copy(void *dst, const void *src, size_t len)
 {
     uint64_t *d = dst;
     const uint64_t *s = src;
@@ -34,7 +39,10 @@ static void raw_copy(void *dst, const void *src, size_t len)
         d[i] = s[i];
 }
 
-const struct shoal_data_segment *shoal_data_segment(void) { return &seg; }
+const struct shoal_data_segment *shoal_data_segment(void)
+{
+    return &seg;
+}
 
 struct phdr_find {
     uintptr_t start, end, relro_end;

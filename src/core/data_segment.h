@@ -4,10 +4,10 @@
 #include <stddef.h>
 
 struct shoal_data_segment {
-    char *start;       /* page-aligned start of the moved range, NULL if none */
-    size_t size;       /* page multiple */
-    int fd;            /* memfd holding it, -1 if none */
-    const char *note;  /* why there is none */
+    char *start;      /* page-aligned start of the moved range, NULL if none */
+    size_t size;      /* page multiple */
+    int fd;           /* memfd holding it, -1 if none */
+    const char *note; /* why there is none */
 };
 const struct shoal_data_segment *shoal_data_segment(void);
 #endif

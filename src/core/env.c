@@ -45,8 +45,7 @@ const char *shoal_env_value(const struct shoal_env_row *r, const char **used)
 
 int shoal_env_bad(char *err, size_t errlen, const char *var, const char *val, const char *want)
 {
-    snprintf(err, errlen, "environment variable %s='%s' is malformed: expected %s", var, val,
-             want);
+    snprintf(err, errlen, "environment variable %s='%s' is malformed: expected %s", var, val, want);
     return -1;
 }
 
@@ -79,10 +78,14 @@ int shoal_parse_size(const char *s, size_t *out)
     unsigned __int128 factor = 1;
     switch (*p) {
     case '\0': break;
-    case 'k': case 'K': factor = (unsigned __int128)1 << 10; break;
-    case 'm': case 'M': factor = (unsigned __int128)1 << 20; break;
-    case 'g': case 'G': factor = (unsigned __int128)1 << 30; break;
-    case 't': case 'T': factor = (unsigned __int128)1 << 40; break;
+    case 'k':
+    case 'K': factor = (unsigned __int128)1 << 10; break;
+    case 'm':
+    case 'M': factor = (unsigned __int128)1 << 20; break;
+    case 'g':
+    case 'G': factor = (unsigned __int128)1 << 30; break;
+    case 't':
+    case 'T': factor = (unsigned __int128)1 << 40; break;
     default: return -1;
     }
     unsigned __int128 v = ip * factor + (frac * factor + fscale - 1) / fscale;
@@ -180,8 +183,7 @@ static const char *p_spin(const char *v, struct shoal_config *c)
 
 static const char *p_sleep_max(const char *v, struct shoal_config *c)
 {
-    return auto_or_uint(v, 1, &c->wait_sleep_max_us) < 0 ? "a positive integer or 'auto'"
-                                                          : NULL;
+    return auto_or_uint(v, 1, &c->wait_sleep_max_us) < 0 ? "a positive integer or 'auto'" : NULL;
 }
 
 static const char *p_transports(const char *v, struct shoal_config *c)
@@ -204,10 +206,14 @@ static const char *p_split(const char *v, struct shoal_config *c)
 }
 
 static const row_parser parsers[SHOAL_ENV_COUNT] = {
-    [SHOAL_ENV_SYMMETRIC_SIZE] = p_size,     [SHOAL_ENV_DEBUG] = p_debug,
-    [SHOAL_ENV_INFO] = p_info,               [SHOAL_ENV_VERSION] = p_version,
-    [SHOAL_ENV_WAIT_POLICY] = p_wait_policy, [SHOAL_ENV_WAIT_SPIN_US] = p_spin,
-    [SHOAL_ENV_WAIT_SLEEP_MAX_US] = p_sleep_max, [SHOAL_ENV_TRANSPORTS] = p_transports,
+    [SHOAL_ENV_SYMMETRIC_SIZE] = p_size,
+    [SHOAL_ENV_DEBUG] = p_debug,
+    [SHOAL_ENV_INFO] = p_info,
+    [SHOAL_ENV_VERSION] = p_version,
+    [SHOAL_ENV_WAIT_POLICY] = p_wait_policy,
+    [SHOAL_ENV_WAIT_SPIN_US] = p_spin,
+    [SHOAL_ENV_WAIT_SLEEP_MAX_US] = p_sleep_max,
+    [SHOAL_ENV_TRANSPORTS] = p_transports,
     [SHOAL_ENV_SPLIT_NODES] = p_split,
     /* The bootstrap's rows are read by boot/ itself: listed, not parsed here. */
 };

@@ -28,12 +28,12 @@ enum shoal_env_id {
 struct shoal_config {
     size_t symmetric_size;
     int debug, info, version;
-    int wait_policy;          /* 0 auto, 1 spin, 2 sleep */
-    long wait_spin_us;        /* -1 = auto */
-    long wait_sleep_max_us;   /* -1 = auto */
+    int wait_policy;        /* 0 auto, 1 spin, 2 sleep */
+    long wait_spin_us;      /* -1 = auto */
+    long wait_sleep_max_us; /* -1 = auto */
     char transports[64];
-    int net_mode;             /* enum shoal_net_mode */
-    long split_nodes;         /* >= 1: pretend nodes (testing the mixed path) */
+    int net_mode;     /* enum shoal_net_mode */
+    long split_nodes; /* >= 1: pretend nodes (testing the mixed path) */
 };
 
 /* Parses core's rows, then runs every registered layer's loader.
@@ -52,9 +52,9 @@ const char *shoal_env_value(const struct shoal_env_row *r, const char **used);
  * into err and returns -1. */
 int shoal_env_bad(char *err, size_t errlen, const char *var, const char *val, const char *want);
 /* Value parsers: 0, or -1 when `s` is malformed. */
-int shoal_parse_size(const char *s, size_t *out);   /* SHMEM_SYMMETRIC_SIZE style */
-int shoal_parse_uint(const char *s, long *out);     /* decimal, >= 0 */
-int shoal_parse_bool(const char *s, int *out);      /* 1/yes/y/on/true, 0/no/n/off/false/"" */
+int shoal_parse_size(const char *s, size_t *out); /* SHMEM_SYMMETRIC_SIZE style */
+int shoal_parse_uint(const char *s, long *out);   /* decimal, >= 0 */
+int shoal_parse_bool(const char *s, int *out);    /* 1/yes/y/on/true, 0/no/n/off/false/"" */
 /* Index of `s` in the NULL-terminated `choices`, or -1. */
 int shoal_parse_choice(const char *s, const char *const *choices);
 

@@ -12,12 +12,15 @@ struct shoal_env_row {
     const char *name, *alias, *def, *meaning;
     enum shoal_env_kind kind;
 };
-#define SHOAL_ENV_ROW(name, alias, kind, def, meaning) {name, alias, def, meaning, SHOAL_KIND_##kind}
+#define SHOAL_ENV_ROW(name, alias, kind, def, meaning) \
+    {                                                  \
+        name, alias, def, meaning, SHOAL_KIND_##kind   \
+    }
 
 /* A layer's rows and their loader. */
 struct shoal_env_layer {
-    const char *name;                 /* "coll", "ucx" */
-    int order;                        /* printed and loaded in this order, after core */
+    const char *name; /* "coll", "ucx" */
+    int order;        /* printed and loaded in this order, after core */
     const struct shoal_env_row *rows;
     int nrows;
     /* Parses the layer's rows into the layer's own configuration: 0, or

@@ -12,26 +12,34 @@
  * decision), UINT (decimal), STRING. */
 SHOAL_ENV(SYMMETRIC_SIZE, "SHMEM_SYMMETRIC_SIZE", "SMA_SYMMETRIC_SIZE", SIZE, "512M",
           "Symmetric heap size per PE (K/M/G/T suffixes, fractions allowed: 1.5G)")
-SHOAL_ENV(DEBUG, "SHMEM_DEBUG", "SMA_DEBUG", BOOL, "0",
-          "Costly argument checks (overlap, alignment, symmetric allocation) and backtraces on error")
-SHOAL_ENV(INFO, "SHMEM_INFO", "SMA_INFO", BOOL, "0",
-          "PE 0 prints this configuration at start-up")
+SHOAL_ENV(
+    DEBUG, "SHMEM_DEBUG", "SMA_DEBUG", BOOL, "0",
+    "Costly argument checks (overlap, alignment, symmetric allocation) and backtraces on error")
+SHOAL_ENV(INFO, "SHMEM_INFO", "SMA_INFO", BOOL, "0", "PE 0 prints this configuration at start-up")
 SHOAL_ENV(VERSION, "SHMEM_VERSION", "SMA_VERSION", BOOL, "0",
           "PE 0 prints the library version at start-up")
 SHOAL_ENV(WAIT_POLICY, "SHOAL_WAIT_POLICY", NULL, STRING, "auto",
-          "How waiting PEs wait: auto (spin while this node's PEs fit the CPUs of their affinity masks, else yield and sleep early), spin (never sleep), sleep (yield and sleep early)")
+          "How waiting PEs wait: auto (spin while this node's PEs fit the CPUs of their affinity "
+          "masks, else yield and sleep early), spin (never sleep), sleep (yield and sleep early)")
 SHOAL_ENV(WAIT_SPIN_US, "SHOAL_WAIT_SPIN_US", NULL, UINT, "auto",
-          "Microseconds a waiting PE spins before it yields and sleeps (auto: 10000 when the PEs fit the CPUs, 2 otherwise)")
-SHOAL_ENV(WAIT_SLEEP_MAX_US, "SHOAL_WAIT_SLEEP_MAX_US", NULL, UINT, "auto",
-          "Longest single sleep before a waiter re-checks, in microseconds: a safety net, wake-ups end sleeps (auto: 100000 with exact wake-ups, 1000 without; 50 while UCX serves this PE)")
+          "Microseconds a waiting PE spins before it yields and sleeps (auto: 10000 when the PEs "
+          "fit the CPUs, 2 otherwise)")
+SHOAL_ENV(
+    WAIT_SLEEP_MAX_US, "SHOAL_WAIT_SLEEP_MAX_US", NULL, UINT, "auto",
+    "Longest single sleep before a waiter re-checks, in microseconds: a safety net, wake-ups end "
+    "sleeps (auto: 100000 with exact wake-ups, 1000 without; 50 while UCX serves this PE)")
 SHOAL_ENV(TRANSPORTS, "SHOAL_TRANSPORTS", NULL, STRING, "auto",
-          "Which transport reaches which peer: shm (load/store, this node only), ucx (every peer through UCX, this PE included), shm,ucx or auto (load/store on this node, UCX beyond)")
+          "Which transport reaches which peer: shm (load/store, this node only), ucx (every peer "
+          "through UCX, this PE included), shm,ucx or auto (load/store on this node, UCX beyond)")
 SHOAL_ENV(SPLIT_NODES, "SHOAL_SPLIT_NODES", NULL, UINT, "1",
-          "Testing: treat this machine as N nodes (ranks in N contiguous blocks); PEs in different blocks reach each other through UCX, as on a cluster")
+          "Testing: treat this machine as N nodes (ranks in N contiguous blocks); PEs in different "
+          "blocks reach each other through UCX, as on a cluster")
 /* Read by boot/boot_open.c itself (boot/ calls libc only); listed here for
  * shmem-info.  A malformed value makes shmem_init fail, naming it. */
 SHOAL_ENV(BOOTSTRAP, "SHOAL_BOOT", NULL, STRING, "auto",
-          "Bootstrap: auto (oshrun's when SHOAL_BOOT_FD is set, else PMIx when PMIX_NAMESPACE/PMIX_RANK say mpirun or srun --mpi=pmix started the program, else one PE alone), local, pmix or singleton")
+          "Bootstrap: auto (oshrun's when SHOAL_BOOT_FD is set, else PMIx when "
+          "PMIX_NAMESPACE/PMIX_RANK say mpirun or srun --mpi=pmix started the program, else one PE "
+          "alone), local, pmix or singleton")
 /* Set by oshrun for each PE and read by the bootstrap (boot/boot_local.c);
  * listed so shmem-info shows everything Shoal reads.  Without them a
  * program runs as a single PE. */

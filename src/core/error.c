@@ -78,8 +78,8 @@ _Noreturn void shoal_err_pe(const struct shoal_ctx *ctx, int pe, const char *rou
         shoal_fatal(routine, "argument 'pe' = %d is not a valid PE: the job has PEs 0..%d", pe,
                     t->size - 1);
     shoal_fatal(routine,
-                "argument 'pe' = %d is not a valid PE of the context's team: it has PEs 0..%d",
-                pe, t->size - 1);
+                "argument 'pe' = %d is not a valid PE of the context's team: it has PEs 0..%d", pe,
+                t->size - 1);
 }
 
 /* The segment that holds addr (as core/ops.h's shoal_addr_n sees them):
@@ -117,8 +117,8 @@ _Noreturn void shoal_err_addr(const void *addr, size_t len, int pe, const char *
             shoal_fatal(routine,
                         "argument '%s' is too large: %zu bytes from '%s' = %p (target PE %d) "
                         "run past the end of the %s [%p, %p), which has %zu bytes from '%s' on",
-                        count, len, arg, addr, pe, seg, (void *)lo, (void *)end,
-                        (size_t)(end - a), arg);
+                        count, len, arg, addr, pe, seg, (void *)lo, (void *)end, (size_t)(end - a),
+                        arg);
         shoal_fatal(routine,
                     "argument '%s' = %p (%zu bytes, target PE %d) runs past the end of the %s "
                     "[%p, %p)",

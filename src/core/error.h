@@ -14,8 +14,10 @@ void shoal_warn(const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), cold));
 
 /* The fast-path checks of core/ops.h end up here. */
-_Noreturn void shoal_err_ctx(const struct shoal_ctx *ctx, const char *routine) __attribute__((cold));
-_Noreturn void shoal_err_pe(const struct shoal_ctx *ctx, int pe, const char *routine) __attribute__((cold));
+_Noreturn void shoal_err_ctx(const struct shoal_ctx *ctx, const char *routine)
+    __attribute__((cold));
+_Noreturn void shoal_err_pe(const struct shoal_ctx *ctx, int pe, const char *routine)
+    __attribute__((cold));
 /* [addr, addr+len) is not symmetric: blames `arg`, or `count` (NULL: none)
  * when only the length is wrong. */
 _Noreturn void shoal_err_addr(const void *addr, size_t len, int pe, const char *routine,

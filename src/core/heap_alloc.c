@@ -19,21 +19,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GRAN      ((size_t)64)   /* cache line: every offset and size */
-#define GRAN_SH   6
-#define SL_BITS   5
-#define SL_COUNT  (1u << SL_BITS)
-#define FL_COUNT  64
-#define NIL       UINT32_MAX
+#define GRAN ((size_t)64) /* cache line: every offset and size */
+#define GRAN_SH 6
+#define SL_BITS 5
+#define SL_COUNT (1u << SL_BITS)
+#define FL_COUNT 64
+#define NIL UINT32_MAX
 /* Probes per size class before giving up on it in the fast path: enough to
  * reuse exact-size holes (the common "many equal buffers" pattern) while
  * keeping alloc O(1). */
-#define PROBES    8
+#define PROBES 8
 
 struct blk {
     size_t off, size;
-    uint32_t prev_phys, next_phys;   /* address order, all blocks */
-    uint32_t prev_free, next_free;   /* class list when free; next_free is the
+    uint32_t prev_phys, next_phys; /* address order, all blocks */
+    uint32_t prev_free, next_free; /* class list when free; next_free is the
                                         hash chain when allocated and the
                                         spare-node stack when unused */
     uint32_t is_free;
@@ -41,17 +41,20 @@ struct blk {
 
 struct shoal_heap {
     size_t base, total, used, nblocks;
-    struct blk *n;                   /* node pool */
+    struct blk *n;                    /* node pool */
     uint32_t cap, hwm, spare, nspare; /* hwm: nodes ever handed out */
-    uint32_t *bucket;                /* hash: allocated blocks by offset */
-    size_t nbucket;                  /* power of two */
+    uint32_t *bucket;                 /* hash: allocated blocks by offset */
+    size_t nbucket;                   /* power of two */
     unsigned hbits;
     uint64_t fl_map;
     uint32_t sl_map[FL_COUNT];
     uint32_t head[FL_COUNT][SL_COUNT];
 };
 
-static unsigned msb64(uint64_t x) { return 63u - (unsigned)__builtin_clzll(x); }
+static unsigned msb64(uint64_t x)
+{
+    return 63u - (unsigned)__builtin_clzll(x);
+}
 
 /* ---- size classes ---- */
 
@@ -147,7 +150,7 @@ static int reserve(struct shoal_heap *h, uint32_t k)
     if (want < (uint64_t)h->hwm + k)
         want = (uint64_t)h->hwm + k;
     if (want > (uint64_t)NIL)
-        want = NIL;                   /* NIL itself stays out of range */
+        want = NIL; /* NIL itself stays out of range */
     if (want < (uint64_t)h->hwm + k || want > SIZE_MAX / sizeof(struct blk))
         return -1;
     struct blk *n = realloc(h->n, (size_t)want * sizeof *n);
@@ -166,7 +169,7 @@ static uint32_t node_get(struct shoal_heap *h)
         h->spare = h->n[i].next_free;
         h->nspare--;
     } else {
-        i = h->hwm++;  /* reserve() guaranteed room */
+        i = h->hwm++; /* reserve() guaranteed room */
     }
     h->n[i] = (struct blk){0, 0, NIL, NIL, NIL, NIL, 0};
     return i;
@@ -224,7 +227,7 @@ static void hash_grow(struct shoal_heap *h)
     size_t nb = h->nbucket * 2;
     uint32_t *b = malloc(nb * sizeof *b);
     if (!b)
-        return;  /* chains just get longer; lookups stay correct */
+        return; /* chains just get longer; lookups stay correct */
     memset(b, 0xff, nb * sizeof *b);
     uint32_t *old = h->bucket;
     size_t oldn = h->nbucket;
@@ -308,8 +311,8 @@ static bool fits(const struct shoal_heap *h, uint32_t i, size_t size, size_t ali
 }
 
 /* Scans classes [lo, hi) in increasing order, `limit` blocks per class. */
-static uint32_t scan(const struct shoal_heap *h, unsigned lo, unsigned hi,
-                     size_t size, size_t align, size_t limit)
+static uint32_t scan(const struct shoal_heap *h, unsigned lo, unsigned hi, size_t size,
+                     size_t align, size_t limit)
 {
     for (unsigned c = next_class(h, lo); c < hi; c = next_class(h, c + 1)) {
         size_t k = 0;
@@ -329,8 +332,8 @@ static uint32_t find_fit(const struct shoal_heap *h, size_t size, size_t align)
     /* Worst-case padding for alignment: a block of size+align-64 bytes
      * always has an aligned start with `size` bytes after it. */
     size_t need = size + (align - GRAN);
-    hi = need >= size && (need >> GRAN_SH) < ((uint64_t)1 << 58)
-             ? class_all_fit(need) : FL_COUNT * SL_COUNT;
+    hi = need >= size && (need >> GRAN_SH) < ((uint64_t)1 << 58) ? class_all_fit(need)
+                                                                 : FL_COUNT * SL_COUNT;
     /* Fast path: a bounded look into the classes that may or may not fit
      * (exact-size holes live there), then the head of the first class that
      * surely fits, the classic TLSF good-fit step. */
@@ -517,7 +520,7 @@ int shoal_heap_check(const struct shoal_heap *h)
     for (uint32_t k = 0; k < h->hwm; k++)
         if (h->n[k].size && h->n[k].prev_phys == NIL) {
             if (first != NIL)
-                return 1;           /* two list heads */
+                return 1; /* two list heads */
             first = k;
         }
     uint32_t prev = NIL;
@@ -527,7 +530,7 @@ int shoal_heap_check(const struct shoal_heap *h)
             return 2;
         if (b->is_free) {
             if (prev != NIL && h->n[prev].is_free)
-                return 3;           /* missed coalescing */
+                return 3; /* missed coalescing */
             freeb += b->size, nfree++;
         } else {
             if (*hash_slot(h, b->off) != i)

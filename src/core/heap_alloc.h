@@ -38,11 +38,11 @@ size_t shoal_heap_block_size(const struct shoal_heap *h, size_t off);
 int shoal_heap_resize(struct shoal_heap *h, size_t off, size_t size);
 
 struct shoal_heap_stats {
-    size_t total;          /* bytes managed */
-    size_t used;           /* bytes in allocated blocks */
-    size_t free;           /* total - used */
-    size_t largest_free;   /* largest single free block */
-    size_t nblocks;        /* allocated blocks */
+    size_t total;        /* bytes managed */
+    size_t used;         /* bytes in allocated blocks */
+    size_t free;         /* total - used */
+    size_t largest_free; /* largest single free block */
+    size_t nblocks;      /* allocated blocks */
 };
 void shoal_heap_stats(const struct shoal_heap *h, struct shoal_heap_stats *st);
 

@@ -34,11 +34,11 @@ enum shoal_net_mode {
 /* The atomic operations (on 4- or 8-byte words; narrower ones are the
  * transport's business). */
 enum shoal_amo_op {
-    SHOAL_AMO_FETCH,   /* returns *dest */
-    SHOAL_AMO_SET,     /* *dest = value */
-    SHOAL_AMO_CSWAP,   /* if *dest == cond: *dest = value; returns old */
+    SHOAL_AMO_FETCH, /* returns *dest */
+    SHOAL_AMO_SET,   /* *dest = value */
+    SHOAL_AMO_CSWAP, /* if *dest == cond: *dest = value; returns old */
     SHOAL_AMO_SWAP,
-    SHOAL_AMO_FADD,    /* fetch-and-add; inc is add 1 */
+    SHOAL_AMO_FADD, /* fetch-and-add; inc is add 1 */
     SHOAL_AMO_ADD,
     SHOAL_AMO_FAND,
     SHOAL_AMO_AND,
@@ -57,9 +57,9 @@ struct shoal_net_init_args {
     size_t seg_len[2];       /* every PE's are at the same addresses */
     int (*mapped)(int pe);   /* is world PE `pe` reachable by load/store? */
     /* Hooks into core. */
-    void (*writes_arrived)(void);   /* remote writes were applied here: wake local waiters */
-    int (*waiters_asleep)(void);    /* are local waiters asleep (not progressing)? */
-    void (*fatal)(const char *fn, const char *msg) __attribute__((noreturn)); /* report, end the job */
+    void (*writes_arrived)(void); /* remote writes were applied here: wake local waiters */
+    int (*waiters_asleep)(void);  /* are local waiters asleep (not progressing)? */
+    void (*fatal)(const char *fn, const char *msg); /* report and end the job: never returns */
     void (*warn)(const char *fn, const char *msg);
 };
 
@@ -83,8 +83,8 @@ void shoal_net_set_thread_level(int level);
  * resources behind it) and for every shmem_ctx_create while active.
  * `private_ctx`, `serialized`: the context's SHMEM_CTX_* options.
  * Returns 0, or -1 when no resource is left (the create fails). */
-int shoal_net_ctx_open(struct shoal_net_ctx **net, int is_default, int private_ctx,
-                       int serialized, const char *fn);
+int shoal_net_ctx_open(struct shoal_net_ctx **net, int is_default, int private_ctx, int serialized,
+                       const char *fn);
 /* After the context's operations are complete (quiet): return its state
  * to the transport's pool. */
 void shoal_net_ctx_close(struct shoal_net_ctx *net);

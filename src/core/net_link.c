@@ -31,8 +31,7 @@ static void warn(const char *fn, const char *msg)
     shoal_warn(fn, "%s", msg);
 }
 
-int shoal_net_link(struct shoal_boot *b, const struct shoal_config *cfg, char *err,
-                   size_t errlen)
+int shoal_net_link(struct shoal_boot *b, const struct shoal_config *cfg, char *err, size_t errlen)
 {
     /* The transport keeps a pointer to its arguments (the hooks). */
     static struct shoal_net_init_args args;

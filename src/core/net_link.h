@@ -10,8 +10,7 @@ struct shoal_config;
 /* shoal_net_init with this PE's segments, thread level and hooks; sets
  * shoal_g.net_active and shoal_g.amo_via_net from the transport's
  * answer.  0, or -1 with a message. */
-int shoal_net_link(struct shoal_boot *b, const struct shoal_config *cfg, char *err,
-                   size_t errlen);
+int shoal_net_link(struct shoal_boot *b, const struct shoal_config *cfg, char *err, size_t errlen);
 /* The transport's worker counters (shmemx_net_worker_counts). */
 void shoal_net_counts(long *created, long *in_use, long *reused);
 #endif

@@ -75,7 +75,8 @@ void shoal_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t n, ui
     if (n) {
         char *r = shoal_addr(dest, n, wpe, fn, "dest");
         if (SHOAL_UNLIKELY(shoal_g.debug))
-            shoal_debug_check_overlap(shoal_user_view(r, dest, wpe), n, src, n, fn, "dest", "source");
+            shoal_debug_check_overlap(shoal_user_view(r, dest, wpe), n, src, n, fn, "dest",
+                                      "source");
         if (r)
             memcpy(r, src, n); /* the signal below rings */
         else

@@ -69,7 +69,6 @@ static inline char *shoal_addr(const void *addr, size_t len, int pe, const char 
     return shoal_addr_n(addr, len, pe, fn, arg, NULL);
 }
 
-
 /* The doorbell of world PE `pe` (mapped): what an on-node write rings. */
 static inline uint32_t *shoal_bell_of(int pe)
 {
@@ -91,8 +90,8 @@ static inline const void *shoal_user_view(const void *mapped, const void *user, 
  * "source" for a get).  With is_put and nbi constant at the call site it
  * compiles to the checks, the translation and one memcpy (on this node) or
  * one call into the network transport. */
-static inline void shoal_rma(shmem_ctx_t ctx, int is_put, int nbi, void *local,
-                             const void *remote, size_t n, int pe, const char *fn)
+static inline void shoal_rma(shmem_ctx_t ctx, int is_put, int nbi, void *local, const void *remote,
+                             size_t n, int pe, const char *fn)
 {
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
@@ -200,9 +199,9 @@ void shoal_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t n, ui
 
 /* The integer kinds a wait/test routine compares in. */
 enum shoal_wkind { SHOAL_W_I16, SHOAL_W_U16, SHOAL_W_I32, SHOAL_W_U32, SHOAL_W_I64, SHOAL_W_U64 };
-#define SHOAL_WKIND(is_signed, size)                                                   \
-    ((size) == 2 ? ((is_signed) ? SHOAL_W_I16 : SHOAL_W_U16)                           \
-     : (size) == 4 ? ((is_signed) ? SHOAL_W_I32 : SHOAL_W_U32)                         \
+#define SHOAL_WKIND(is_signed, size)                           \
+    ((size) == 2   ? ((is_signed) ? SHOAL_W_I16 : SHOAL_W_U16) \
+     : (size) == 4 ? ((is_signed) ? SHOAL_W_I32 : SHOAL_W_U32) \
                    : ((is_signed) ? SHOAL_W_I64 : SHOAL_W_U64))
 
 /* `values` points at one comparison value (vector == 0) or at nelems of them. */

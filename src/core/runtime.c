@@ -70,8 +70,7 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
 {
     if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE) {
         char m[128];
-        snprintf(m, sizeof m, "argument 'requested' = %d is not a SHMEM_THREAD_* level",
-                 requested);
+        snprintf(m, sizeof m, "argument 'requested' = %d is not a SHMEM_THREAD_* level", requested);
         return fail_init(fn, m);
     }
     if (shoal_g.init_count > 0) {
@@ -111,8 +110,7 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     shoal_g.thread_level = requested;
 
     if (shoal_segments_setup(&boot, cfg.symmetric_size, cfg.net_mode == SHOAL_NET_ALL,
-                             cfg.split_nodes, err,
-                             sizeof err) < 0) {
+                             cfg.split_nodes, err, sizeof err) < 0) {
         fprintf(stderr, "shoal: PE %d: %s: %s\n", boot.rank, fn, err);
         fflush(stderr);
         boot.abort(1, "symmetric memory setup failed");
@@ -131,8 +129,7 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     shoal_doorbell_init();
     shoal_wait_publish_placement();
     shoal_ctx_init_default();
-    if (shoal_g.net_active &&
-        shoal_net_ctx_open(&shoal_ctx_default.net, 1, 0, 0, fn) < 0)
+    if (shoal_g.net_active && shoal_net_ctx_open(&shoal_ctx_default.net, 1, 0, 0, fn) < 0)
         boot.abort(1, "network transport: no resources for the default context");
     if (shoal_g.net_active)
         shoal_boot_set_progress(boot_progress);
@@ -169,8 +166,7 @@ void shoal_runtime_finalize(const char *fn)
     }
     shoal_quiet(SHMEM_CTX_DEFAULT, fn);
     __atomic_store_n(&shoal_my_ctl()->leaving,
-                     finalizing_at_exit ? SHOAL_LEFT_EXIT : SHOAL_LEFT_FINALIZE,
-                     __ATOMIC_SEQ_CST);
+                     finalizing_at_exit ? SHOAL_LEFT_EXIT : SHOAL_LEFT_FINALIZE, __ATOMIC_SEQ_CST);
     shoal_g.boot->finalize();
     /* Every PE's operations are complete once all are past this barrier,
      * and no PE unmaps its memory while another may still use it. */
@@ -218,9 +214,9 @@ void shoal_print_info(FILE *f)
     shoal_wait_describe(f, "");
     fprintf(f, "AMOs: %s\n",
             shoal_g.init_count == 0 ? "(decided at init)"
-            : shoal_g.amo_via_net    ? "all through the network transport (coherent with remote "
-                                       "PEs' network atomics), this PE's own included"
-                                     : "CPU atomics on mapped memory");
+            : shoal_g.amo_via_net   ? "all through the network transport (coherent with remote "
+                                      "PEs' network atomics), this PE's own included"
+                                    : "CPU atomics on mapped memory");
     if (shoal_g.boot)
         fprintf(f, "Bootstrap: %s (job id %s)\n", shoal_g.boot->name, shoal_g.boot->jobid);
     else

@@ -34,11 +34,11 @@ struct pe_card {
 };
 
 static int heap_fd = -1;
-static int *slots;          /* world PE -> node slot or -1 */
-static int *route;          /* shoal_g.slot_of_pe: slots, but -1 for this PE under
+static int *slots;      /* world PE -> node slot or -1 */
+static int *route;      /* shoal_g.slot_of_pe: slots, but -1 for this PE under
                              * SHOAL_TRANSPORTS=ucx (its own segments are mapped, yet
                              * every operation, to itself too, goes through UCX) */
-static int *pe_of_slot;     /* node slot -> world PE */
+static int *pe_of_slot; /* node slot -> world PE */
 static int n_local;
 static struct pe_card *cards;
 
@@ -88,7 +88,9 @@ static int send_fds(int sock, int rank, int hfd, int dfd)
     } u;
     memset(&u, 0, sizeof u);
     struct iovec iov = {&rank, sizeof rank};
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+    struct msghdr m = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = u.buf,
                        .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfd)};
     struct cmsghdr *c = CMSG_FIRSTHDR(&m);
     c->cmsg_level = SOL_SOCKET;
@@ -109,8 +111,8 @@ static int recv_fds(int sock, int *rank, int *hfd, int *dfd)
         struct cmsghdr align;
     } u;
     struct iovec iov = {rank, sizeof *rank};
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-                       .msg_controllen = sizeof u.buf};
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
     ssize_t r;
     do
         r = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
@@ -133,8 +135,8 @@ static int recv_fds(int sock, int *rank, int *hfd, int *dfd)
 static void *reserve(size_t len, size_t align)
 {
     /* Over-reserve, then trim to an aligned range. */
-    char *p = mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
+    char *p =
+        mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
     char *a = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
@@ -186,7 +188,7 @@ static int exchange_fds(struct shoal_boot *b, const char *job, int dfd, int *pee
         do
             c = accept4(lsock, NULL, NULL, SOCK_CLOEXEC);
         while (c < 0 && errno == EINTR);
-        int rank, hfd, pdfd;
+        int rank = -1, hfd = -1, pdfd = -1; /* set by recv_fds */
         if (c < 0 || recv_fds(c, &rank, &hfd, &pdfd) < 0 || rank < 0 || rank >= b->size ||
             slots[rank] < 0) {
             if (c >= 0)
@@ -354,9 +356,15 @@ int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote,
     return 0;
 }
 
-int shoal_segments_pe_local(int pe) { return slots && slots[pe] >= 0; }
+int shoal_segments_pe_local(int pe)
+{
+    return slots && slots[pe] >= 0;
+}
 
-int shoal_segments_slot(int pe) { return slots ? slots[pe] : -1; }
+int shoal_segments_slot(int pe)
+{
+    return slots ? slots[pe] : -1;
+}
 
 void shoal_segments_teardown(void)
 {

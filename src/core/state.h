@@ -1,7 +1,8 @@
 /* core/ — PE state, configuration, errors, symmetric memory (heap and
- * static data), contexts, teams, the wait engine.  Everything above (api/,
- * coll/) reaches memory and transports only through core/ops.h.
- * May call: transport/ (through the ops tables), boot/ and libc. */
+ * static data), contexts, teams, synchronization, the wait engine.  Above
+ * it, api/ and coll/ reach memory and transports only through core/ops.h.
+ * May call: transport/shm (inline, on mapped memory), the network
+ * transport through the functions of core/net.h, boot/ and libc. */
 #ifndef SHOAL_CORE_STATE_H
 #define SHOAL_CORE_STATE_H
 
@@ -9,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SHOAL_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define SHOAL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SHOAL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SHOAL_CACHELINE 64
 
@@ -19,25 +20,25 @@ struct shoal_boot;
  * stay strided), so translating a team PE to a world PE is one multiply-add. */
 struct shoal_team {
     uint32_t magic;
-    int start;        /* world PE of team PE 0 */
-    int stride;       /* world-PE distance between consecutive team PEs (may be < 0) */
+    int start;  /* world PE of team PE 0 */
+    int stride; /* world-PE distance between consecutive team PEs (may be < 0) */
     int size;
-    int my_pe;        /* my number in the team, -1 if not a member */
-    int num_contexts; /* from shmem_team_config_t */
-    int slot;         /* its block in every member's ctl (struct shoal_team_block) */
-    long config_mask; /* as given at creation */
-    uint64_t coll_seq;  /* collectives this PE has entered on the team (hang reports) */
+    int my_pe;         /* my number in the team, -1 if not a member */
+    int num_contexts;  /* from shmem_team_config_t */
+    int slot;          /* its block in every member's ctl (struct shoal_team_block) */
+    long config_mask;  /* as given at creation */
+    uint64_t coll_seq; /* collectives this PE has entered on the team (hang reports) */
 };
 #define SHOAL_TEAM_LIVE 0x7ea11eafu
 
 struct shoal_net_ctx; /* transport (UCX) state of a context, NULL on-node */
 
 struct shoal_ctx {
-    uint32_t magic;               /* SHOAL_CTX_LIVE while usable */
-    uint32_t options;             /* SHMEM_CTX_* bits */
-    struct shoal_team *team;      /* PE numbers of this context are relative to it */
-    struct shoal_net_ctx *net;    /* network resources (a UCP worker later) */
-    struct shoal_ctx *next;       /* free list / registry link */
+    uint32_t magic;            /* SHOAL_CTX_LIVE while usable */
+    uint32_t options;          /* SHMEM_CTX_* bits */
+    struct shoal_team *team;   /* PE numbers of this context are relative to it */
+    struct shoal_net_ctx *net; /* network resources (a UCP worker later) */
+    struct shoal_ctx *next;    /* free list / registry link */
 };
 #define SHOAL_CTX_LIVE 0xc0117e87u
 
@@ -51,14 +52,14 @@ struct shoal_ctx {
 /* SHMEM_DEBUG: what a collective is, compared between neighbours before it
  * runs (coll/group.c) so that mismatched calls are reported, not hung on. */
 struct shoal_coll_sig {
-    char fn[40];       /* routine */
-    uint64_t seq;      /* collective number on the team */
-    uint64_t a, b;     /* sizes: element count, root, strides (0: unused) */
+    char fn[40];   /* routine */
+    uint64_t seq;  /* collective number on the team */
+    uint64_t a, b; /* sizes: element count, root, strides (0: unused) */
 };
 struct shoal_team_block {
     uint64_t sync[SHOAL_SYNC_WORDS];
     uint64_t scratch[SHOAL_SCRATCH_WORDS];
-    uint64_t dbg_sync[2];      /* SHMEM_DEBUG: "my signature is written" / "read yours" */
+    uint64_t dbg_sync[2]; /* SHMEM_DEBUG: "my signature is written" / "read yours" */
     struct shoal_coll_sig dbg_sig;
 };
 
@@ -93,17 +94,16 @@ _Static_assert(sizeof(struct shoal_ctl) <= SHOAL_CTL_SIZE, "ctl block too large"
 
 struct shoal_state {
     /* Hot: read by every RMA/AMO call. */
-    _Alignas(SHOAL_CACHELINE)
-    char *heap_me;            /* my heap segment (inside heap_region) */
-    size_t heap_size;         /* bytes of each PE's heap segment, ctl included */
-    char *heap_region;        /* slot s's heap at heap_region + s*heap_stride */
+    _Alignas(SHOAL_CACHELINE) char *heap_me; /* my heap segment (inside heap_region) */
+    size_t heap_size;                        /* bytes of each PE's heap segment, ctl included */
+    char *heap_region;                       /* slot s's heap at heap_region + s*heap_stride */
     size_t heap_stride;
-    char *data_me;            /* my static data (.data/.bss), at its link address */
+    char *data_me; /* my static data (.data/.bss), at its link address */
     size_t data_size;
-    char *data_region;        /* slot s's static data at data_region + s*data_stride */
+    char *data_region; /* slot s's static data at data_region + s*data_stride */
     size_t data_stride;
-    const int *slot_of_pe;    /* NULL when every PE is on this node (slot == pe) */
-    int debug;                /* SHMEM_DEBUG */
+    const int *slot_of_pe; /* NULL when every PE is on this node (slot == pe) */
+    int debug;             /* SHMEM_DEBUG */
     /* Every AMO goes through the network transport, mapped peers and self
      * included: set when some peer is reached by UCX atomics, which need
      * not be coherent with CPU atomics on the same word (core/net.h). */
@@ -111,15 +111,15 @@ struct shoal_state {
 
     /* Cold. */
     int my_pe, n_pes;
-    int n_local;              /* PEs on this node */
+    int n_local; /* PEs on this node */
     int thread_level;
-    int init_count;           /* nested init/finalize pairs */
-    int finalized;            /* the last finalize has run */
+    int init_count; /* nested init/finalize pairs */
+    int finalized;  /* the last finalize has run */
     struct shoal_boot *boot;
-    size_t user_heap_size;    /* SHMEM_SYMMETRIC_SIZE */
-    int data_shared;          /* static data is remotely accessible */
-    int net_active;           /* a network transport serves some peer */
-    const char *data_note;    /* why not, when it is not */
+    size_t user_heap_size; /* SHMEM_SYMMETRIC_SIZE */
+    int data_shared;       /* static data is remotely accessible */
+    int net_active;        /* a network transport serves some peer */
+    const char *data_note; /* why not, when it is not */
 };
 extern struct shoal_state shoal_g;
 

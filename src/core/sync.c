@@ -35,8 +35,7 @@ void shoal_group_wait(const struct shoal_group *g, int w, const char *fn)
     shoal_wait_until(SHOAL_W_U64, &g->sync[w], SHMEM_CMP_GE, &one, fn);
     /* Consume with an AMO on this PE, not a CPU atomic: peers' signals may
      * be network atomics (shoal_g.amo_via_net). */
-    shoal_amo(SHMEM_CTX_DEFAULT, SHOAL_AMO_ADD, &g->sync[w], 8, (uint64_t)-1, 0,
-              shoal_g.my_pe, fn);
+    shoal_amo(SHMEM_CTX_DEFAULT, SHOAL_AMO_ADD, &g->sync[w], 8, (uint64_t)-1, 0, shoal_g.my_pe, fn);
 }
 
 void shoal_group_wait_from(const struct shoal_group *g, int w, int from, const char *what,
@@ -126,8 +125,10 @@ void shoal_group_debug_check_slow(const struct shoal_group *g, const char *fn, u
                     (unsigned long long)theirs.b);
     }
     signal_word(&blk->dbg_sync[1], shoal_group_pe(g, prev), fn);
-    wait_word(&blk->dbg_sync[1], g, next, "its acknowledgement of this PE's collective "
-                                          "signature (SHMEM_DEBUG)", fn);
+    wait_word(&blk->dbg_sync[1], g, next,
+              "its acknowledgement of this PE's collective "
+              "signature (SHMEM_DEBUG)",
+              fn);
 }
 
 void shoal_sync_all_internal(const char *fn)

@@ -51,8 +51,8 @@ void shoal_group_wait_from(const struct shoal_group *g, int w, int from, const c
  * with both sides.  Teams only (an active set's pSync has no room). */
 void shoal_group_debug_check_slow(const struct shoal_group *g, const char *fn, uint64_t a,
                                   uint64_t b);
-static inline void shoal_group_debug_check(const struct shoal_group *g, const char *fn,
-                                           uint64_t a, uint64_t b)
+static inline void shoal_group_debug_check(const struct shoal_group *g, const char *fn, uint64_t a,
+                                           uint64_t b)
 {
     if (SHOAL_UNLIKELY(shoal_g.debug))
         shoal_group_debug_check_slow(g, fn, a, b);

@@ -57,13 +57,12 @@ void shoal_teams_init(void)
     for (int k = 0, pe = first; k < count && stride > 0; k++, pe += stride)
         if (pe != me && shoal_slot(pe) < 0)
             stride = 0;
-    if (count > 1 && (stride <= 0 || first + (count - 1) * stride != last)) {
+    if (stride <= 0 || (count > 1 && first + (count - 1) * stride != last)) {
         first = me;
         count = 1;
         stride = 1;
     }
-    setup(&shoal_team_shared, first, stride, count, (me - first) / stride,
-          SHOAL_TEAM_SLOT_SHARED);
+    setup(&shoal_team_shared, first, stride, count, (me - first) / stride, SHOAL_TEAM_SLOT_SHARED);
 }
 
 void shoal_teams_fini(void)
@@ -134,8 +133,7 @@ static void mark(int slot, int in_use)
 /* A split that gives SHMEM_TEAM_INVALID: the spec makes that a return
  * value, not an error, so the reason is only printed under SHMEM_DEBUG
  * (one line per PE: each says what it was given).  Returns 1. */
-__attribute__((format(printf, 2, 3))) static int split_fails(const char *fn, const char *fmt,
-                                                              ...)
+__attribute__((format(printf, 2, 3))) static int split_fails(const char *fn, const char *fmt, ...)
 {
     if (!shoal_g.debug)
         return 1;
@@ -155,8 +153,10 @@ static int parent_ok(struct shoal_team *parent, const char *fn)
     if (parent == SHMEM_TEAM_INVALID)
         return !split_fails(fn, "argument 'parent_team' is SHMEM_TEAM_INVALID");
     if (parent->magic != SHOAL_TEAM_LIVE)
-        shoal_fatal(fn, "argument 'parent_team' (%p) is not a live team (destroyed or never "
-                        "created)", (void *)parent);
+        shoal_fatal(fn,
+                    "argument 'parent_team' (%p) is not a live team (destroyed or never "
+                    "created)",
+                    (void *)parent);
     if (parent->my_pe < 0)
         shoal_fatal(fn, "this PE is not a member of 'parent_team' but called the split");
     return 1;
@@ -164,9 +164,8 @@ static int parent_ok(struct shoal_team *parent, const char *fn)
 
 /* A member's team: `idx` is its index in the new team, parent PEs
  * pstart + i*pstride for i < size. */
-static struct shoal_team *make_team(struct shoal_team *parent, int pstart, int pstride,
-                                    int size, int idx, int slot,
-                                    const shmem_team_config_t *config, long mask)
+static struct shoal_team *make_team(struct shoal_team *parent, int pstart, int pstride, int size,
+                                    int idx, int slot, const shmem_team_config_t *config, long mask)
 {
     struct shoal_team *t = team_new();
     int wstart = shoal_team_world_pe(parent, pstart);
@@ -210,8 +209,10 @@ int shoal_team_split_strided(struct shoal_team *parent, int start, int stride, i
     free_slots(parent, freemask, fn);
     int slot = take_slot(freemask);
     if (slot < 0) /* no slot free on every member: all of them fail */
-        return split_fails(fn, "no team slot is free on every member of the parent team "
-                               "(at most %d teams at once)", SHOAL_TEAM_SLOTS);
+        return split_fails(fn,
+                           "no team slot is free on every member of the parent team "
+                           "(at most %d teams at once)",
+                           SHOAL_TEAM_SLOTS);
     long rel = (long)parent->my_pe - start;
     int idx = -1;
     if (size == 1)
@@ -223,10 +224,9 @@ int shoal_team_split_strided(struct shoal_team *parent, int start, int stride, i
     return 0;
 }
 
-int shoal_team_split_2d(struct shoal_team *parent, int xrange,
-                        const shmem_team_config_t *xconfig, long xmask, shmem_team_t *xteam,
-                        const shmem_team_config_t *yconfig, long ymask, shmem_team_t *yteam,
-                        const char *fn)
+int shoal_team_split_2d(struct shoal_team *parent, int xrange, const shmem_team_config_t *xconfig,
+                        long xmask, shmem_team_t *xteam, const shmem_team_config_t *yconfig,
+                        long ymask, shmem_team_t *yteam, const char *fn)
 {
     if (!xteam || !yteam)
         shoal_fatal(fn, "argument '%s' is a null pointer", !xteam ? "xaxis_team" : "yaxis_team");
@@ -247,8 +247,10 @@ int shoal_team_split_2d(struct shoal_team *parent, int xrange,
     free_slots(parent, freemask, fn);
     int xslot = take_slot(freemask), yslot = take_slot(freemask);
     if (xslot < 0 || yslot < 0)
-        return split_fails(fn, "no two team slots are free on every member of the parent team "
-                               "(at most %d teams at once)", SHOAL_TEAM_SLOTS);
+        return split_fails(fn,
+                           "no two team slots are free on every member of the parent team "
+                           "(at most %d teams at once)",
+                           SHOAL_TEAM_SLOTS);
     const int me = parent->my_pe, x = me % xrange, y = me / xrange;
     int xsize = n - y * xrange < xrange ? n - y * xrange : xrange;
     int ysize = (n - x + xrange - 1) / xrange;
@@ -264,11 +266,12 @@ void shoal_team_destroy(struct shoal_team *team, const char *fn)
     if (team == SHMEM_TEAM_INVALID)
         return;
     if (team == &shoal_team_world || team == &shoal_team_shared)
-        shoal_fatal(fn, "argument 'team' is a predefined team (SHMEM_TEAM_%s), which cannot be "
-                        "destroyed", team == &shoal_team_world ? "WORLD" : "SHARED");
+        shoal_fatal(fn,
+                    "argument 'team' is a predefined team (SHMEM_TEAM_%s), which cannot be "
+                    "destroyed",
+                    team == &shoal_team_world ? "WORLD" : "SHARED");
     if (team->magic != SHOAL_TEAM_LIVE)
-        shoal_fatal(fn, "argument 'team' (%p) is not a live team (destroyed twice?)",
-                    (void *)team);
+        shoal_fatal(fn, "argument 'team' (%p) is not a live team (destroyed twice?)", (void *)team);
     /* Collective: the slot is reused only after every member is done
      * with it; its words are back at 0 once this sync returns. */
     struct shoal_group g;

@@ -18,10 +18,9 @@ void shoal_teams_fini(void);
 int shoal_team_split_strided(struct shoal_team *parent, int start, int stride, int size,
                              const shmem_team_config_t *config, long config_mask,
                              shmem_team_t *new_team, const char *fn);
-int shoal_team_split_2d(struct shoal_team *parent, int xrange,
-                        const shmem_team_config_t *xconfig, long xmask, shmem_team_t *xteam,
-                        const shmem_team_config_t *yconfig, long ymask, shmem_team_t *yteam,
-                        const char *fn);
+int shoal_team_split_2d(struct shoal_team *parent, int xrange, const shmem_team_config_t *xconfig,
+                        long xmask, shmem_team_t *xteam, const shmem_team_config_t *yconfig,
+                        long ymask, shmem_team_t *yteam, const char *fn);
 void shoal_team_destroy(struct shoal_team *team, const char *fn);
 
 /* World PE of team PE `pe`. */

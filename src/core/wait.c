@@ -34,7 +34,6 @@ static inline void cpu_relax(void)
 #endif
 }
 
-
 void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, const void *addr)
 {
     w->owner_slot = owner_slot;
@@ -58,15 +57,13 @@ void shoal_waiter_done(struct shoal_waiter *w)
 #define PEER_CHECK_MAPPED_NS 5000000ull /* a load */
 #define PEER_CHECK_NET_NS 200000000ull  /* a network round trip */
 
-static void check_peer_left(struct shoal_waiter *w, uint64_t now, int (*ready)(void *),
-                            void *arg)
+static void check_peer_left(struct shoal_waiter *w, uint64_t now, int (*ready)(void *), void *arg)
 {
     const struct shoal_wait_record *r = shoal_wait_record_mine();
     int pe = __atomic_load_n(&r->peer, __ATOMIC_RELAXED);
     if (pe < 0 || now < w->next_peer_check)
         return;
-    w->next_peer_check =
-        now + (shoal_slot(pe) >= 0 ? PEER_CHECK_MAPPED_NS : PEER_CHECK_NET_NS);
+    w->next_peer_check = now + (shoal_slot(pe) >= 0 ? PEER_CHECK_MAPPED_NS : PEER_CHECK_NET_NS);
     int how = shoal_peer_leaving(pe, w->fn);
     if (how == SHOAL_IN_JOB || (ready && ready(arg)))
         return;
@@ -145,14 +142,14 @@ static void check_cmp(int cmp, const char *fn)
                     cmp);
 }
 
-#define CMP_BODY(a, b)                       \
-    switch (cmp) {                           \
-    case SHMEM_CMP_EQ: return (a) == (b);    \
-    case SHMEM_CMP_NE: return (a) != (b);    \
-    case SHMEM_CMP_GT: return (a) > (b);     \
-    case SHMEM_CMP_GE: return (a) >= (b);    \
-    case SHMEM_CMP_LT: return (a) < (b);     \
-    default: return (a) <= (b);              \
+#define CMP_BODY(a, b)                    \
+    switch (cmp) {                        \
+    case SHMEM_CMP_EQ: return (a) == (b); \
+    case SHMEM_CMP_NE: return (a) != (b); \
+    case SHMEM_CMP_GT: return (a) > (b);  \
+    case SHMEM_CMP_GE: return (a) >= (b); \
+    case SHMEM_CMP_LT: return (a) < (b);  \
+    default: return (a) <= (b);           \
     }
 
 /* Does element i of ivars satisfy "ivars[i] cmp values[i or 0]"? */
@@ -161,12 +158,36 @@ static inline int elem_ok(int kind, const void *ivars, size_t i, int cmp, const 
 {
     size_t j = vector ? i : 0;
     switch (kind) {
-    case SHOAL_W_I16: { int16_t a = __atomic_load_n((const int16_t *)ivars + i, __ATOMIC_ACQUIRE), b = ((const int16_t *)values)[j]; CMP_BODY(a, b) }
-    case SHOAL_W_U16: { uint16_t a = __atomic_load_n((const uint16_t *)ivars + i, __ATOMIC_ACQUIRE), b = ((const uint16_t *)values)[j]; CMP_BODY(a, b) }
-    case SHOAL_W_I32: { int32_t a = __atomic_load_n((const int32_t *)ivars + i, __ATOMIC_ACQUIRE), b = ((const int32_t *)values)[j]; CMP_BODY(a, b) }
-    case SHOAL_W_U32: { uint32_t a = __atomic_load_n((const uint32_t *)ivars + i, __ATOMIC_ACQUIRE), b = ((const uint32_t *)values)[j]; CMP_BODY(a, b) }
-    case SHOAL_W_I64: { int64_t a = __atomic_load_n((const int64_t *)ivars + i, __ATOMIC_ACQUIRE), b = ((const int64_t *)values)[j]; CMP_BODY(a, b) }
-    default: { uint64_t a = __atomic_load_n((const uint64_t *)ivars + i, __ATOMIC_ACQUIRE), b = ((const uint64_t *)values)[j]; CMP_BODY(a, b) }
+    case SHOAL_W_I16: {
+        int16_t a = __atomic_load_n((const int16_t *)ivars + i, __ATOMIC_ACQUIRE),
+                b = ((const int16_t *)values)[j];
+        CMP_BODY(a, b)
+    }
+    case SHOAL_W_U16: {
+        uint16_t a = __atomic_load_n((const uint16_t *)ivars + i, __ATOMIC_ACQUIRE),
+                 b = ((const uint16_t *)values)[j];
+        CMP_BODY(a, b)
+    }
+    case SHOAL_W_I32: {
+        int32_t a = __atomic_load_n((const int32_t *)ivars + i, __ATOMIC_ACQUIRE),
+                b = ((const int32_t *)values)[j];
+        CMP_BODY(a, b)
+    }
+    case SHOAL_W_U32: {
+        uint32_t a = __atomic_load_n((const uint32_t *)ivars + i, __ATOMIC_ACQUIRE),
+                 b = ((const uint32_t *)values)[j];
+        CMP_BODY(a, b)
+    }
+    case SHOAL_W_I64: {
+        int64_t a = __atomic_load_n((const int64_t *)ivars + i, __ATOMIC_ACQUIRE),
+                b = ((const int64_t *)values)[j];
+        CMP_BODY(a, b)
+    }
+    default: {
+        uint64_t a = __atomic_load_n((const uint64_t *)ivars + i, __ATOMIC_ACQUIRE),
+                 b = ((const uint64_t *)values)[j];
+        CMP_BODY(a, b)
+    }
     }
 }
 
@@ -256,10 +277,10 @@ static size_t collect_ok(const struct set_q *q, size_t *indices)
     return n;
 }
 
-#define SETQ(mode_)                                                                           \
-    check_init(fn);                                                                           \
-    check_cmp(cmp, fn);                                                                       \
-    debug_check_ivars(kind, ivars, nelems, fn);                                               \
+#define SETQ(mode_)                             \
+    check_init(fn);                             \
+    check_cmp(cmp, fn);                         \
+    debug_check_ivars(kind, ivars, nelems, fn); \
     struct set_q q = {kind, cmp, vector, ivars, values, nelems, status, mode_}
 
 void shoal_wait_until(int kind, void *ivar, int cmp, const void *value, const char *fn)

@@ -7,13 +7,13 @@
 struct shoal_wait_phase;
 
 struct shoal_waiter {
-    int owner_slot;     /* node slot of the PE whose memory is watched */
+    int owner_slot; /* node slot of the PE whose memory is watched */
     unsigned iter;
     uint64_t t0;
     long sleep_ns;
-    uint64_t next_peer_check; /* when to look whether the awaited peer left */
+    uint64_t next_peer_check;             /* when to look whether the awaited peer left */
     const struct shoal_wait_phase *phase; /* spin/yield lengths (wait_policy.h) */
-    const char *fn;     /* for the wait record and errors */
+    const char *fn;                       /* for the wait record and errors */
     const void *addr;
 };
 

@@ -156,9 +156,8 @@ const struct shoal_wait_phase *shoal_wait_phase_now(uint64_t now_ns)
     static uint64_t next_sample;
     uint64_t due = __atomic_load_n(&next_sample, __ATOMIC_RELAXED);
     /* One waiter of the PE looks; the others use the last decision. */
-    if (now_ns >= due && __atomic_compare_exchange_n(&next_sample, &due,
-                                                     now_ns + SAMPLE_EVERY_NS, 0,
-                                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    if (now_ns >= due && __atomic_compare_exchange_n(&next_sample, &due, now_ns + SAMPLE_EVERY_NS,
+                                                     0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         decide();
     return __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED) ? &p->over : &p->fit;
 }
@@ -199,14 +198,13 @@ void shoal_wait_describe(FILE *f, const char *prefix)
     const struct shoal_wait_phase *ph = over ? &p->over : &p->fit;
     const char *why = p->forced == 1   ? "SHOAL_WAIT_POLICY=spin"
                       : p->forced == 2 ? "SHOAL_WAIT_POLICY=sleep"
-                      : over ? "now oversubscribed: more PEs or running threads than CPUs"
-                             : "now the PEs and their running threads fit the CPUs";
+                      : over           ? "now oversubscribed: more PEs or running threads than CPUs"
+                                       : "now the PEs and their running threads fit the CPUs";
     if (p->never_sleep)
         fprintf(f, "%sWaiting: spin with pause, never sleep (%s)\n", prefix, why);
     else
         fprintf(f, "%sWaiting: spin %llu us,%s then sleep on the doorbell (%s)\n", prefix,
-                (unsigned long long)(ph->spin_ns / 1000), ph->yield_ns ? " yield 50 us," : "",
-                why);
+                (unsigned long long)(ph->spin_ns / 1000), ph->yield_ns ? " yield 50 us," : "", why);
     fprintf(f,
             "%sPlacement: %d PEs on this node, %d CPUs in the union of their affinity masks, "
             "%d in this PE's; at the last look (every 50 ms while waiting) the PEs ran %d "

@@ -25,9 +25,9 @@
 struct shoal_config;
 
 struct shoal_wait_phase {
-    uint64_t spin_ns;   /* pause-spin this long before yielding or sleeping */
-    uint64_t yield_ns;  /* then sched_yield this long */
-    int check_every;    /* look at the clock every so many turns (power of 2) */
+    uint64_t spin_ns;  /* pause-spin this long before yielding or sleeping */
+    uint64_t yield_ns; /* then sched_yield this long */
+    int check_every;   /* look at the clock every so many turns (power of 2) */
 };
 struct shoal_wait_policy {
     struct shoal_wait_phase fit, over;

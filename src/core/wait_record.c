@@ -148,8 +148,8 @@ static int report_one(int fd, const struct shoal_wait_record *r, uint64_t now)
     int slot = LOAD(r->team_slot), pe = LOAD(r->peer);
     const char *what = LOAD(r->what);
     if (slot != -1)
-        snprintf(coll, sizeof coll, " (collective #%llu on %s)",
-                 (unsigned long long)LOAD(r->seq), team_name(slot, team, sizeof team));
+        snprintf(coll, sizeof coll, " (collective #%llu on %s)", (unsigned long long)LOAD(r->seq),
+                 team_name(slot, team, sizeof team));
     if (pe >= 0)
         snprintf(peer, sizeof peer, ", waiting for PE %d%s%s", pe, what ? ": " : "",
                  what ? what : "");
@@ -157,8 +157,7 @@ static int report_one(int fd, const struct shoal_wait_record *r, uint64_t now)
         snprintf(peer, sizeof peer, ", waiting for %s", what);
     int n = snprintf(line, sizeof line,
                      "shoal: PE %d (pid %ld): thread %d blocked for %.2f s in %s%s%s (word %p)\n",
-                     shoal_g.my_pe, (long)getpid(), r->thread, secs, fn, coll, peer,
-                     LOAD(r->addr));
+                     shoal_g.my_pe, (long)getpid(), r->thread, secs, fn, coll, peer, LOAD(r->addr));
     write_line(fd, line, n < (int)sizeof line ? (size_t)n : sizeof line - 1);
     return 1;
 }

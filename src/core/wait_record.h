@@ -18,15 +18,15 @@
 #include <stdint.h>
 
 struct shoal_wait_record {
-    const char *fn;      /* routine the program called; NULL when not blocked */
-    const char *what;    /* what is awaited ("signal of round 2"), or NULL */
-    const void *addr;    /* the word watched */
-    int peer;            /* world PE expected to write it, or -1 */
-    int team_slot;       /* a collective's team (its ctl slot), or -1 */
-    uint64_t seq;        /* a collective's number on that team, from 1 */
-    uint64_t since_ns;   /* CLOCK_MONOTONIC when the wait began to block */
-    int thread;          /* index of this record: thread 0 registered first */
-    int used;            /* claimed by a live thread */
+    const char *fn;    /* routine the program called; NULL when not blocked */
+    const char *what;  /* what is awaited ("signal of round 2"), or NULL */
+    const void *addr;  /* the word watched */
+    int peer;          /* world PE expected to write it, or -1 */
+    int team_slot;     /* a collective's team (its ctl slot), or -1 */
+    uint64_t seq;      /* a collective's number on that team, from 1 */
+    uint64_t since_ns; /* CLOCK_MONOTONIC when the wait began to block */
+    int thread;        /* index of this record: thread 0 registered first */
+    int used;          /* claimed by a live thread */
 };
 
 /* The calling thread's record (claimed on first use; a thread beyond the

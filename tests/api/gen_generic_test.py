@@ -78,6 +78,11 @@ def typed_block(lang, g, tn, rn):
                                   g['name']))
     text = '    {\n' + ''.join('        %s\n' % l for l in lines) + \
         ''.join('        %s\n' % b for b in body) + '    }\n'
+    if lang != 'c':
+        # C++ spells the complex types through shmem.h's typedefs, as its
+        # prototypes do (-pedantic C++ has no _Complex).
+        text = text.replace('double _Complex', 'shoal_complexd_t').replace(
+            'float _Complex', 'shoal_complexf_t')
     if r.uses_complex:
         text = '#if SHOAL_HAVE_COMPLEX\n' + text + '#endif\n'
     return text

@@ -11,9 +11,9 @@
  * set (SHMEM_DEBUG warns once per routine: tests/coll/CMakeLists.txt). */
 #include "coll_test.h"
 
-#define NE 3                          /* elements per PE */
+#define NE 3                           /* elements per PE */
 #define AREA (CT_MAXPE * CT_MAXPE * 8) /* bytes: the largest dest (collect) */
-#define SENTINEL 0x5A                 /* dest bytes nobody may write */
+#define SENTINEL 0x5A                  /* dest bytes nobody may write */
 
 static long pSync[SHMEM_SYNC_SIZE];
 static long pSyncBar[SHMEM_BARRIER_SYNC_SIZE];
@@ -36,10 +36,16 @@ static aset_t make_set(int start, int size)
     return a;
 }
 
-static int member_pe(const aset_t *a, int k) { return a->start + (k << a->logstride); }
+static int member_pe(const aset_t *a, int k)
+{
+    return a->start + (k << a->logstride);
+}
 
 /* Element i of what world PE pe contributes; never 0, fits in 32 bits. */
-static int64_t val(int pe, size_t i) { return (int64_t)pe * 1000 + (int64_t)i + 1; }
+static int64_t val(int pe, size_t i)
+{
+    return (int64_t)pe * 1000 + (int64_t)i + 1;
+}
 
 static void put_elem(void *buf, size_t i, size_t esize, int64_t v)
 {
@@ -55,21 +61,38 @@ static int64_t get_elem(const void *buf, size_t i, size_t esize)
 }
 
 enum {
-    C_BARRIER, C_SYNC, C_BCAST32, C_BCAST64, C_COLLECT32, C_COLLECT64, C_FCOLLECT32,
-    C_FCOLLECT64, C_ALLTOALL32, C_ALLTOALL64, C_ALLTOALLS32, C_ALLTOALLS64, C_INT_SUM,
-    C_DOUBLE_MAX, NCASES
+    C_BARRIER,
+    C_SYNC,
+    C_BCAST32,
+    C_BCAST64,
+    C_COLLECT32,
+    C_COLLECT64,
+    C_FCOLLECT32,
+    C_FCOLLECT64,
+    C_ALLTOALL32,
+    C_ALLTOALL64,
+    C_ALLTOALLS32,
+    C_ALLTOALLS64,
+    C_INT_SUM,
+    C_DOUBLE_MAX,
+    NCASES
 };
-static const char *const case_names[NCASES] = {
-    "shmem_barrier", "shmem_sync", "shmem_broadcast32", "shmem_broadcast64",
-    "shmem_collect32", "shmem_collect64", "shmem_fcollect32", "shmem_fcollect64",
-    "shmem_alltoall32", "shmem_alltoall64", "shmem_alltoalls32", "shmem_alltoalls64",
-    "shmem_int_sum_to_all", "shmem_double_max_to_all"};
+static const char *const case_names[NCASES] = {"shmem_barrier",        "shmem_sync",
+                                               "shmem_broadcast32",    "shmem_broadcast64",
+                                               "shmem_collect32",      "shmem_collect64",
+                                               "shmem_fcollect32",     "shmem_fcollect64",
+                                               "shmem_alltoall32",     "shmem_alltoall64",
+                                               "shmem_alltoalls32",    "shmem_alltoalls64",
+                                               "shmem_int_sum_to_all", "shmem_double_max_to_all"};
 
 static size_t esize_of(int c)
 {
     switch (c) {
-    case C_BCAST32: case C_COLLECT32: case C_FCOLLECT32: case C_ALLTOALL32: case C_ALLTOALLS32:
-        return 4;
+    case C_BCAST32:
+    case C_COLLECT32:
+    case C_FCOLLECT32:
+    case C_ALLTOALL32:
+    case C_ALLTOALLS32: return 4;
     case C_INT_SUM: return sizeof(int);
     default: return 8;
     }
@@ -119,9 +142,7 @@ static void call(int c, const aset_t *a)
     case C_ALLTOALL64: shmem_alltoall64(d, src, NE, s, l, n, pSync); break;
     case C_ALLTOALLS32: shmem_alltoalls32(d, src, 2, 1, NE, s, l, n, pSync); break;
     case C_ALLTOALLS64: shmem_alltoalls64(d, src, 2, 1, NE, s, l, n, pSync); break;
-    case C_INT_SUM:
-        shmem_int_sum_to_all(d, src, NE, s, l, n, (int *)(void *)pWrk, pSync);
-        break;
+    case C_INT_SUM: shmem_int_sum_to_all(d, src, NE, s, l, n, (int *)(void *)pWrk, pSync); break;
     default: shmem_double_max_to_all(d, src, NE, s, l, n, pWrk, pSync); break;
     }
 }
@@ -131,10 +152,16 @@ static size_t dest_count(int c, const aset_t *a)
 {
     size_t n = (size_t)a->size;
     switch (c) {
-    case C_COLLECT32: case C_COLLECT64: return n * (n + 1) / 2;
-    case C_FCOLLECT32: case C_FCOLLECT64: case C_ALLTOALL32: case C_ALLTOALL64: return n * NE;
-    case C_ALLTOALLS32: case C_ALLTOALLS64: return n * NE * 2;
-    case C_BARRIER: case C_SYNC: return 0;
+    case C_COLLECT32:
+    case C_COLLECT64: return n * (n + 1) / 2;
+    case C_FCOLLECT32:
+    case C_FCOLLECT64:
+    case C_ALLTOALL32:
+    case C_ALLTOALL64: return n * NE;
+    case C_ALLTOALLS32:
+    case C_ALLTOALLS64: return n * NE * 2;
+    case C_BARRIER:
+    case C_SYNC: return 0;
     default: return NE;
     }
 }
@@ -145,18 +172,22 @@ static int64_t expected(int c, const aset_t *a, size_t i)
 {
     int n = a->size, j = a->idx;
     switch (c) {
-    case C_BCAST32: case C_BCAST64: return j == n - 1 ? -1 : val(member_pe(a, n - 1), i);
-    case C_COLLECT32: case C_COLLECT64: {
+    case C_BCAST32:
+    case C_BCAST64: return j == n - 1 ? -1 : val(member_pe(a, n - 1), i);
+    case C_COLLECT32:
+    case C_COLLECT64: {
         size_t at = 0; /* member k's k+1 elements start at k(k+1)/2 */
         int k = 0;
         while (i >= at + (size_t)k + 1)
             at += (size_t)++k;
         return val(member_pe(a, k), i - at);
     }
-    case C_FCOLLECT32: case C_FCOLLECT64: return val(member_pe(a, (int)(i / NE)), i % NE);
-    case C_ALLTOALL32: case C_ALLTOALL64:
-        return val(member_pe(a, (int)(i / NE)), (size_t)j * NE + i % NE);
-    case C_ALLTOALLS32: case C_ALLTOALLS64:
+    case C_FCOLLECT32:
+    case C_FCOLLECT64: return val(member_pe(a, (int)(i / NE)), i % NE);
+    case C_ALLTOALL32:
+    case C_ALLTOALL64: return val(member_pe(a, (int)(i / NE)), (size_t)j * NE + i % NE);
+    case C_ALLTOALLS32:
+    case C_ALLTOALLS64:
         if (i % 2)
             return -1;
         return val(member_pe(a, (int)(i / 2 / NE)), (size_t)j * NE + i / 2 % NE);
@@ -174,8 +205,10 @@ static void check_member(int c, const aset_t *a)
 {
     if (c == C_BARRIER) {
         int from = member_pe(a, (a->idx + a->size - 1) % a->size);
-        CHECK_MSG(g_flag == val(from, 0), "shmem_barrier: the put of PE %d is not complete "
-                  "(flag %lld)", from, (long long)g_flag);
+        CHECK_MSG(g_flag == val(from, 0),
+                  "shmem_barrier: the put of PE %d is not complete "
+                  "(flag %lld)",
+                  from, (long long)g_flag);
         return;
     }
     size_t es = esize_of(c);
@@ -210,16 +243,16 @@ static void check_after(int c, const aset_t *a)
     if (a->idx >= 0)
         return;
     size_t bad = st_verify_byte(g_dest, sizeof g_dest, SENTINEL);
-    CHECK_MSG(bad == SIZE_MAX, "%s: PE %d is outside the active set (%d, %d, %d) but byte %zu "
-              "of its dest was written", case_names[c], me, a->start, a->logstride, a->size,
-              bad);
+    CHECK_MSG(bad == SIZE_MAX,
+              "%s: PE %d is outside the active set (%d, %d, %d) but byte %zu "
+              "of its dest was written",
+              case_names[c], me, a->start, a->logstride, a->size, bad);
     CHECK_MSG(g_flag == -1, "%s: PE %d is outside the set but was put to", case_names[c], me);
 }
 
 static void run_case(int c, const aset_t *a, int rep)
 {
-    PHASE("%s on (%d, %d, %d), repetition %d", case_names[c], a->start, a->logstride, a->size,
-          rep);
+    PHASE("%s on (%d, %d, %d), repetition %d", case_names[c], a->start, a->logstride, a->size, rep);
     memset(g_dest, SENTINEL, sizeof g_dest);
     g_flag = -1;
     fill_source(c, a);

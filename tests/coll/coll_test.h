@@ -21,9 +21,9 @@ static char ct_ph[256];
 #define PHASE(...) (snprintf(ct_ph, sizeof ct_ph, __VA_ARGS__), ST_PHASE(ct_ph))
 
 typedef struct {
-    int n;                /* members */
-    int world[CT_MAXPE];  /* world PE number of team PE k */
-    int me;               /* the calling PE's team PE number, or -1 */
+    int n;               /* members */
+    int world[CT_MAXPE]; /* world PE number of team PE k */
+    int me;              /* the calling PE's team PE number, or -1 */
 } ct_team_t;
 
 static ST_UNUSED void ct_world_model(ct_team_t *m)
@@ -47,8 +47,7 @@ static ST_UNUSED void ct_model_of(shmem_team_t team, ct_team_t *m, const char *w
     for (int k = 0; k < m->n; k++) {
         int w = shmem_team_translate_pe(team, k, SHMEM_TEAM_WORLD);
         CHECK_MSG(w >= 0 && w < npes && !seen[w],
-                  "%s: translate_pe(team, %d, WORLD) = %d (out of range or repeated)", what, k,
-                  w);
+                  "%s: translate_pe(team, %d, WORLD) = %d (out of range or repeated)", what, k, w);
         seen[w] = 1;
         m->world[k] = w;
     }
@@ -94,12 +93,11 @@ static ST_UNUSED void ct_check_team(shmem_team_t team, const ct_team_t *m, const
     int me = shmem_my_pe(), npes = shmem_n_pes();
     if (m->me < 0) {
         CHECK_MSG(team == SHMEM_TEAM_INVALID,
-                  "%s: PE %d is not a member, but its handle is not SHMEM_TEAM_INVALID", what,
-                  me);
-        CHECK_MSG(shmem_team_my_pe(team) == -1, "%s: my_pe of a non-member's handle is %d",
-                  what, shmem_team_my_pe(team));
-        CHECK_MSG(shmem_team_n_pes(team) == -1, "%s: n_pes of a non-member's handle is %d",
-                  what, shmem_team_n_pes(team));
+                  "%s: PE %d is not a member, but its handle is not SHMEM_TEAM_INVALID", what, me);
+        CHECK_MSG(shmem_team_my_pe(team) == -1, "%s: my_pe of a non-member's handle is %d", what,
+                  shmem_team_my_pe(team));
+        CHECK_MSG(shmem_team_n_pes(team) == -1, "%s: n_pes of a non-member's handle is %d", what,
+                  shmem_team_n_pes(team));
         return;
     }
     CHECK_MSG(team != SHMEM_TEAM_INVALID, "%s: member PE %d got SHMEM_TEAM_INVALID", what, me);
@@ -109,16 +107,16 @@ static ST_UNUSED void ct_check_team(shmem_team_t team, const ct_team_t *m, const
               shmem_team_n_pes(team), m->n);
     for (int k = 0; k < m->n; k++) {
         int w = shmem_team_translate_pe(team, k, SHMEM_TEAM_WORLD);
-        CHECK_MSG(w == m->world[k], "%s: translate_pe(team, %d, WORLD) = %d, expected %d", what,
-                  k, w, m->world[k]);
+        CHECK_MSG(w == m->world[k], "%s: translate_pe(team, %d, WORLD) = %d, expected %d", what, k,
+                  w, m->world[k]);
         int s = shmem_team_translate_pe(team, k, team);
         CHECK_MSG(s == k, "%s: translate_pe(team, %d, team) = %d", what, k, s);
     }
     for (int pe = 0; pe < npes; pe++) {
         int t = shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, team);
         int e = ct_index_of(m, pe);
-        CHECK_MSG(t == e, "%s: translate_pe(WORLD, %d, team) = %d, expected %d%s", what, pe, t,
-                  e, e < 0 ? " (not a member)" : "");
+        CHECK_MSG(t == e, "%s: translate_pe(WORLD, %d, team) = %d, expected %d%s", what, pe, t, e,
+                  e < 0 ? " (not a member)" : "");
     }
 }
 

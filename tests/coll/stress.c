@@ -180,9 +180,9 @@ static void sizes_alltoall(const tdesc_t *d)
         memset(dst, 0xA5, total + 64);
         shmem_barrier_all();
         if (d->m.me >= 0) {
-            int rc = si % 2 ? shmem_alltoallmem(d->t, dst, src, b)
-                            : shmem_alltoall(d->t, (unsigned char *)dst,
-                                             (const unsigned char *)src, b);
+            int rc =
+                si % 2 ? shmem_alltoallmem(d->t, dst, src, b)
+                       : shmem_alltoall(d->t, (unsigned char *)dst, (const unsigned char *)src, b);
             CHECK_EQ_I(rc, 0);
             for (int k = 0; k < d->m.n; k++)
                 CHECK_MSG(st_verify(dst + (size_t)k * b, b, k * CT_MAXPE + d->m.me, seed) ==
@@ -202,8 +202,7 @@ static void sizes_alltoalls(const tdesc_t *d)
         size_t nel = sz[si], cnt = nel * (size_t)d->m.n;
         size_t dlen = cnt ? (cnt - 1) * (size_t)ds + 1 : 0;
         unsigned seed = 40 + (unsigned)si;
-        PHASE("sizes: alltoallsmem %zu elements, dst %td, sst %td, %s team", nel, ds, ss,
-              d->name);
+        PHASE("sizes: alltoallsmem %zu elements, dst %td, sst %td, %s team", nel, ds, ss, d->name);
         memset(src, 0x5A, cnt * (size_t)ss + 1);
         for (size_t e = 0; e < cnt; e++)
             src[e * (size_t)ss] = (char)st_byte(d->m.me, e, seed);
@@ -299,8 +298,8 @@ static void sizes_reduce(const tdesc_t *d)
         CHECK_EQ_I(shmem_long_sum_inscan(d->t, ls, ls, ns), 0); /* in place */
         for (size_t i = 0; i < ns; i++) {
             long e = (long)(t + 1) * (t + 2) / 2 * 1000003L + (long)(t + 1) * (long)i;
-            CHECK_MSG(ls[i] == e, "team PE %d: in-place sum_inscan[%zu] = %ld, expected %ld", t,
-                      i, ls[i], e);
+            CHECK_MSG(ls[i] == e, "team PE %d: in-place sum_inscan[%zu] = %ld, expected %ld", t, i,
+                      ls[i], e);
         }
     }
     shmem_barrier_all();
@@ -325,9 +324,8 @@ static void mode_sizes(void)
 
 /* Kinds; "full" ones need data from every member. */
 enum { K_BCAST, K_REDUCE, K_COLLECT, K_ALLTOALL, K_SCAN, K_FCOLLECT, K_NKINDS };
-static const char *const kname[K_NKINDS] = {"broadcast", "int sum_reduce", "long collect",
-                                            "int alltoall", "long sum_inscan",
-                                            "double fcollect"};
+static const char *const kname[K_NKINDS] = {"broadcast",    "int sum_reduce",  "long collect",
+                                            "int alltoall", "long sum_inscan", "double fcollect"};
 
 typedef struct {
     const tdesc_t *d;
@@ -365,9 +363,8 @@ static void step(seq_t *q, int kind, int it)
             s[i] = (t + 1) * (it + (int)i);
         CHECK_EQ_I(shmem_int_sum_reduce(d->t, r, s, nr), 0);
         for (size_t i = 0; i < nr; i++)
-            CHECK_MSG(r[i] == n * (n + 1) / 2 * (it + (int)i),
-                      "sum_reduce[%zu] = %d, expected %d", i, r[i],
-                      n * (n + 1) / 2 * (it + (int)i));
+            CHECK_MSG(r[i] == n * (n + 1) / 2 * (it + (int)i), "sum_reduce[%zu] = %d, expected %d",
+                      i, r[i], n * (n + 1) / 2 * (it + (int)i));
         break;
     }
     case K_COLLECT: {
@@ -380,8 +377,7 @@ static void step(seq_t *q, int kind, int it)
         for (int k = 0; k < n; k++)
             for (size_t i = 0; i < 1 + (size_t)(k + it) % 5; i++, at++)
                 CHECK_MSG(r[at] == (long)k * 1000000 + it * 100 + (long)i,
-                          "collect[%zu] = %ld (block of team PE %d, element %zu)", at, r[at], k,
-                          i);
+                          "collect[%zu] = %ld (block of team PE %d, element %zu)", at, r[at], k, i);
         break;
     }
     case K_ALLTOALL: {
@@ -419,8 +415,7 @@ static void step(seq_t *q, int kind, int it)
         for (int k = 0; k < n; k++)
             for (size_t i = 0; i < ne; i++)
                 CHECK_MSG(r[(size_t)k * ne + i] == k + 0.5 * (double)i + it * 0.25,
-                          "fcollect: element %zu of team PE %d is %g", i, k,
-                          r[(size_t)k * ne + i]);
+                          "fcollect: element %zu of team PE %d is %g", i, k, r[(size_t)k * ne + i]);
         break;
     }
     }
@@ -473,8 +468,7 @@ static void mode_repeat(void)
             make_team(&d, "new odd PEs reversed", SHMEM_TEAM_WORLD, &tw.m, hi, -2, npes / 2);
         } else {
             d.name = "new 2-D row";
-            CHECK_EQ_I(shmem_team_split_2d(SHMEM_TEAM_WORLD, 3, NULL, 0, &d.t, NULL, 0, &other),
-                       0);
+            CHECK_EQ_I(shmem_team_split_2d(SHMEM_TEAM_WORLD, 3, NULL, 0, &d.t, NULL, 0, &other), 0);
             d.m.n = 0;
             for (int q = (me / 3) * 3; q < npes && q < (me / 3 + 1) * 3; q++)
                 d.m.world[d.m.n++] = q;
@@ -497,10 +491,9 @@ static void mode_teams(void)
     ct_team_t world = tw.m;
     for (int xr = 2; xr <= 3; xr++) {
         PHASE("teams: split_2d xrange %d", xr);
-        tdesc_t row = {"2-D row", SHMEM_TEAM_INVALID, {0}}, col = {"2-D column",
-                                                                   SHMEM_TEAM_INVALID, {0}};
-        CHECK_EQ_I(shmem_team_split_2d(SHMEM_TEAM_WORLD, xr, NULL, 0, &row.t, NULL, 0, &col.t),
-                   0);
+        tdesc_t row = {"2-D row", SHMEM_TEAM_INVALID, {0}},
+                col = {"2-D column", SHMEM_TEAM_INVALID, {0}};
+        CHECK_EQ_I(shmem_team_split_2d(SHMEM_TEAM_WORLD, xr, NULL, 0, &row.t, NULL, 0, &col.t), 0);
         int x = me % xr, y = me / xr;
         row.m.n = 0;
         for (int q = y * xr; q < npes && q < (y + 1) * xr; q++)
@@ -550,40 +543,40 @@ static void mode_teams(void)
 
 /* Inexact operands: the result may depend on the order of operations, but
  * every PE must get the same bits, close to the serial result. */
-#define FLOAT_CASE(T, FN, OPS, VAL, TOL, BYTES)                                              \
-    do {                                                                                     \
-        T *s = (T *)src, *r = (T *)dst;                                                      \
-        const size_t nr = nrf;                                                               \
-        PHASE("float: %s, %s team, %zu elements", #FN, d->name, nr);                         \
-        for (size_t i = 0; i < nr; i++)                                                      \
-            s[i] = VAL(t, i);                                                                \
-        shmem_barrier_all();                                                                 \
-        if (t >= 0) {                                                                        \
-            CHECK_EQ_I(FN(d->t, r, s, nr), 0);                                               \
-            for (size_t i = 0; i < nr; i++) {                                                \
-                T e = VAL(0, i);                                                             \
-                for (int k = 1; k < n; k++)                                                  \
-                    e = e OPS VAL(k, i);                                                     \
-                long double err = cabsl((long double _Complex)(r[i] - e));                   \
-                long double mag = cabsl((long double _Complex)e);                            \
-                CHECK_MSG(err <= (TOL) * mag, "%s[%zu]: relative error %Lg", #FN, i,         \
-                          mag > 0 ? err / mag : err);                                        \
-            }                                                                                \
-        }                                                                                    \
-        shmem_barrier_all();                                                                 \
-        if (t >= 0)                                                                          \
-            for (int k = 0; k < n; k++) {                                                    \
-                T theirs[8];                                                                 \
-                for (size_t i = 0; i < nr; i += 8) {                                         \
-                    size_t c = nr - i < 8 ? nr - i : 8;                                      \
-                    shmem_getmem(theirs, r + i, c * sizeof(T), d->m.world[k]);               \
-                    for (size_t j = 0; j < c; j++)                                           \
-                        CHECK_MSG(memcmp(&theirs[j], &r[i + j], BYTES) == 0,                 \
-                                  "%s[%zu]: team PE %d got different bits than team PE %d",  \
-                                  #FN, i + j, k, t);                                         \
-                }                                                                            \
-            }                                                                                \
-        shmem_barrier_all();                                                                 \
+#define FLOAT_CASE(T, FN, OPS, VAL, TOL, BYTES)                                                  \
+    do {                                                                                         \
+        T *s = (T *)src, *r = (T *)dst;                                                          \
+        const size_t nr = nrf;                                                                   \
+        PHASE("float: %s, %s team, %zu elements", #FN, d->name, nr);                             \
+        for (size_t i = 0; i < nr; i++)                                                          \
+            s[i] = VAL(t, i);                                                                    \
+        shmem_barrier_all();                                                                     \
+        if (t >= 0) {                                                                            \
+            CHECK_EQ_I(FN(d->t, r, s, nr), 0);                                                   \
+            for (size_t i = 0; i < nr; i++) {                                                    \
+                T e = VAL(0, i);                                                                 \
+                for (int k = 1; k < n; k++)                                                      \
+                    e = e OPS VAL(k, i);                                                         \
+                long double err = cabsl((long double _Complex)(r[i] - e));                       \
+                long double mag = cabsl((long double _Complex)e);                                \
+                CHECK_MSG(err <= (TOL)*mag, "%s[%zu]: relative error %Lg", #FN, i,               \
+                          mag > 0 ? err / mag : err);                                            \
+            }                                                                                    \
+        }                                                                                        \
+        shmem_barrier_all();                                                                     \
+        if (t >= 0)                                                                              \
+            for (int k = 0; k < n; k++) {                                                        \
+                T theirs[8];                                                                     \
+                for (size_t i = 0; i < nr; i += 8) {                                             \
+                    size_t c = nr - i < 8 ? nr - i : 8;                                          \
+                    shmem_getmem(theirs, r + i, c * sizeof(T), d->m.world[k]);                   \
+                    for (size_t j = 0; j < c; j++)                                               \
+                        CHECK_MSG(memcmp(&theirs[j], &r[i + j], BYTES) == 0,                     \
+                                  "%s[%zu]: team PE %d got different bits than team PE %d", #FN, \
+                                  i + j, k, t);                                                  \
+                }                                                                                \
+            }                                                                                    \
+        shmem_barrier_all();                                                                     \
     } while (0)
 
 /* x87 long double: 10 value bytes, the rest padding */
@@ -649,8 +642,8 @@ static void mode_aset(void)
     shmem_barrier_all();
 
     aset_t all = {0, 0, npes, me};
-    aset_t half = me % 2 == 0 ? (aset_t){0, 1, (npes + 1) / 2, me / 2}
-                              : (aset_t){1, 1, npes / 2, me / 2};
+    aset_t half =
+        me % 2 == 0 ? (aset_t){0, 1, (npes + 1) / 2, me / 2} : (aset_t){1, 1, npes / 2, me / 2};
     long(*psh)[SHMEM_SYNC_SIZE] = me % 2 == 0 ? psE : psO;
     long *wrkA = (long *)(src + 4 * MIB), *wrkB = wrkA + 64;
 
@@ -666,8 +659,8 @@ static void mode_aset(void)
             char *db = dst + (size_t)(it % NSLOT) * SLOT;
             long *ps = psx[it % 2];
             int kind = it % 4;
-            PHASE("aset: active set (%d, %d, %d), iteration %d, kind %d", a->start,
-                  a->logstride, a->size, it, kind);
+            PHASE("aset: active set (%d, %d, %d), iteration %d, kind %d", a->start, a->logstride,
+                  a->size, it, kind);
             if (kind == 0) {
                 /* fcollect64 */
                 size_t ne = 1 + (size_t)it % 5;
@@ -690,8 +683,8 @@ static void mode_aset(void)
                 size_t at = 0;
                 for (int k = 0; k < n; k++)
                     for (size_t i = 0; i < 1 + (size_t)(k + it) % 3; i++, at++)
-                        CHECK_MSG(r[at] == k * 100000 + it * 10 + (int32_t)i,
-                                  "collect32[%zu] = %d", at, r[at]);
+                        CHECK_MSG(r[at] == k * 100000 + it * 10 + (int32_t)i, "collect32[%zu] = %d",
+                                  at, r[at]);
             } else if (kind == 2) {
                 /* long sum_to_all, alternating pWrk too */
                 int nr = 1 + it % 40;
@@ -700,8 +693,8 @@ static void mode_aset(void)
                     s[i] = (long)(t + 1) * (it + i);
                 shmem_long_sum_to_all(r, s, nr, a->start, a->logstride, a->size, w, ps);
                 for (int i = 0; i < nr; i++)
-                    CHECK_MSG(r[i] == (long)n * (n + 1) / 2 * (it + i),
-                              "long_sum_to_all[%d] = %ld", i, r[i]);
+                    CHECK_MSG(r[i] == (long)n * (n + 1) / 2 * (it + i), "long_sum_to_all[%d] = %ld",
+                              i, r[i]);
             } else {
                 /* alltoalls64 with strides dst 2, sst 3 */
                 size_t ne = 1 + (size_t)it % 2, cnt = ne * (size_t)n;
@@ -739,8 +732,10 @@ static void mode_aset(void)
             shmem_broadcast64(r, s, ne, root, a->start, a->logstride, a->size, ps);
             for (size_t i = 0; i < ne; i++) {
                 int64_t e = a->idx == root ? -1 : (int64_t)root * 1000 + it * 10 + (int64_t)i;
-                CHECK_MSG(r[i] == e, "broadcast64 from set PE %d: element %zu = %lld, expected "
-                          "%lld%s", root, i, (long long)r[i], (long long)e,
+                CHECK_MSG(r[i] == e,
+                          "broadcast64 from set PE %d: element %zu = %lld, expected "
+                          "%lld%s",
+                          root, i, (long long)r[i], (long long)e,
                           a->idx == root ? " (the root's dest is not written)" : "");
             }
         }

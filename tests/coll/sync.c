@@ -216,8 +216,7 @@ int main(void)
     int n3 = npes >= 2 ? (npes - 2) / 3 + 1 : 1, s3 = npes >= 2 ? 1 + 3 * (n3 - 1) : 0;
     CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_WORLD, s3, -3, n3, NULL, 0, &t3), 0);
     ct_strided(&m3, &world, s3, -3, n3);
-    CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &tev),
-               0);
+    CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &tev), 0);
     ct_strided(&mev, &world, 0, 2, (npes + 1) / 2);
     if (npes >= 2) {
         CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, npes / 2, NULL, 0, &tod), 0);
@@ -262,8 +261,8 @@ int main(void)
     g_aset(&arest, K_ASET_BARRIER, npes > 1 ? 1 : 0, 0, npes > 1 ? npes - 1 : 1, psC);
 
     /* 1. late arrival */
-    const group_t *late_groups[] = {&gba, &gsa, &gtw, &gts, &ggw, &gab, &gas, &g3,
-                                    &ghalf, &grow, &gcol, &ahalf_b, &ahalf_s, &a4, &arest};
+    const group_t *late_groups[] = {&gba,   &gsa,  &gtw,  &gts,     &ggw,     &gab, &gas,  &g3,
+                                    &ghalf, &grow, &gcol, &ahalf_b, &ahalf_s, &a4,  &arest};
     for (size_t i = 0; i < sizeof late_groups / sizeof late_groups[0]; i++)
         for (int round = 0; round < 2; round++)
             late_arrival(late_groups[i], round);
@@ -275,11 +274,11 @@ int main(void)
     ordering(&gtw, &ggw, iters);
     ordering(&gts, NULL, iters / 2);
     ordering(&g3, NULL, iters);
-    ordering(&ghalf, NULL, iters);           /* halves concurrently */
-    ordering(&grow, &gcol, 2 * iters);       /* rows and columns alternating */
-    ordering(&gab, &gas, iters);             /* one pSync, barrier and sync alternating */
-    ordering(&ahalf_b, &ahalf_s, iters);     /* halves concurrently, own pSyncs */
-    ordering(&a4, NULL, iters);              /* psA again, another active set */
+    ordering(&ghalf, NULL, iters);       /* halves concurrently */
+    ordering(&grow, &gcol, 2 * iters);   /* rows and columns alternating */
+    ordering(&gab, &gas, iters);         /* one pSync, barrier and sync alternating */
+    ordering(&ahalf_b, &ahalf_s, iters); /* halves concurrently, own pSyncs */
+    ordering(&a4, NULL, iters);          /* psA again, another active set */
     ordering(&a1, NULL, iters / 4);
     ordering(&arest, NULL, iters);
     st_note("ordering");

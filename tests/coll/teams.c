@@ -80,8 +80,9 @@ static void test_basic(void)
     {
         shmem_team_t ts = SHMEM_TEAM_INVALID;
         ct_team_t sm;
-        CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_SHARED, shared.n - 1, -1, shared.n, NULL,
-                                            0, &ts), 0);
+        CHECK_EQ_I(
+            shmem_team_split_strided(SHMEM_TEAM_SHARED, shared.n - 1, -1, shared.n, NULL, 0, &ts),
+            0);
         ct_strided(&sm, &shared, shared.n - 1, -1, shared.n);
         ct_check_team(ts, &sm, "reversed split of SHMEM_TEAM_SHARED");
         exchange_on(ts, &sm, 55, "reversed split of SHMEM_TEAM_SHARED");
@@ -115,15 +116,15 @@ static void test_basic(void)
      * unmasked one is ignored (default 0). */
     shmem_team_t t1 = SHMEM_TEAM_INVALID, t2 = SHMEM_TEAM_INVALID, t3 = SHMEM_TEAM_INVALID;
     shmem_team_config_t c3 = {.num_contexts = 3}, c7 = {.num_contexts = 7};
-    CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, &c3,
-                                        SHMEM_TEAM_NUM_CONTEXTS, &t1), 0);
+    CHECK_EQ_I(
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, &c3, SHMEM_TEAM_NUM_CONTEXTS, &t1),
+        0);
     CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, &c7, 0, &t2), 0);
     CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &t3), 0);
     cfg.num_contexts = -5;
     CHECK_EQ_I(shmem_team_get_config(t1, SHMEM_TEAM_NUM_CONTEXTS, &cfg), 0);
     CHECK_MSG(cfg.num_contexts == 3,
-              "team split with num_contexts 3 (masked): get_config reports %d",
-              cfg.num_contexts);
+              "team split with num_contexts 3 (masked): get_config reports %d", cfg.num_contexts);
     cfg.num_contexts = -5;
     CHECK_EQ_I(shmem_team_get_config(t2, SHMEM_TEAM_NUM_CONTEXTS, &cfg), 0);
     CHECK_MSG(cfg.num_contexts == 0,
@@ -187,8 +188,8 @@ static void test_basic(void)
         PHASE("invalid triplet (%d, %d, %d) of %d PEs", start, stride, size, npes);
         nt = SHMEM_TEAM_WORLD;
         int rc = shmem_team_split_strided(SHMEM_TEAM_WORLD, start, stride, size, NULL, 0, &nt);
-        CHECK_MSG(rc != 0, "split_strided(WORLD, %d, %d, %d) of %d PEs returned 0", start,
-                  stride, size, npes);
+        CHECK_MSG(rc != 0, "split_strided(WORLD, %d, %d, %d) of %d PEs returned 0", start, stride,
+                  size, npes);
         CHECK_MSG(nt == SHMEM_TEAM_INVALID,
                   "split_strided(WORLD, %d, %d, %d) of %d PEs did not give SHMEM_TEAM_INVALID",
                   start, stride, size, npes);
@@ -214,9 +215,8 @@ static long g_tag = 1;
 
 /* Split `parent` (model pm; only members call) by (start, stride, size),
  * check the new team, exchange on it, and return it (or destroy it). */
-static shmem_team_t split_checked(shmem_team_t parent, const ct_team_t *pm, int start,
-                                  int stride, int size, ct_team_t *out, int keep,
-                                  const char *label)
+static shmem_team_t split_checked(shmem_team_t parent, const ct_team_t *pm, int start, int stride,
+                                  int size, ct_team_t *out, int keep, const char *label)
 {
     char what[200];
     snprintf(what, sizeof what, "%s split_strided(%d, %d, %d) of a %d-PE parent", label, start,
@@ -278,8 +278,8 @@ static void test_split(void)
     /* Splits of splits: WORLD -> reversed (N-1, -1, N) -> its odd members
      * (1, 2, N/2) -> that reversed -> ... numbering relative to each parent. */
     ct_team_t rev, odd, odd_rev, tail;
-    shmem_team_t t_rev = split_checked(SHMEM_TEAM_WORLD, &world, npes - 1, -1, npes, &rev, 1,
-                                       "nested 1:");
+    shmem_team_t t_rev =
+        split_checked(SHMEM_TEAM_WORLD, &world, npes - 1, -1, npes, &rev, 1, "nested 1:");
     all_triplets(t_rev, &rev, "child of reversed:");
     shmem_barrier_all();
     if (npes >= 2) {
@@ -287,8 +287,8 @@ static void test_split(void)
         t_odd = split_checked(t_rev, &rev, 1, 2, npes / 2, &odd, 1, "nested 2:");
         if (odd.me >= 0) {
             /* only members of the parent call a split */
-            shmem_team_t t_odd_rev = split_checked(t_odd, &odd, odd.n - 1, -1, odd.n, &odd_rev,
-                                                   1, "nested 3:");
+            shmem_team_t t_odd_rev =
+                split_checked(t_odd, &odd, odd.n - 1, -1, odd.n, &odd_rev, 1, "nested 3:");
             all_triplets(t_odd_rev, &odd_rev, "child of nested 3:");
             /* translate between sibling levels, not only to WORLD */
             for (int k = 0; k < odd_rev.n; k++) {
@@ -303,12 +303,11 @@ static void test_split(void)
                           expect);
             }
             /* a 1-PE team split from the nested team, and its own split */
-            shmem_team_t t_one = split_checked(t_odd_rev, &odd_rev, odd_rev.n - 1, 0, 1, &tail,
-                                               1, "nested 4:");
+            shmem_team_t t_one =
+                split_checked(t_odd_rev, &odd_rev, odd_rev.n - 1, 0, 1, &tail, 1, "nested 4:");
             if (tail.me >= 0) {
                 ct_team_t one2;
-                shmem_team_t t_one2 = split_checked(t_one, &tail, 0, 1, 1, &one2, 1,
-                                                    "nested 5:");
+                shmem_team_t t_one2 = split_checked(t_one, &tail, 0, 1, 1, &one2, 1, "nested 5:");
                 CHECK_EQ_I(shmem_team_sync(t_one2), 0);
                 CHECK_EQ_I(shmem_team_translate_pe(t_one2, 0, SHMEM_TEAM_WORLD), world.world[me]);
                 shmem_team_destroy(t_one2);
@@ -335,11 +334,11 @@ static void test_split(void)
         ct_team_t hm, wm, wm2;
         int half_start = me % 2, half_n = me % 2 ? npes / 2 : (npes + 1) / 2;
         shmem_team_t th[2] = {SHMEM_TEAM_INVALID, SHMEM_TEAM_INVALID};
-        CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0,
-                                            &th[0]), 0);
+        CHECK_EQ_I(
+            shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &th[0]), 0);
         if (npes > 1)
-            CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, npes / 2, NULL, 0,
-                                                &th[1]), 0);
+            CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, npes / 2, NULL, 0, &th[1]),
+                       0);
         shmem_team_t half = th[me % 2];
         ct_strided(&hm, &world, half_start, 2, half_n);
         ct_check_team(half, &hm, "half");
@@ -347,8 +346,8 @@ static void test_split(void)
         int nk = me % 2 ? 2 : 5;
         for (int i = 0; i < nk; i++) {
             ct_team_t km;
-            kids[i] = split_checked(half, &hm, i % 2 ? hm.n - 1 : 0, i % 2 ? -1 : 1, hm.n, &km,
-                                    1, "divergent child:");
+            kids[i] = split_checked(half, &hm, i % 2 ? hm.n - 1 : 0, i % 2 ? -1 : 1, hm.n, &km, 1,
+                                    "divergent child:");
         }
         /* the evens destroy 3 of their 5, newest first; the odds 1 of 2, oldest first */
         if (me % 2 == 0) {
@@ -372,8 +371,10 @@ static void test_split(void)
             int n = shmem_team_n_pes(all[i]);
             r_src = shmem_team_my_pe(all[i]) + 1;
             CHECK_EQ_I(shmem_int_sum_reduce(all[i], &r_dst, &r_src, 1), 0);
-            CHECK_MSG(r_dst == n * (n + 1) / 2, "team %zu after divergent histories: sum %d, "
-                      "expected %d", i, r_dst, n * (n + 1) / 2);
+            CHECK_MSG(r_dst == n * (n + 1) / 2,
+                      "team %zu after divergent histories: sum %d, "
+                      "expected %d",
+                      i, r_dst, n * (n + 1) / 2);
             shmem_barrier_all();
         }
         for (int i = 0; i < nk; i++)
@@ -418,9 +419,8 @@ static void check_2d(shmem_team_t parent, const ct_team_t *pm, int xrange, int w
      * column passes a different y config); each team's members agree. */
     shmem_team_config_t xc = {.num_contexts = 2 + y}, yc = {.num_contexts = 1 + x};
     int rc = shmem_team_split_2d(parent, xrange, with_cfg ? &xc : NULL,
-                                 with_cfg ? SHMEM_TEAM_NUM_CONTEXTS : 0, &xt,
-                                 with_cfg ? &yc : NULL, with_cfg ? SHMEM_TEAM_NUM_CONTEXTS : 0,
-                                 &yt);
+                                 with_cfg ? SHMEM_TEAM_NUM_CONTEXTS : 0, &xt, with_cfg ? &yc : NULL,
+                                 with_cfg ? SHMEM_TEAM_NUM_CONTEXTS : 0, &yt);
     CHECK_MSG(rc == 0, "%s returned %d", what, rc);
     ct_team_t xm, ym;
     xm.n = (n - y * xr < xr) ? n - y * xr : xr;
@@ -457,8 +457,8 @@ static void check_2d(shmem_team_t parent, const ct_team_t *pm, int xrange, int w
     CHECK_EQ_I(shmem_team_sync(xt), 0);
     CHECK_EQ_I(shmem_team_sync(yt), 0);
     for (int k = 0; k < xm.n; k++)
-        CHECK_MSG(g_mark[k] == g_tag, "%s: row slot %d holds %ld, expected %ld", what, k,
-                  g_mark[k], g_tag);
+        CHECK_MSG(g_mark[k] == g_tag, "%s: row slot %d holds %ld, expected %ld", what, k, g_mark[k],
+                  g_tag);
     for (int k = 0; k < ym.n; k++)
         CHECK_MSG(g_mark2[k] == g_tag, "%s: column slot %d holds %ld, expected %ld", what, k,
                   g_mark2[k], g_tag);
@@ -478,8 +478,7 @@ static void test_split2d(void)
             if (xs[i] >= 1)
                 check_2d(SHMEM_TEAM_WORLD, &world, xs[i], cfg);
     shmem_team_t t_rev = SHMEM_TEAM_INVALID;
-    CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &t_rev),
-               0);
+    CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &t_rev), 0);
     ct_strided(&rev, &world, npes - 1, -1, npes);
     for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
         if (xs[i] >= 1)
@@ -539,8 +538,10 @@ static void ctx_on_team(shmem_team_t t, const ct_team_t *m, long options, const 
     /* get through the ctx: g_id holds the world PE number */
     for (int j = 0; j < n; j++) {
         long got = shmem_ctx_long_g(c, &g_id, j);
-        CHECK_MSG(got == m->world[j], "%s: shmem_ctx_long_g(.., team PE %d) read the id of "
-                  "world PE %ld, expected %d", what, j, got, m->world[j]);
+        CHECK_MSG(got == m->world[j],
+                  "%s: shmem_ctx_long_g(.., team PE %d) read the id of "
+                  "world PE %ld, expected %d",
+                  what, j, got, m->world[j]);
         long f = shmem_ctx_long_atomic_fetch(c, &g_id, j);
         CHECK_EQ_I(f, m->world[j]);
     }
@@ -563,7 +564,8 @@ static void test_ctx(void)
     shmem_team_config_t cfg = {.num_contexts = 2};
     shmem_team_t t_rev = SHMEM_TEAM_INVALID, t_odd = SHMEM_TEAM_INVALID;
     CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, &cfg,
-                                        SHMEM_TEAM_NUM_CONTEXTS, &t_rev), 0);
+                                        SHMEM_TEAM_NUM_CONTEXTS, &t_rev),
+               0);
     ct_strided(&rev, &world, npes - 1, -1, npes);
     ctx_on_team(t_rev, &rev, 0, "ctx on the reversed world team");
     ctx_on_team(t_rev, &rev, SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED,
@@ -573,7 +575,8 @@ static void test_ctx(void)
     if (npes >= 2) {
         int hi = (npes - 1) % 2 ? npes - 1 : npes - 2;
         CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_WORLD, hi, -2, npes / 2, &cfg,
-                                            SHMEM_TEAM_NUM_CONTEXTS, &t_odd), 0);
+                                            SHMEM_TEAM_NUM_CONTEXTS, &t_odd),
+                   0);
         ct_strided(&odd, &world, hi, -2, npes / 2);
         ct_check_team(t_odd, &odd, "odd PEs reversed");
         ctx_on_team(t_odd, &odd, 0, "ctx on the odd PEs, reversed");
@@ -633,8 +636,7 @@ static int exhaust_once(shmem_team_t *teams, int round)
                       "split %d failed with %d but did not set SHMEM_TEAM_INVALID", got, rc);
             break;
         }
-        CHECK_MSG(t != SHMEM_TEAM_INVALID, "split %d returned 0 but gave SHMEM_TEAM_INVALID",
-                  got);
+        CHECK_MSG(t != SHMEM_TEAM_INVALID, "split %d returned 0 but gave SHMEM_TEAM_INVALID", got);
         teams[got++] = t;
     }
     /* Every PE saw the same number of successes (team creation returns the
@@ -696,15 +698,14 @@ static void test_exhaust(void)
     static shmem_team_t teams[CAP];
     int a = exhaust_once(teams, 1);
     int b = exhaust_once(teams, 2);
-    CHECK_MSG(a == b, "round 1 created %d teams, round 2 only %d (destroy leaks resources)", a,
-              b);
+    CHECK_MSG(a == b, "round 1 created %d teams, round 2 only %d (destroy leaks resources)", a, b);
     /* 2-D splits also fail cleanly when the library is out of teams:
      * fill it with 1-team splits, then split_2d must fail or succeed
      * with consistent handles. */
     PHASE("exhaust: split_2d at the limit");
     int got = 0;
-    while (got < CAP && shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0,
-                                                 &teams[got]) == 0)
+    while (got < CAP &&
+           shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &teams[got]) == 0)
         got++;
     if (got > 0) {
         shmem_team_destroy(teams[--got]); /* room for exactly one team */

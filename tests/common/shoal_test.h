@@ -53,7 +53,7 @@
 
 /* ------------------------------------------------------------ state */
 
-static volatile int st_me ST_UNUSED = -1;   /* cached PE number (-1: unknown) */
+static volatile int st_me ST_UNUSED = -1; /* cached PE number (-1: unknown) */
 static volatile int st_npes ST_UNUSED = -1;
 static const char *volatile st_phase ST_UNUSED = "start";
 
@@ -76,8 +76,8 @@ static ST_UNUSED ST_PRINTF(4, 5) _Noreturn void st_fail(const char *file, int li
                                                         const char *what, const char *fmt, ...)
 {
     char msg[2048];
-    int n = snprintf(msg, sizeof msg, "FAIL: PE %d/%d %s:%d [%s] %s", st_pe_now(), st_npes,
-                     file, line, st_phase, what);
+    int n = snprintf(msg, sizeof msg, "FAIL: PE %d/%d %s:%d [%s] %s", st_pe_now(), st_npes, file,
+                     line, st_phase, what);
     if (n < 0 || (size_t)n >= sizeof msg)
         n = (int)strlen(msg);
     if (fmt && (size_t)n < sizeof msg - 4) {
@@ -92,64 +92,64 @@ static ST_UNUSED ST_PRINTF(4, 5) _Noreturn void st_fail(const char *file, int li
     st_die(1);
 }
 
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond))                                                                           \
-            st_fail(__FILE__, __LINE__, #cond, "expected true, got false");                  \
+#define CHECK(cond)                                                         \
+    do {                                                                    \
+        if (!(cond))                                                        \
+            st_fail(__FILE__, __LINE__, #cond, "expected true, got false"); \
     } while (0)
 
-#define CHECK_MSG(cond, ...)                                                                   \
-    do {                                                                                       \
-        if (!(cond))                                                                           \
-            st_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                                  \
+#define CHECK_MSG(cond, ...)                                 \
+    do {                                                     \
+        if (!(cond))                                         \
+            st_fail(__FILE__, __LINE__, #cond, __VA_ARGS__); \
     } while (0)
 
-#define CHECK_EQ_I(actual, expected)                                                           \
-    do {                                                                                       \
-        intmax_t st_a_ = (intmax_t)(actual), st_e_ = (intmax_t)(expected);                     \
-        if (st_a_ != st_e_)                                                                    \
-            st_fail(__FILE__, __LINE__, #actual, "expected %jd (%s), got %jd", st_e_,          \
-                    #expected, st_a_);                                                         \
+#define CHECK_EQ_I(actual, expected)                                                             \
+    do {                                                                                         \
+        intmax_t st_a_ = (intmax_t)(actual), st_e_ = (intmax_t)(expected);                       \
+        if (st_a_ != st_e_)                                                                      \
+            st_fail(__FILE__, __LINE__, #actual, "expected %jd (%s), got %jd", st_e_, #expected, \
+                    st_a_);                                                                      \
     } while (0)
 
-#define CHECK_EQ_U(actual, expected)                                                           \
-    do {                                                                                       \
-        uintmax_t st_a_ = (uintmax_t)(actual), st_e_ = (uintmax_t)(expected);                  \
-        if (st_a_ != st_e_)                                                                    \
-            st_fail(__FILE__, __LINE__, #actual, "expected %ju = %#jx (%s), got %ju = %#jx",   \
-                    st_e_, st_e_, #expected, st_a_, st_a_);                                    \
+#define CHECK_EQ_U(actual, expected)                                                         \
+    do {                                                                                     \
+        uintmax_t st_a_ = (uintmax_t)(actual), st_e_ = (uintmax_t)(expected);                \
+        if (st_a_ != st_e_)                                                                  \
+            st_fail(__FILE__, __LINE__, #actual, "expected %ju = %#jx (%s), got %ju = %#jx", \
+                    st_e_, st_e_, #expected, st_a_, st_a_);                                  \
     } while (0)
 
-#define CHECK_EQ_D(actual, expected)                                                           \
-    do {                                                                                       \
-        long double st_a_ = (long double)(actual), st_e_ = (long double)(expected);            \
-        if (!(st_a_ == st_e_))                                                                 \
-            st_fail(__FILE__, __LINE__, #actual, "expected %.21Lg (%s), got %.21Lg", st_e_,    \
-                    #expected, st_a_);                                                         \
+#define CHECK_EQ_D(actual, expected)                                                        \
+    do {                                                                                    \
+        long double st_a_ = (long double)(actual), st_e_ = (long double)(expected);         \
+        if (!(st_a_ == st_e_))                                                              \
+            st_fail(__FILE__, __LINE__, #actual, "expected %.21Lg (%s), got %.21Lg", st_e_, \
+                    #expected, st_a_);                                                      \
     } while (0)
 
 #define CHECK_EQ_P(actual, expected)                                                           \
     do {                                                                                       \
         const void *st_a_ = (const void *)(actual), *st_e_ = (const void *)(expected);         \
         if (st_a_ != st_e_)                                                                    \
-            st_fail(__FILE__, __LINE__, #actual, "expected %p (%s), got %p", st_e_,            \
-                    #expected, st_a_);                                                         \
+            st_fail(__FILE__, __LINE__, #actual, "expected %p (%s), got %p", st_e_, #expected, \
+                    st_a_);                                                                    \
     } while (0)
 
 #define CHECK_NULL(actual) CHECK_EQ_P(actual, NULL)
 
-#define CHECK_NOT_NULL(actual)                                                                 \
-    do {                                                                                       \
-        if ((const void *)(actual) == NULL)                                                    \
-            st_fail(__FILE__, __LINE__, #actual, "expected a non-NULL pointer, got NULL");     \
+#define CHECK_NOT_NULL(actual)                                                             \
+    do {                                                                                   \
+        if ((const void *)(actual) == NULL)                                                \
+            st_fail(__FILE__, __LINE__, #actual, "expected a non-NULL pointer, got NULL"); \
     } while (0)
 
-#define CHECK_EQ_S(actual, expected)                                                           \
-    do {                                                                                       \
-        const char *st_a_ = (actual), *st_e_ = (expected);                                     \
-        if (!st_a_ || !st_e_ || strcmp(st_a_, st_e_) != 0)                                     \
-            st_fail(__FILE__, __LINE__, #actual, "expected \"%s\", got \"%s\"",                \
-                    st_e_ ? st_e_ : "(null)", st_a_ ? st_a_ : "(null)");                       \
+#define CHECK_EQ_S(actual, expected)                                            \
+    do {                                                                        \
+        const char *st_a_ = (actual), *st_e_ = (expected);                      \
+        if (!st_a_ || !st_e_ || strcmp(st_a_, st_e_) != 0)                      \
+            st_fail(__FILE__, __LINE__, #actual, "expected \"%s\", got \"%s\"", \
+                    st_e_ ? st_e_ : "(null)", st_a_ ? st_a_ : "(null)");        \
     } while (0)
 
 /* ---------------------------------------------------- value patterns */
@@ -159,8 +159,8 @@ static ST_UNUSED ST_PRINTF(4, 5) _Noreturn void st_fail(const char *file, int li
  * block written by the wrong PE, is caught. */
 static inline unsigned char st_byte(int pe, size_t i, unsigned seed)
 {
-    uint32_t x = (uint32_t)i * 2654435761u ^ ((uint32_t)pe + 1u) * 0x9e3779b9u ^
-                 (seed + 1u) * 0x85ebca6bu;
+    uint32_t x =
+        (uint32_t)i * 2654435761u ^ ((uint32_t)pe + 1u) * 0x9e3779b9u ^ (seed + 1u) * 0x85ebca6bu;
     x ^= x >> 15;
     x *= 0x2c1b3c6du;
     x ^= x >> 12;
@@ -211,34 +211,31 @@ static inline size_t st_verify_byte(const void *buf, size_t n, unsigned char v)
         if (st_i_ != SIZE_MAX)                                                                 \
             st_fail(__FILE__, __LINE__, #buf,                                                  \
                     "pattern of PE %d seed %u over %zu bytes: byte %zu expected %#x, got %#x", \
-                    (int)(pe), (unsigned)(seed), st_n_, st_i_,                                 \
-                    st_byte((pe), st_i_, (seed)),                                              \
+                    (int)(pe), (unsigned)(seed), st_n_, st_i_, st_byte((pe), st_i_, (seed)),   \
                     ((const unsigned char *)(buf))[st_i_]);                                    \
     } while (0)
 
 /* buf holds bytes [start, start+n) of the pattern. */
-#define CHECK_PATTERN_AT(buf, n, pe, seed, start)                                              \
-    do {                                                                                       \
-        size_t st_n_ = (n), st_s_ = (start);                                                   \
-        size_t st_i_ = st_verify_at((buf), st_n_, (pe), (seed), st_s_);                        \
-        if (st_i_ != SIZE_MAX)                                                                 \
-            st_fail(__FILE__, __LINE__, #buf,                                                  \
-                    "pattern of PE %d seed %u, bytes [%zu, %zu): byte %zu expected %#x, "      \
-                    "got %#x",                                                                 \
-                    (int)(pe), (unsigned)(seed), st_s_, st_s_ + st_n_, st_s_ + st_i_,          \
-                    st_byte((pe), st_s_ + st_i_, (seed)),                                      \
-                    ((const unsigned char *)(buf))[st_i_]);                                    \
+#define CHECK_PATTERN_AT(buf, n, pe, seed, start)                                                 \
+    do {                                                                                          \
+        size_t st_n_ = (n), st_s_ = (start);                                                      \
+        size_t st_i_ = st_verify_at((buf), st_n_, (pe), (seed), st_s_);                           \
+        if (st_i_ != SIZE_MAX)                                                                    \
+            st_fail(__FILE__, __LINE__, #buf,                                                     \
+                    "pattern of PE %d seed %u, bytes [%zu, %zu): byte %zu expected %#x, "         \
+                    "got %#x",                                                                    \
+                    (int)(pe), (unsigned)(seed), st_s_, st_s_ + st_n_, st_s_ + st_i_,             \
+                    st_byte((pe), st_s_ + st_i_, (seed)), ((const unsigned char *)(buf))[st_i_]); \
     } while (0)
 
-#define CHECK_BYTES(buf, n, v)                                                                 \
-    do {                                                                                       \
-        size_t st_n_ = (n);                                                                    \
-        size_t st_i_ = st_verify_byte((buf), st_n_, (unsigned char)(v));                       \
-        if (st_i_ != SIZE_MAX)                                                                 \
-            st_fail(__FILE__, __LINE__, #buf,                                                  \
-                    "%zu bytes of %#x: byte %zu expected %#x, got %#x", st_n_,                 \
-                    (unsigned)(unsigned char)(v), st_i_, (unsigned)(unsigned char)(v),         \
-                    ((const unsigned char *)(buf))[st_i_]);                                    \
+#define CHECK_BYTES(buf, n, v)                                                                    \
+    do {                                                                                          \
+        size_t st_n_ = (n);                                                                       \
+        size_t st_i_ = st_verify_byte((buf), st_n_, (unsigned char)(v));                          \
+        if (st_i_ != SIZE_MAX)                                                                    \
+            st_fail(__FILE__, __LINE__, #buf, "%zu bytes of %#x: byte %zu expected %#x, got %#x", \
+                    st_n_, (unsigned)(unsigned char)(v), st_i_, (unsigned)(unsigned char)(v),     \
+                    ((const unsigned char *)(buf))[st_i_]);                                       \
     } while (0)
 
 /* A 64-bit value that depends on (pe, i, seed); never 0. */
@@ -312,8 +309,9 @@ static ST_UNUSED void st_watchdog_handler(int sig)
     (void)sig;
     char buf[256];
     const char *ph = st_phase;
-    int n = snprintf(buf, sizeof buf, "FAIL: PE %d/%d: watchdog: no progress, stuck in phase [%s]\n",
-                     st_me, st_npes, ph ? ph : "?");
+    int n =
+        snprintf(buf, sizeof buf, "FAIL: PE %d/%d: watchdog: no progress, stuck in phase [%s]\n",
+                 st_me, st_npes, ph ? ph : "?");
     if (n > 0)
         (void)!write(STDERR_FILENO, buf, (size_t)n);
     _exit(2);

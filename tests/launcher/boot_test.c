@@ -24,15 +24,15 @@
 
 static struct shoal_boot B;
 
-#define CHECK(c, ...)                                                                           \
-    do {                                                                                        \
-        if (!(c)) {                                                                             \
-            fprintf(stderr, "boot_test: PE %d: %s:%d: check failed: %s: ", B.rank, __FILE__,    \
-                    __LINE__, #c);                                                              \
-            fprintf(stderr, __VA_ARGS__);                                                       \
-            fprintf(stderr, "\n");                                                              \
-            exit(1);                                                                            \
-        }                                                                                       \
+#define CHECK(c, ...)                                                                        \
+    do {                                                                                     \
+        if (!(c)) {                                                                          \
+            fprintf(stderr, "boot_test: PE %d: %s:%d: check failed: %s: ", B.rank, __FILE__, \
+                    __LINE__, #c);                                                           \
+            fprintf(stderr, __VA_ARGS__);                                                    \
+            fprintf(stderr, "\n");                                                           \
+            exit(1);                                                                         \
+        }                                                                                    \
     } while (0)
 
 static unsigned char pattern(int rank, size_t i, size_t len)
@@ -86,9 +86,8 @@ static void check_barrier_order(int k)
         if (all[2 * r + 1] < first_out)
             first_out = all[2 * r + 1];
     }
-    CHECK(first_out >= last_in,
-          "barrier %d: a PE left at %.6f before the last one entered at %.6f", k, first_out,
-          last_in);
+    CHECK(first_out >= last_in, "barrier %d: a PE left at %.6f before the last one entered at %.6f",
+          k, first_out, last_in);
     free(all);
 }
 
@@ -112,8 +111,8 @@ int main(void)
     if (fd) {
         CHECK(atoi(getenv(SHOAL_ENV_RANK)) == B.rank, "rank differs from SHOAL_RANK");
         CHECK(atoi(getenv(SHOAL_ENV_SIZE)) == B.size, "size differs from SHOAL_SIZE");
-        CHECK(!strcmp(B.jobid, getenv(SHOAL_ENV_JOBID)), "job id %s is not SHOAL_JOBID %s",
-              B.jobid, getenv(SHOAL_ENV_JOBID));
+        CHECK(!strcmp(B.jobid, getenv(SHOAL_ENV_JOBID)), "job id %s is not SHOAL_JOBID %s", B.jobid,
+              getenv(SHOAL_ENV_JOBID));
     } else if (pmix_rank) {
         CHECK(atoi(pmix_rank) == B.rank, "rank %d differs from PMIX_RANK=%s", B.rank, pmix_rank);
     }
@@ -159,9 +158,8 @@ int main(void)
         free(all);
     }
 
-    const size_t sizes[] = {0,     1,     3,         8,         100,       4093,     4096,
-                            65535, 65536, 65537,     65536 * 3 + 17,        200000,
-                            300001};
+    const size_t sizes[] = {
+        0, 1, 3, 8, 100, 4093, 4096, 65535, 65536, 65537, 65536 * 3 + 17, 200000, 300001};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         check_allgather(sizes[i]);
     /* Descending too, so a stale length from the previous round would show. */

@@ -9,7 +9,7 @@
  * (NS: PMIX_NAMESPACE) and exits 0. */
 #include "shoal_test.h"
 
-static long sdata[256];      /* static data: symmetric */
+static long sdata[256]; /* static data: symmetric */
 static long counter;
 
 static void exchange(long *heap, int me, int n, long round)

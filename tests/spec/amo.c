@@ -14,155 +14,154 @@ static shmem_ctx_t g_ctx;
 
 /* Moderate values (no signed overflow in a few additions), negative ones
  * for signed types (huge ones for unsigned types), high bits for 64-bit. */
-#define AV(T, pe, k)                                                                           \
-    ((T)(((int64_t)(st_u64((pe), (uint64_t)(k), 77) % (1u << 29)) - (1 << 28)) *                \
+#define AV(T, pe, k)                                                             \
+    ((T)(((int64_t)(st_u64((pe), (uint64_t)(k), 77) % (1u << 29)) - (1 << 28)) * \
          (sizeof(T) == 8 ? 4096 : 1)))
 #define FV(T, pe, k) ((T)((double)(int)(st_u64((pe), (uint64_t)(k), 78) % 100000) * 0.25 - 777.5))
 
-#define EXT_TYPES(X)                                                                           \
-    X(float, float, FV)                                                                        \
-    X(double, double, FV)                                                                      \
-    X(int, int, AV)                                                                            \
-    X(long, long, AV)                                                                          \
-    X(long long, longlong, AV)                                                                 \
-    X(unsigned int, uint, AV)                                                                  \
-    X(unsigned long, ulong, AV)                                                                \
-    X(unsigned long long, ulonglong, AV)                                                       \
-    X(int32_t, int32, AV)                                                                      \
-    X(int64_t, int64, AV)                                                                      \
-    X(uint32_t, uint32, AV)                                                                    \
-    X(uint64_t, uint64, AV)                                                                    \
-    X(size_t, size, AV)                                                                        \
+#define EXT_TYPES(X)                     \
+    X(float, float, FV)                  \
+    X(double, double, FV)                \
+    X(int, int, AV)                      \
+    X(long, long, AV)                    \
+    X(long long, longlong, AV)           \
+    X(unsigned int, uint, AV)            \
+    X(unsigned long, ulong, AV)          \
+    X(unsigned long long, ulonglong, AV) \
+    X(int32_t, int32, AV)                \
+    X(int64_t, int64, AV)                \
+    X(uint32_t, uint32, AV)              \
+    X(uint64_t, uint64, AV)              \
+    X(size_t, size, AV)                  \
     X(ptrdiff_t, ptrdiff, AV)
 
-#define STD_TYPES(X)                                                                           \
-    X(int, int)                                                                                \
-    X(long, long)                                                                              \
-    X(long long, longlong)                                                                     \
-    X(unsigned int, uint)                                                                      \
-    X(unsigned long, ulong)                                                                    \
-    X(unsigned long long, ulonglong)                                                           \
-    X(int32_t, int32)                                                                          \
-    X(int64_t, int64)                                                                          \
-    X(uint32_t, uint32)                                                                        \
-    X(uint64_t, uint64)                                                                        \
-    X(size_t, size)                                                                            \
+#define STD_TYPES(X)                 \
+    X(int, int)                      \
+    X(long, long)                    \
+    X(long long, longlong)           \
+    X(unsigned int, uint)            \
+    X(unsigned long, ulong)          \
+    X(unsigned long long, ulonglong) \
+    X(int32_t, int32)                \
+    X(int64_t, int64)                \
+    X(uint32_t, uint32)              \
+    X(uint64_t, uint64)              \
+    X(size_t, size)                  \
     X(ptrdiff_t, ptrdiff)
 
-#define BIT_TYPES(X)                                                                           \
-    X(unsigned int, uint)                                                                      \
-    X(unsigned long, ulong)                                                                    \
-    X(unsigned long long, ulonglong)                                                           \
-    X(int32_t, int32)                                                                          \
-    X(int64_t, int64)                                                                          \
-    X(uint32_t, uint32)                                                                        \
+#define BIT_TYPES(X)                 \
+    X(unsigned int, uint)            \
+    X(unsigned long, ulong)          \
+    X(unsigned long long, ulonglong) \
+    X(int32_t, int32)                \
+    X(int64_t, int64)                \
+    X(uint32_t, uint32)              \
     X(uint64_t, uint64)
 
-#define EQ(T, NAME, what, actual, expected)                                                    \
-    do {                                                                                       \
-        T a_ = (actual), e_ = (expected);                                                      \
-        CHECK_MSG(a_ == e_, "shmem_%s %s: expected %.21Lg, got %.21Lg", #NAME, what,           \
-                  (long double)e_, (long double)a_);                                           \
+#define EQ(T, NAME, what, actual, expected)                                          \
+    do {                                                                             \
+        T a_ = (actual), e_ = (expected);                                            \
+        CHECK_MSG(a_ == e_, "shmem_%s %s: expected %.21Lg, got %.21Lg", #NAME, what, \
+                  (long double)e_, (long double)a_);                                 \
     } while (0)
 
 /* The op on the default context or on g_ctx. */
-#define AMO(c, NAME, op, ...)                                                                  \
-    ((c) ? shmem_ctx_##NAME##_atomic_##op(g_ctx, __VA_ARGS__)                                  \
+#define AMO(c, NAME, op, ...)                                 \
+    ((c) ? shmem_ctx_##NAME##_atomic_##op(g_ctx, __VA_ARGS__) \
          : shmem_##NAME##_atomic_##op(__VA_ARGS__))
-#define AMO_V(c, NAME, op, ...)                                                                \
-    do {                                                                                       \
-        if (c)                                                                                 \
-            shmem_ctx_##NAME##_atomic_##op(g_ctx, __VA_ARGS__);                                \
-        else                                                                                   \
-            shmem_##NAME##_atomic_##op(__VA_ARGS__);                                           \
+#define AMO_V(c, NAME, op, ...)                                 \
+    do {                                                        \
+        if (c)                                                  \
+            shmem_ctx_##NAME##_atomic_##op(g_ctx, __VA_ARGS__); \
+        else                                                    \
+            shmem_##NAME##_atomic_##op(__VA_ARGS__);            \
     } while (0)
-#define QUIET(c)                                                                               \
-    do {                                                                                       \
-        if (c)                                                                                 \
-            shmem_ctx_quiet(g_ctx);                                                            \
-        else                                                                                   \
-            shmem_quiet();                                                                     \
+#define QUIET(c)                    \
+    do {                            \
+        if (c)                      \
+            shmem_ctx_quiet(g_ctx); \
+        else                        \
+            shmem_quiet();          \
     } while (0)
 
 /* fetch, set, swap (+ nbi) over the extended AMO types.  `v` is a
  * symmetric array; this PE works on v[me] of its right neighbour, and its
  * left neighbour works on v[left] here, which is checked by load at the
  * end. */
-#define DEF_EXT(T, NAME, V)                                                                    \
-    static void ext_##NAME(void *vv, int c)                                                    \
-    {                                                                                          \
-        T *v = vv;                                                                             \
-        int me = shmem_my_pe(), n = shmem_n_pes(), r = (me + 1) % n, l = (me + n - 1) % n;     \
-        T a = V(T, me, 1), b = V(T, me, 2), f = 0;                                             \
-        ST_PHASE("shmem_" #NAME "_atomic_fetch/set/swap[_nbi]");                               \
-        shmem_barrier_all();                                                                   \
-        AMO_V(c, NAME, set, &v[me], a, r);                                                     \
-        EQ(T, NAME, "fetch after set", AMO(c, NAME, fetch, &v[me], r), a);                     \
-        EQ(T, NAME, "swap old value", AMO(c, NAME, swap, &v[me], b, r), a);                    \
-        EQ(T, NAME, "fetch after swap", AMO(c, NAME, fetch, &v[me], r), b);                    \
-        AMO_V(c, NAME, fetch_nbi, &f, &v[me], r);                                              \
-        QUIET(c);                                                                              \
-        EQ(T, NAME, "fetch_nbi", f, b);                                                        \
-        f = 0;                                                                                 \
-        AMO_V(c, NAME, swap_nbi, &f, &v[me], a, r);                                            \
-        QUIET(c);                                                                              \
-        EQ(T, NAME, "swap_nbi old value", f, b);                                               \
-        EQ(T, NAME, "fetch after swap_nbi", AMO(c, NAME, fetch, &v[me], r), a);                \
-        shmem_barrier_all();                                                                   \
-        EQ(T, NAME, "value seen by the target", v[l], V(T, l, 1));                             \
-        shmem_barrier_all();                                                                   \
+#define DEF_EXT(T, NAME, V)                                                                \
+    static void ext_##NAME(void *vv, int c)                                                \
+    {                                                                                      \
+        T *v = vv;                                                                         \
+        int me = shmem_my_pe(), n = shmem_n_pes(), r = (me + 1) % n, l = (me + n - 1) % n; \
+        T a = V(T, me, 1), b = V(T, me, 2), f = 0;                                         \
+        ST_PHASE("shmem_" #NAME "_atomic_fetch/set/swap[_nbi]");                           \
+        shmem_barrier_all();                                                               \
+        AMO_V(c, NAME, set, &v[me], a, r);                                                 \
+        EQ(T, NAME, "fetch after set", AMO(c, NAME, fetch, &v[me], r), a);                 \
+        EQ(T, NAME, "swap old value", AMO(c, NAME, swap, &v[me], b, r), a);                \
+        EQ(T, NAME, "fetch after swap", AMO(c, NAME, fetch, &v[me], r), b);                \
+        AMO_V(c, NAME, fetch_nbi, &f, &v[me], r);                                          \
+        QUIET(c);                                                                          \
+        EQ(T, NAME, "fetch_nbi", f, b);                                                    \
+        f = 0;                                                                             \
+        AMO_V(c, NAME, swap_nbi, &f, &v[me], a, r);                                        \
+        QUIET(c);                                                                          \
+        EQ(T, NAME, "swap_nbi old value", f, b);                                           \
+        EQ(T, NAME, "fetch after swap_nbi", AMO(c, NAME, fetch, &v[me], r), a);            \
+        shmem_barrier_all();                                                               \
+        EQ(T, NAME, "value seen by the target", v[l], V(T, l, 1));                         \
+        shmem_barrier_all();                                                               \
     }
 EXT_TYPES(DEF_EXT)
 
 /* compare_swap, fetch_inc, inc, fetch_add, add (+ nbi) over the standard
  * AMO types. */
-#define DEF_STD(T, NAME)                                                                       \
-    static void std_##NAME(void *vv, int c)                                                    \
-    {                                                                                          \
-        T *v = vv;                                                                             \
-        int me = shmem_my_pe(), n = shmem_n_pes(), r = (me + 1) % n, l = (me + n - 1) % n;     \
-        T a = AV(T, me, 3), b = AV(T, me, 4), cc = AV(T, me, 5), d = AV(T, me, 6),             \
-          e = AV(T, me, 7), f = 0, g = 0, h = 0;                                               \
-        if (b == a)                                                                            \
-            b = (T)(a + 1);                                                                    \
-        ST_PHASE("shmem_" #NAME "_atomic_compare_swap/fetch_inc/inc/fetch_add/add[_nbi]");     \
-        shmem_barrier_all();                                                                   \
-        AMO_V(c, NAME, set, &v[me], a, r);                                                     \
-        /* cswap with a wrong condition: no change, returns the value */                       \
-        EQ(T, NAME, "compare_swap (no match) old", AMO(c, NAME, compare_swap, &v[me], b, cc, r), \
-           a);                                                                                 \
-        EQ(T, NAME, "value after failed compare_swap", AMO(c, NAME, fetch, &v[me], r), a);     \
-        EQ(T, NAME, "compare_swap (match) old", AMO(c, NAME, compare_swap, &v[me], a, cc, r),  \
-           a);                                                                                 \
-        EQ(T, NAME, "value after compare_swap", AMO(c, NAME, fetch, &v[me], r), cc);           \
-        EQ(T, NAME, "fetch_inc old", AMO(c, NAME, fetch_inc, &v[me], r), cc);                  \
-        EQ(T, NAME, "value after fetch_inc", AMO(c, NAME, fetch, &v[me], r), (T)(cc + 1));     \
-        AMO_V(c, NAME, inc, &v[me], r);                                                        \
-        EQ(T, NAME, "value after inc", AMO(c, NAME, fetch, &v[me], r), (T)(cc + 2));           \
-        EQ(T, NAME, "fetch_add old", AMO(c, NAME, fetch_add, &v[me], d, r), (T)(cc + 2));      \
-        EQ(T, NAME, "value after fetch_add", AMO(c, NAME, fetch, &v[me], r), (T)(cc + 2 + d)); \
-        AMO_V(c, NAME, add, &v[me], e, r);                                                     \
-        T now = (T)(cc + 2 + d + e);                                                           \
-        EQ(T, NAME, "value after add", AMO(c, NAME, fetch, &v[me], r), now);                   \
-        /* nbi forms: results land by quiet */                                                 \
-        AMO_V(c, NAME, compare_swap_nbi, &f, &v[me], now, a, r);                               \
-        QUIET(c);                                                                              \
-        EQ(T, NAME, "compare_swap_nbi old", f, now);                                           \
-        AMO_V(c, NAME, compare_swap_nbi, &f, &v[me], b, cc, r); /* no match */                 \
-        AMO_V(c, NAME, fetch_inc_nbi, &g, &v[me], r);                                          \
-        QUIET(c);                                                                              \
-        EQ(T, NAME, "compare_swap_nbi (no match) old", f, a);                                  \
-        EQ(T, NAME, "fetch_inc_nbi old", g, a);                                                \
-        AMO_V(c, NAME, fetch_add_nbi, &h, &v[me], d, r);                                       \
-        QUIET(c);                                                                              \
-        EQ(T, NAME, "fetch_add_nbi old", h, (T)(a + 1));                                       \
-        EQ(T, NAME, "value after nbi ops", AMO(c, NAME, fetch, &v[me], r), (T)(a + 1 + d));    \
-        shmem_barrier_all();                                                                   \
-        {                                                                                      \
-            T la = AV(T, l, 3), ld = AV(T, l, 6);                                              \
-            EQ(T, NAME, "value seen by the target", v[l], (T)(la + 1 + ld));                   \
-        }                                                                                      \
-        shmem_barrier_all();                                                                   \
+#define DEF_STD(T, NAME)                                                                          \
+    static void std_##NAME(void *vv, int c)                                                       \
+    {                                                                                             \
+        T *v = vv;                                                                                \
+        int me = shmem_my_pe(), n = shmem_n_pes(), r = (me + 1) % n, l = (me + n - 1) % n;        \
+        T a = AV(T, me, 3), b = AV(T, me, 4), cc = AV(T, me, 5), d = AV(T, me, 6),                \
+          e = AV(T, me, 7), f = 0, g = 0, h = 0;                                                  \
+        if (b == a)                                                                               \
+            b = (T)(a + 1);                                                                       \
+        ST_PHASE("shmem_" #NAME "_atomic_compare_swap/fetch_inc/inc/fetch_add/add[_nbi]");        \
+        shmem_barrier_all();                                                                      \
+        AMO_V(c, NAME, set, &v[me], a, r);                                                        \
+        /* cswap with a wrong condition: no change, returns the value */                          \
+        EQ(T, NAME, "compare_swap (no match) old", AMO(c, NAME, compare_swap, &v[me], b, cc, r),  \
+           a);                                                                                    \
+        EQ(T, NAME, "value after failed compare_swap", AMO(c, NAME, fetch, &v[me], r), a);        \
+        EQ(T, NAME, "compare_swap (match) old", AMO(c, NAME, compare_swap, &v[me], a, cc, r), a); \
+        EQ(T, NAME, "value after compare_swap", AMO(c, NAME, fetch, &v[me], r), cc);              \
+        EQ(T, NAME, "fetch_inc old", AMO(c, NAME, fetch_inc, &v[me], r), cc);                     \
+        EQ(T, NAME, "value after fetch_inc", AMO(c, NAME, fetch, &v[me], r), (T)(cc + 1));        \
+        AMO_V(c, NAME, inc, &v[me], r);                                                           \
+        EQ(T, NAME, "value after inc", AMO(c, NAME, fetch, &v[me], r), (T)(cc + 2));              \
+        EQ(T, NAME, "fetch_add old", AMO(c, NAME, fetch_add, &v[me], d, r), (T)(cc + 2));         \
+        EQ(T, NAME, "value after fetch_add", AMO(c, NAME, fetch, &v[me], r), (T)(cc + 2 + d));    \
+        AMO_V(c, NAME, add, &v[me], e, r);                                                        \
+        T now = (T)(cc + 2 + d + e);                                                              \
+        EQ(T, NAME, "value after add", AMO(c, NAME, fetch, &v[me], r), now);                      \
+        /* nbi forms: results land by quiet */                                                    \
+        AMO_V(c, NAME, compare_swap_nbi, &f, &v[me], now, a, r);                                  \
+        QUIET(c);                                                                                 \
+        EQ(T, NAME, "compare_swap_nbi old", f, now);                                              \
+        AMO_V(c, NAME, compare_swap_nbi, &f, &v[me], b, cc, r); /* no match */                    \
+        AMO_V(c, NAME, fetch_inc_nbi, &g, &v[me], r);                                             \
+        QUIET(c);                                                                                 \
+        EQ(T, NAME, "compare_swap_nbi (no match) old", f, a);                                     \
+        EQ(T, NAME, "fetch_inc_nbi old", g, a);                                                   \
+        AMO_V(c, NAME, fetch_add_nbi, &h, &v[me], d, r);                                          \
+        QUIET(c);                                                                                 \
+        EQ(T, NAME, "fetch_add_nbi old", h, (T)(a + 1));                                          \
+        EQ(T, NAME, "value after nbi ops", AMO(c, NAME, fetch, &v[me], r), (T)(a + 1 + d));       \
+        shmem_barrier_all();                                                                      \
+        {                                                                                         \
+            T la = AV(T, l, 3), ld = AV(T, l, 6);                                                 \
+            EQ(T, NAME, "value seen by the target", v[l], (T)(la + 1 + ld));                      \
+        }                                                                                         \
+        shmem_barrier_all();                                                                      \
     }
 STD_TYPES(DEF_STD)
 
@@ -330,11 +329,11 @@ static void test_deprecated_and_generic(void)
 #define NTHREADS 4
 #define KOPS 50000
 
-static long g_counter;        /* global, on PE 0 */
-static uint64_t g_sum;        /* sum of fetched values, on PE 0 */
-static long *h_counter;       /* heap, on PE 0 */
-static int32_t *h_ctr32;      /* two adjacent 32-bit counters, on PE 0 */
-static int g_bad_order;       /* a thread saw its fetches go backwards */
+static long g_counter;   /* global, on PE 0 */
+static uint64_t g_sum;   /* sum of fetched values, on PE 0 */
+static long *h_counter;  /* heap, on PE 0 */
+static int32_t *h_ctr32; /* two adjacent 32-bit counters, on PE 0 */
+static int g_bad_order;  /* a thread saw its fetches go backwards */
 
 static void *contend(void *arg)
 {

@@ -26,7 +26,10 @@ static void sync_by(int how)
 {
     switch (how) {
     case B_BARRIER_ALL: shmem_barrier_all(); break;
-    default: shmem_quiet(); shmem_sync_all(); break;
+    default:
+        shmem_quiet();
+        shmem_sync_all();
+        break;
     }
 }
 
@@ -63,9 +66,8 @@ int main(void)
                 CHECK_MSG(g_slot[row][pe] == v,
                           "after %s %d: slot of PE %d holds %d (its put did not arrive)",
                           bname[how], it, pe, g_slot[row][pe]);
-                CHECK_MSG(hslot[row * MAXPE + pe] == v,
-                          "after %s %d: heap slot of PE %d holds %d", bname[how], it, pe,
-                          hslot[row * MAXPE + pe]);
+                CHECK_MSG(hslot[row * MAXPE + pe] == v, "after %s %d: heap slot of PE %d holds %d",
+                          bname[how], it, pe, hslot[row * MAXPE + pe]);
                 CHECK_MSG(g_amo[row][pe] == v, "after %s %d: AMO slot of PE %d holds %ld",
                           bname[how], it, pe, g_amo[row][pe]);
             }

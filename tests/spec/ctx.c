@@ -14,8 +14,8 @@
 #define NTHREADS 4
 #define TOPS 500
 
-static long g_cnt;                       /* AMO target */
-static long g_thr_data[NTHREADS][TOPS];  /* thread t of PE (me-1) writes row t here */
+static long g_cnt;                      /* AMO target */
+static long g_thr_data[NTHREADS][TOPS]; /* thread t of PE (me-1) writes row t here */
 static long g_thr_cnt[NTHREADS];
 
 static char g_ph[160];

@@ -13,11 +13,11 @@
 #define MAXPE 64
 #define LOG_MAX 4096
 
-static long g_lock;               /* a lock in static memory */
-static long g_counter;            /* protected counter (PE 0) */
-static long g_log_len;            /* acquisitions so far (PE 0, inside the lock) */
-static int g_log_pe[LOG_MAX];     /* who acquired (PE 0) */
-static long g_log_wait[LOG_MAX];  /* acquisitions by others while it waited (PE 0) */
+static long g_lock;              /* a lock in static memory */
+static long g_counter;           /* protected counter (PE 0) */
+static long g_log_len;           /* acquisitions so far (PE 0, inside the lock) */
+static int g_log_pe[LOG_MAX];    /* who acquired (PE 0) */
+static long g_log_wait[LOG_MAX]; /* acquisitions by others while it waited (PE 0) */
 static int g_flag[MAXPE];
 
 static char g_ph[160];
@@ -178,7 +178,8 @@ static void fairness_run(long *lock, const char *where, int last)
         }
         if (worst <= bound)
             printf("ok: lock fairness in %s: longest wait %ld acquisitions by others (bound "
-                   "%ld)\n", where, worst, bound);
+                   "%ld)\n",
+                   where, worst, bound);
     }
     shmem_barrier_all();
 }

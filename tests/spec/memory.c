@@ -20,10 +20,10 @@
 #define MAXPE 64
 #define NOFF 64
 
-static long g_offs[NOFF];        /* this PE's offsets, read by others */
+static long g_offs[NOFF]; /* this PE's offsets, read by others */
 static int g_flags[MAXPE];
 
-static char *g_base;             /* the first block: offsets are relative to it */
+static char *g_base; /* the first block: offsets are relative to it */
 
 /* Every PE compares offs[0..k) with every other PE's. */
 static void check_symmetric(const long *offs, int k, const char *what)
@@ -45,7 +45,10 @@ static void check_symmetric(const long *offs, int k, const char *what)
     shmem_barrier_all();
 }
 
-static long off_of(const void *p) { return (long)((const char *)p - g_base); }
+static long off_of(const void *p)
+{
+    return (long)((const char *)p - g_base);
+}
 
 /* Write a pattern into p on every PE's copy (each PE writes the neighbour's)
  * and read it back: the block is usable remotely. */
@@ -189,7 +192,6 @@ static void test_calloc_race(void)
         shmem_free(cnt);
         (void)me;
     }
-
 }
 
 static void test_align(void)

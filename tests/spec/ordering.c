@@ -21,7 +21,10 @@ static long g_fdata[FWORDS];
 static long g_flag, g_ack;
 static long g_count;
 
-static long fval(long round, int pe, int i) { return round * 1000003L + pe * 1009L + i; }
+static long fval(long round, int pe, int i)
+{
+    return round * 1000003L + pe * 1009L + i;
+}
 
 static char g_ph[160];
 #define PHASE(...) (snprintf(g_ph, sizeof g_ph, __VA_ARGS__), ST_PHASE(g_ph))

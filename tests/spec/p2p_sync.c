@@ -60,30 +60,30 @@ static void remote_end(struct remote *r)
 
 /* ------------------------------------------------------- type tables */
 
-#define P2P_TYPES(X)                                                                           \
-    X(int, int)                                                                                \
-    X(long, long)                                                                              \
-    X(long long, longlong)                                                                     \
-    X(unsigned int, uint)                                                                      \
-    X(unsigned long, ulong)                                                                    \
-    X(unsigned long long, ulonglong)                                                           \
-    X(int32_t, int32)                                                                          \
-    X(int64_t, int64)                                                                          \
-    X(uint32_t, uint32)                                                                        \
-    X(uint64_t, uint64)                                                                        \
-    X(size_t, size)                                                                            \
+#define P2P_TYPES(X)                 \
+    X(int, int)                      \
+    X(long, long)                    \
+    X(long long, longlong)           \
+    X(unsigned int, uint)            \
+    X(unsigned long, ulong)          \
+    X(unsigned long long, ulonglong) \
+    X(int32_t, int32)                \
+    X(int64_t, int64)                \
+    X(uint32_t, uint32)              \
+    X(uint64_t, uint64)              \
+    X(size_t, size)                  \
     X(ptrdiff_t, ptrdiff)
 
 static const int cmps[6] = {SHMEM_CMP_EQ, SHMEM_CMP_NE, SHMEM_CMP_GT,
                             SHMEM_CMP_GE, SHMEM_CMP_LT, SHMEM_CMP_LE};
 static const char *const cmp_names[6] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
 
-#define HOLDS(cmp, x, c)                                                                       \
-    ((cmp) == SHMEM_CMP_EQ   ? (x) == (c)                                                      \
-     : (cmp) == SHMEM_CMP_NE ? (x) != (c)                                                      \
-     : (cmp) == SHMEM_CMP_GT ? (x) > (c)                                                       \
-     : (cmp) == SHMEM_CMP_GE ? (x) >= (c)                                                      \
-     : (cmp) == SHMEM_CMP_LT ? (x) < (c)                                                       \
+#define HOLDS(cmp, x, c)                  \
+    ((cmp) == SHMEM_CMP_EQ   ? (x) == (c) \
+     : (cmp) == SHMEM_CMP_NE ? (x) != (c) \
+     : (cmp) == SHMEM_CMP_GT ? (x) > (c)  \
+     : (cmp) == SHMEM_CMP_GE ? (x) >= (c) \
+     : (cmp) == SHMEM_CMP_LT ? (x) < (c)  \
                              : (x) <= (c))
 
 static char g_ph[200];
@@ -93,345 +93,333 @@ static char g_ph[200];
  * initial value failing the condition and the final one meeting it.  For
  * unsigned types H has the top bit set, so that a signed comparison would
  * get the answer wrong (and return early, which is detected). */
-#define DEF_P2P(T, NAME)                                                                       \
-    static void go_##NAME(struct remote *r)                                                    \
-    {                                                                                          \
-        T *iv = r->ivars;                                                                      \
-        for (int j = 0; j < r->count; j++) {                                                   \
-            st_sleep_us(r->delay_us);                                                          \
-            T v;                                                                               \
-            memcpy(&v, &r->vbits[j], sizeof v);                                                \
-            shmem_##NAME##_atomic_set(&iv[r->idx[j]], v, r->pe);                               \
-        }                                                                                      \
-    }                                                                                          \
-    static void upd_##NAME(struct remote *r, T *iv, int count, const int *idx, const T *vals,  \
-                           long delay)                                                         \
-    {                                                                                          \
-        int me = shmem_my_pe(), n = shmem_n_pes();                                             \
-        r->go = go_##NAME;                                                                     \
-        r->ivars = iv;                                                                         \
-        r->pe = (me + 1) % n;                                                                  \
-        r->count = count;                                                                      \
-        r->delay_us = delay;                                                                   \
-        for (int j = 0; j < count; j++) {                                                      \
-            r->idx[j] = idx[j];                                                                \
-            r->vbits[j] = 0;                                                                   \
-            memcpy(&r->vbits[j], &vals[j], sizeof(T));                                         \
-        }                                                                                      \
-    }                                                                                          \
-    static void set_local_##NAME(T *iv, const T *vals, int count)                              \
-    {                                                                                          \
-        int me = shmem_my_pe();                                                                \
-        for (int i = 0; i < count; i++)                                                        \
-            shmem_##NAME##_atomic_set(&iv[i], vals[i], me);                                    \
-    }                                                                                          \
-    static void p2p_##NAME(T *iv)                                                              \
-    {                                                                                          \
-        T minus1_ = (T)-1, zero_ = 0;                                                          \
-        const int is_signed = minus1_ < zero_;                                                 \
-        const T H = (T)(((uint64_t)1 << (sizeof(T) * 8 - 1)) | 5u);                            \
-        struct {                                                                               \
-            int cmp;                                                                           \
-            T c, i0, v;                                                                        \
-        } cs[6];                                                                               \
-        if (is_signed) {                                                                       \
-            T t[6][3] = {{(T)-7, (T)-8, (T)-7}, {(T)-7, (T)-7, (T)7}, {(T)-2, (T)-3, (T)-1},   \
-                         {(T)-2, (T)-3, (T)-2}, {(T)-2, (T)2, (T)-3}, {(T)-2, (T)1, (T)-2}};   \
-            for (int k = 0; k < 6; k++)                                                        \
-                cs[k].cmp = cmps[k], cs[k].c = t[k][0], cs[k].i0 = t[k][1], cs[k].v = t[k][2]; \
-        } else {                                                                               \
-            T t[6][3] = {{H, 5, H}, {H, H, 0}, {H, 5, (T)(H + 1)},                             \
-                         {H, 5, H}, {5, H, 3}, {5, H, 5}};                                     \
-            for (int k = 0; k < 6; k++)                                                        \
-                cs[k].cmp = cmps[k], cs[k].c = t[k][0], cs[k].i0 = t[k][1], cs[k].v = t[k][2]; \
-        }                                                                                      \
-        /* shmem_test: every comparison on a grid of values. */                                \
-        PHASE("shmem_%s_test grid", #NAME);                                                    \
-        {                                                                                      \
-            T sv[5] = {(T)-5, (T)-1, 0, 1, 7};                                                 \
-            T uv[5] = {0, 1, 7, H, (T)-1};                                                     \
-            const T *vals = is_signed ? sv : uv;                                               \
-            for (int a = 0; a < 5; a++)                                                        \
-                for (int b = 0; b < 5; b++)                                                    \
-                    for (int k = 0; k < 6; k++) {                                              \
-                        shmem_##NAME##_atomic_set(iv, vals[a], shmem_my_pe());                 \
-                        int got = shmem_##NAME##_test(iv, cmps[k], vals[b]);                   \
-                        int want = HOLDS(cmps[k], vals[a], vals[b]);                           \
-                        CHECK_MSG(got == want,                                                 \
-                                  "shmem_%s_test(%.20Lg %s %.20Lg) returned %d, expected %d",  \
-                                  #NAME, (long double)vals[a], cmp_names[k],                   \
-                                  (long double)vals[b], got, want);                            \
-                    }                                                                          \
-        }                                                                                      \
-        /* shmem_wait_until: the value arrives from another PE. */                             \
-        for (int k = 0; k < 6; k++) {                                                          \
-            PHASE("shmem_%s_wait_until %s", #NAME, cmp_names[k]);                              \
-            struct remote r;                                                                   \
-            set_local_##NAME(iv, &cs[k].i0, 1);                                                \
-            CHECK_EQ_I(shmem_##NAME##_test(iv, cs[k].cmp, cs[k].c), 0);                        \
-            int zero = 0;                                                                      \
-            upd_##NAME(&r, iv, 1, &zero, &cs[k].v, DELAY_US);                                  \
-            remote_start(&r);                                                                  \
-            shmem_##NAME##_wait_until(iv, cs[k].cmp, cs[k].c);                                 \
-            T now = shmem_##NAME##_atomic_fetch(iv, shmem_my_pe());                            \
-            CHECK_MSG(HOLDS(cs[k].cmp, now, cs[k].c) && now == cs[k].v,                        \
-                      "shmem_%s_wait_until(%s %.20Lg) returned with the value %.20Lg",         \
-                      #NAME, cmp_names[k], (long double)cs[k].c, (long double)now);            \
-            CHECK_EQ_I(shmem_##NAME##_test(iv, cs[k].cmp, cs[k].c), 1);                        \
-            remote_end(&r);                                                                    \
-        }                                                                                      \
-        /* Multi-element forms.  c/i0/v of the GE, EQ and NE cases. */                         \
-        const int K_GE = 3, K_EQ = 0, K_NE = 1;                                                      \
-        T init[N], sat[N], cv[N], vinit[N];                                                    \
-        size_t idxs[N];                                                                        \
-        struct remote r;                                                                       \
-        for (int i = 0; i < N; i++) {                                                          \
-            init[i] = cs[K_GE].i0;                                                               \
-            sat[i] = cs[K_GE].v;                                                                 \
-            cv[i] = (T)(cs[K_EQ].v + (T)i); /* vector EQ: element i waits for v + i */           \
-            vinit[i] = cs[K_EQ].i0;                                                              \
-        }                                                                                      \
-        const int all_idx[N] = {0, 1, 2, 3, 4, 5};                                             \
-        /* wait_until_all, NULL status: all six arrive one after another. */                   \
-        PHASE("shmem_%s_wait_until_all NULL status", #NAME);                                   \
-        set_local_##NAME(iv, init, N);                                                         \
-        upd_##NAME(&r, iv, N, all_idx, sat, 300);                                              \
-        remote_start(&r);                                                                      \
-        shmem_##NAME##_wait_until_all(iv, N, NULL, SHMEM_CMP_GE, cs[K_GE].c);                    \
-        for (int i = 0; i < N; i++)                                                            \
-            CHECK_MSG(shmem_##NAME##_atomic_fetch(&iv[i], shmem_my_pe()) == sat[i],            \
-                      "wait_until_all returned before element %d arrived", i);                 \
-        remote_end(&r);                                                                        \
-        /* wait_until_all, partial status: excluded elements never satisfy. */                 \
-        PHASE("shmem_%s_wait_until_all partial status", #NAME);                                \
-        {                                                                                      \
-            const int st[N] = {0, 1, 0, 1, 1, 0};                                              \
-            const int inc[3] = {0, 2, 5};                                                      \
-            set_local_##NAME(iv, init, N);                                                     \
-            upd_##NAME(&r, iv, 3, inc, sat, 300);                                              \
-            remote_start(&r);                                                                  \
-            shmem_##NAME##_wait_until_all(iv, N, st, SHMEM_CMP_GE, cs[K_GE].c);                  \
-            for (int j = 0; j < 3; j++)                                                        \
-                CHECK_MSG(shmem_##NAME##_atomic_fetch(&iv[inc[j]], shmem_my_pe()) == sat[0],   \
-                          "wait_until_all returned before element %d arrived", inc[j]);        \
-            remote_end(&r);                                                                    \
-        }                                                                                      \
-        /* wait_until_any, NULL status: only element 4 arrives. */                             \
-        PHASE("shmem_%s_wait_until_any NULL status", #NAME);                                   \
-        {                                                                                      \
-            T a[N];                                                                            \
-            for (int i = 0; i < N; i++)                                                        \
-                a[i] = cs[K_EQ].i0;                                                              \
-            const int four = 4;                                                                \
-            set_local_##NAME(iv, a, N);                                                        \
-            upd_##NAME(&r, iv, 1, &four, &cs[K_EQ].v, DELAY_US);                                 \
-            remote_start(&r);                                                                  \
-            size_t got = shmem_##NAME##_wait_until_any(iv, N, NULL, SHMEM_CMP_EQ, cs[K_EQ].c);   \
-            CHECK_EQ_U(got, 4);                                                                \
-            remote_end(&r);                                                                    \
-        }                                                                                      \
-        /* wait_until_any, partial status: excluded elements already satisfy. */               \
-        PHASE("shmem_%s_wait_until_any partial status", #NAME);                               \
-        {                                                                                      \
-            const int st[N] = {1, 0, 1, 0, 0, 1};                                              \
-            T a[N];                                                                            \
-            for (int i = 0; i < N; i++)                                                        \
+#define DEF_P2P(T, NAME)                                                                           \
+    static void go_##NAME(struct remote *r)                                                        \
+    {                                                                                              \
+        T *iv = r->ivars;                                                                          \
+        for (int j = 0; j < r->count; j++) {                                                       \
+            st_sleep_us(r->delay_us);                                                              \
+            T v;                                                                                   \
+            memcpy(&v, &r->vbits[j], sizeof v);                                                    \
+            shmem_##NAME##_atomic_set(&iv[r->idx[j]], v, r->pe);                                   \
+        }                                                                                          \
+    }                                                                                              \
+    static void upd_##NAME(struct remote *r, T *iv, int count, const int *idx, const T *vals,      \
+                           long delay)                                                             \
+    {                                                                                              \
+        int me = shmem_my_pe(), n = shmem_n_pes();                                                 \
+        r->go = go_##NAME;                                                                         \
+        r->ivars = iv;                                                                             \
+        r->pe = (me + 1) % n;                                                                      \
+        r->count = count;                                                                          \
+        r->delay_us = delay;                                                                       \
+        for (int j = 0; j < count; j++) {                                                          \
+            r->idx[j] = idx[j];                                                                    \
+            r->vbits[j] = 0;                                                                       \
+            memcpy(&r->vbits[j], &vals[j], sizeof(T));                                             \
+        }                                                                                          \
+    }                                                                                              \
+    static void set_local_##NAME(T *iv, const T *vals, int count)                                  \
+    {                                                                                              \
+        int me = shmem_my_pe();                                                                    \
+        for (int i = 0; i < count; i++)                                                            \
+            shmem_##NAME##_atomic_set(&iv[i], vals[i], me);                                        \
+    }                                                                                              \
+    static void p2p_##NAME(T *iv)                                                                  \
+    {                                                                                              \
+        T minus1_ = (T)-1, zero_ = 0;                                                              \
+        const int is_signed = minus1_ < zero_;                                                     \
+        const T H = (T)(((uint64_t)1 << (sizeof(T) * 8 - 1)) | 5u);                                \
+        struct {                                                                                   \
+            int cmp;                                                                               \
+            T c, i0, v;                                                                            \
+        } cs[6];                                                                                   \
+        if (is_signed) {                                                                           \
+            T t[6][3] = {{(T)-7, (T)-8, (T)-7}, {(T)-7, (T)-7, (T)7}, {(T)-2, (T)-3, (T)-1},       \
+                         {(T)-2, (T)-3, (T)-2}, {(T)-2, (T)2, (T)-3}, {(T)-2, (T)1, (T)-2}};       \
+            for (int k = 0; k < 6; k++)                                                            \
+                cs[k].cmp = cmps[k], cs[k].c = t[k][0], cs[k].i0 = t[k][1], cs[k].v = t[k][2];     \
+        } else {                                                                                   \
+            T t[6][3] = {                                                                          \
+                {H, 5, H}, {H, H, 0}, {H, 5, (T)(H + 1)}, {H, 5, H}, {5, H, 3}, {5, H, 5}};        \
+            for (int k = 0; k < 6; k++)                                                            \
+                cs[k].cmp = cmps[k], cs[k].c = t[k][0], cs[k].i0 = t[k][1], cs[k].v = t[k][2];     \
+        }                                                                                          \
+        /* shmem_test: every comparison on a grid of values. */                                    \
+        PHASE("shmem_%s_test grid", #NAME);                                                        \
+        {                                                                                          \
+            T sv[5] = {(T)-5, (T)-1, 0, 1, 7};                                                     \
+            T uv[5] = {0, 1, 7, H, (T)-1};                                                         \
+            const T *vals = is_signed ? sv : uv;                                                   \
+            for (int a = 0; a < 5; a++)                                                            \
+                for (int b = 0; b < 5; b++)                                                        \
+                    for (int k = 0; k < 6; k++) {                                                  \
+                        shmem_##NAME##_atomic_set(iv, vals[a], shmem_my_pe());                     \
+                        int got = shmem_##NAME##_test(iv, cmps[k], vals[b]);                       \
+                        int want = HOLDS(cmps[k], vals[a], vals[b]);                               \
+                        CHECK_MSG(got == want,                                                     \
+                                  "shmem_%s_test(%.20Lg %s %.20Lg) returned %d, expected %d",      \
+                                  #NAME, (long double)vals[a], cmp_names[k], (long double)vals[b], \
+                                  got, want);                                                      \
+                    }                                                                              \
+        }                                                                                          \
+        /* shmem_wait_until: the value arrives from another PE. */                                 \
+        for (int k = 0; k < 6; k++) {                                                              \
+            PHASE("shmem_%s_wait_until %s", #NAME, cmp_names[k]);                                  \
+            struct remote r;                                                                       \
+            set_local_##NAME(iv, &cs[k].i0, 1);                                                    \
+            CHECK_EQ_I(shmem_##NAME##_test(iv, cs[k].cmp, cs[k].c), 0);                            \
+            int zero = 0;                                                                          \
+            upd_##NAME(&r, iv, 1, &zero, &cs[k].v, DELAY_US);                                      \
+            remote_start(&r);                                                                      \
+            shmem_##NAME##_wait_until(iv, cs[k].cmp, cs[k].c);                                     \
+            T now = shmem_##NAME##_atomic_fetch(iv, shmem_my_pe());                                \
+            CHECK_MSG(HOLDS(cs[k].cmp, now, cs[k].c) && now == cs[k].v,                            \
+                      "shmem_%s_wait_until(%s %.20Lg) returned with the value %.20Lg", #NAME,      \
+                      cmp_names[k], (long double)cs[k].c, (long double)now);                       \
+            CHECK_EQ_I(shmem_##NAME##_test(iv, cs[k].cmp, cs[k].c), 1);                            \
+            remote_end(&r);                                                                        \
+        }                                                                                          \
+        /* Multi-element forms.  c/i0/v of the GE, EQ and NE cases. */                             \
+        const int K_GE = 3, K_EQ = 0, K_NE = 1;                                                    \
+        T init[N], sat[N], cv[N], vinit[N];                                                        \
+        size_t idxs[N];                                                                            \
+        struct remote r;                                                                           \
+        for (int i = 0; i < N; i++) {                                                              \
+            init[i] = cs[K_GE].i0;                                                                 \
+            sat[i] = cs[K_GE].v;                                                                   \
+            cv[i] = (T)(cs[K_EQ].v + (T)i); /* vector EQ: element i waits for v + i */             \
+            vinit[i] = cs[K_EQ].i0;                                                                \
+        }                                                                                          \
+        const int all_idx[N] = {0, 1, 2, 3, 4, 5};                                                 \
+        /* wait_until_all, NULL status: all six arrive one after another. */                       \
+        PHASE("shmem_%s_wait_until_all NULL status", #NAME);                                       \
+        set_local_##NAME(iv, init, N);                                                             \
+        upd_##NAME(&r, iv, N, all_idx, sat, 300);                                                  \
+        remote_start(&r);                                                                          \
+        shmem_##NAME##_wait_until_all(iv, N, NULL, SHMEM_CMP_GE, cs[K_GE].c);                      \
+        for (int i = 0; i < N; i++)                                                                \
+            CHECK_MSG(shmem_##NAME##_atomic_fetch(&iv[i], shmem_my_pe()) == sat[i],                \
+                      "wait_until_all returned before element %d arrived", i);                     \
+        remote_end(&r);                                                                            \
+        /* wait_until_all, partial status: excluded elements never satisfy. */                     \
+        PHASE("shmem_%s_wait_until_all partial status", #NAME);                                    \
+        {                                                                                          \
+            const int st[N] = {0, 1, 0, 1, 1, 0};                                                  \
+            const int inc[3] = {0, 2, 5};                                                          \
+            set_local_##NAME(iv, init, N);                                                         \
+            upd_##NAME(&r, iv, 3, inc, sat, 300);                                                  \
+            remote_start(&r);                                                                      \
+            shmem_##NAME##_wait_until_all(iv, N, st, SHMEM_CMP_GE, cs[K_GE].c);                    \
+            for (int j = 0; j < 3; j++)                                                            \
+                CHECK_MSG(shmem_##NAME##_atomic_fetch(&iv[inc[j]], shmem_my_pe()) == sat[0],       \
+                          "wait_until_all returned before element %d arrived", inc[j]);            \
+            remote_end(&r);                                                                        \
+        }                                                                                          \
+        /* wait_until_any, NULL status: only element 4 arrives. */                                 \
+        PHASE("shmem_%s_wait_until_any NULL status", #NAME);                                       \
+        {                                                                                          \
+            T a[N];                                                                                \
+            for (int i = 0; i < N; i++)                                                            \
+                a[i] = cs[K_EQ].i0;                                                                \
+            const int four = 4;                                                                    \
+            set_local_##NAME(iv, a, N);                                                            \
+            upd_##NAME(&r, iv, 1, &four, &cs[K_EQ].v, DELAY_US);                                   \
+            remote_start(&r);                                                                      \
+            size_t got = shmem_##NAME##_wait_until_any(iv, N, NULL, SHMEM_CMP_EQ, cs[K_EQ].c);     \
+            CHECK_EQ_U(got, 4);                                                                    \
+            remote_end(&r);                                                                        \
+        }                                                                                          \
+        /* wait_until_any, partial status: excluded elements already satisfy. */                   \
+        PHASE("shmem_%s_wait_until_any partial status", #NAME);                                    \
+        {                                                                                          \
+            const int st[N] = {1, 0, 1, 0, 0, 1};                                                  \
+            T a[N];                                                                                \
+            for (int i = 0; i < N; i++)                                                            \
                 a[i] = st[i] ? cs[K_EQ].v : cs[K_EQ].i0;                                           \
-            const int three = 3;                                                               \
-            set_local_##NAME(iv, a, N);                                                        \
-            upd_##NAME(&r, iv, 1, &three, &cs[K_EQ].v, DELAY_US);                                \
-            remote_start(&r);                                                                  \
-            size_t got = shmem_##NAME##_wait_until_any(iv, N, st, SHMEM_CMP_EQ, cs[K_EQ].c);     \
-            CHECK_EQ_U(got, 3);                                                                \
-            remote_end(&r);                                                                    \
-        }                                                                                      \
-        /* wait_until_some, NULL status: elements 1 and 4 change (NE). */                      \
-        PHASE("shmem_%s_wait_until_some NULL status", #NAME);                                  \
-        {                                                                                      \
-            T a[N];                                                                            \
-            for (int i = 0; i < N; i++)                                                        \
-                a[i] = cs[K_NE].i0;                                                              \
-            const int which[2] = {1, 4};                                                       \
+            const int three = 3;                                                                   \
+            set_local_##NAME(iv, a, N);                                                            \
+            upd_##NAME(&r, iv, 1, &three, &cs[K_EQ].v, DELAY_US);                                  \
+            remote_start(&r);                                                                      \
+            size_t got = shmem_##NAME##_wait_until_any(iv, N, st, SHMEM_CMP_EQ, cs[K_EQ].c);       \
+            CHECK_EQ_U(got, 3);                                                                    \
+            remote_end(&r);                                                                        \
+        }                                                                                          \
+        /* wait_until_some, NULL status: elements 1 and 4 change (NE). */                          \
+        PHASE("shmem_%s_wait_until_some NULL status", #NAME);                                      \
+        {                                                                                          \
+            T a[N];                                                                                \
+            for (int i = 0; i < N; i++)                                                            \
+                a[i] = cs[K_NE].i0;                                                                \
+            const int which[2] = {1, 4};                                                           \
             const T vals[2] = {cs[K_NE].v, cs[K_NE].v};                                            \
-            set_local_##NAME(iv, a, N);                                                        \
-            upd_##NAME(&r, iv, 2, which, vals, DELAY_US);                                      \
-            remote_start(&r);                                                                  \
-            int seen1 = 0, seen4 = 0;                                                          \
-            double t0_ = st_now();                                                             \
-            while (!(seen1 && seen4) && st_now() - t0_ < 20.0) {                               \
-                for (int i = 0; i < N; i++)                                                    \
-                    idxs[i] = 99;                                                              \
-                size_t cnt = shmem_##NAME##_wait_until_some(iv, N, idxs, NULL, SHMEM_CMP_NE,   \
-                                                            cs[K_NE].c);                         \
-                CHECK_MSG(cnt >= 1 && cnt <= 2, "wait_until_some returned %zu", cnt);          \
-                for (size_t j = 0; j < cnt; j++) {                                             \
-                    CHECK_MSG(idxs[j] == 1 || idxs[j] == 4,                                    \
-                              "wait_until_some returned index %zu, which does not satisfy",   \
-                              idxs[j]);                                                        \
-                    for (size_t j2 = 0; j2 < j; j2++)                                          \
-                        CHECK_MSG(idxs[j2] != idxs[j], "wait_until_some: duplicate index");    \
-                    seen1 |= idxs[j] == 1;                                                     \
-                    seen4 |= idxs[j] == 4;                                                     \
-                }                                                                              \
-            }                                                                                  \
-            CHECK(seen1 && seen4);                                                             \
-            remote_end(&r);                                                                    \
-        }                                                                                      \
-        /* wait_until_some, partial status: excluded elements already satisfy. */              \
-        PHASE("shmem_%s_wait_until_some partial status", #NAME);                              \
-        {                                                                                      \
-            const int st[N] = {1, 0, 0, 0, 0, 1};                                              \
-            T a[N];                                                                            \
-            for (int i = 0; i < N; i++)                                                        \
+            set_local_##NAME(iv, a, N);                                                            \
+            upd_##NAME(&r, iv, 2, which, vals, DELAY_US);                                          \
+            remote_start(&r);                                                                      \
+            int seen1 = 0, seen4 = 0;                                                              \
+            double t0_ = st_now();                                                                 \
+            while (!(seen1 && seen4) && st_now() - t0_ < 20.0) {                                   \
+                for (int i = 0; i < N; i++)                                                        \
+                    idxs[i] = 99;                                                                  \
+                size_t cnt =                                                                       \
+                    shmem_##NAME##_wait_until_some(iv, N, idxs, NULL, SHMEM_CMP_NE, cs[K_NE].c);   \
+                CHECK_MSG(cnt >= 1 && cnt <= 2, "wait_until_some returned %zu", cnt);              \
+                for (size_t j = 0; j < cnt; j++) {                                                 \
+                    CHECK_MSG(idxs[j] == 1 || idxs[j] == 4,                                        \
+                              "wait_until_some returned index %zu, which does not satisfy",        \
+                              idxs[j]);                                                            \
+                    for (size_t j2 = 0; j2 < j; j2++)                                              \
+                        CHECK_MSG(idxs[j2] != idxs[j], "wait_until_some: duplicate index");        \
+                    seen1 |= idxs[j] == 1;                                                         \
+                    seen4 |= idxs[j] == 4;                                                         \
+                }                                                                                  \
+            }                                                                                      \
+            CHECK(seen1 &&seen4);                                                                  \
+            remote_end(&r);                                                                        \
+        }                                                                                          \
+        /* wait_until_some, partial status: excluded elements already satisfy. */                  \
+        PHASE("shmem_%s_wait_until_some partial status", #NAME);                                   \
+        {                                                                                          \
+            const int st[N] = {1, 0, 0, 0, 0, 1};                                                  \
+            T a[N];                                                                                \
+            for (int i = 0; i < N; i++)                                                            \
                 a[i] = st[i] ? cs[K_NE].v : cs[K_NE].i0;                                           \
-            const int two = 2;                                                                 \
-            set_local_##NAME(iv, a, N);                                                        \
-            upd_##NAME(&r, iv, 1, &two, &cs[K_NE].v, DELAY_US);                                  \
-            remote_start(&r);                                                                  \
-            size_t cnt =                                                                       \
-                shmem_##NAME##_wait_until_some(iv, N, idxs, st, SHMEM_CMP_NE, cs[K_NE].c);       \
-            CHECK_EQ_U(cnt, 1);                                                                \
-            CHECK_EQ_U(idxs[0], 2);                                                            \
-            remote_end(&r);                                                                    \
-        }                                                                                      \
-        /* Vector forms: element i waits for EQ v + i. */                                      \
-        PHASE("shmem_%s_wait_until_all_vector", #NAME);                                        \
-        set_local_##NAME(iv, vinit, N);                                                        \
-        upd_##NAME(&r, iv, N, all_idx, cv, 300);                                               \
-        remote_start(&r);                                                                      \
-        shmem_##NAME##_wait_until_all_vector(iv, N, NULL, SHMEM_CMP_EQ, cv);                   \
-        for (int i = 0; i < N; i++)                                                            \
-            CHECK_MSG(shmem_##NAME##_atomic_fetch(&iv[i], shmem_my_pe()) == cv[i],             \
-                      "wait_until_all_vector returned before element %d arrived", i);          \
-        remote_end(&r);                                                                        \
-        PHASE("shmem_%s_wait_until_any_vector partial status", #NAME);                        \
-        {                                                                                      \
-            const int st[N] = {1, 1, 0, 0, 1, 0};                                              \
-            T a[N];                                                                            \
-            for (int i = 0; i < N; i++)                                                        \
-                a[i] = st[i] ? cv[i] : vinit[i];                                               \
-            const int three = 3;                                                               \
-            set_local_##NAME(iv, a, N);                                                        \
-            upd_##NAME(&r, iv, 1, &three, &cv[3], DELAY_US);                                   \
-            remote_start(&r);                                                                  \
-            size_t got = shmem_##NAME##_wait_until_any_vector(iv, N, st, SHMEM_CMP_EQ, cv);    \
-            CHECK_EQ_U(got, 3);                                                                \
-            remote_end(&r);                                                                    \
-        }                                                                                      \
-        PHASE("shmem_%s_wait_until_some_vector", #NAME);                                       \
-        {                                                                                      \
-            const int st[N] = {0, 1, 0, 0, 0, 0};                                              \
-            T a[N];                                                                            \
-            for (int i = 0; i < N; i++)                                                        \
-                a[i] = st[i] ? cv[i] : vinit[i];                                               \
-            const int five = 5;                                                                \
-            set_local_##NAME(iv, a, N);                                                        \
-            upd_##NAME(&r, iv, 1, &five, &cv[5], DELAY_US);                                    \
-            remote_start(&r);                                                                  \
-            size_t cnt = shmem_##NAME##_wait_until_some_vector(iv, N, idxs, st, SHMEM_CMP_EQ,  \
-                                                               cv);                            \
-            CHECK_EQ_U(cnt, 1);                                                                \
-            CHECK_EQ_U(idxs[0], 5);                                                            \
-            remote_end(&r);                                                                    \
-        }                                                                                      \
-        /* Empty wait sets: every status excluded, or nelems 0. */                             \
-        PHASE("shmem_%s empty wait sets", #NAME);                                              \
-        {                                                                                      \
-            const int none[N] = {1, 1, 1, 1, 1, 1};                                            \
-            set_local_##NAME(iv, vinit, N); /* nothing satisfies EQ cv */                      \
-            shmem_barrier_all();                                                               \
-            shmem_##NAME##_wait_until_all(iv, N, none, SHMEM_CMP_EQ, cv[0]);                   \
-            shmem_##NAME##_wait_until_all(iv, 0, NULL, SHMEM_CMP_EQ, cv[0]);                   \
-            shmem_##NAME##_wait_until_all_vector(iv, N, none, SHMEM_CMP_EQ, cv);               \
-            shmem_##NAME##_wait_until_all_vector(iv, 0, NULL, SHMEM_CMP_EQ, cv);               \
-            CHECK_EQ_U(shmem_##NAME##_wait_until_any(iv, N, none, SHMEM_CMP_EQ, cv[0]),        \
-                       SIZE_MAX);                                                              \
-            CHECK_EQ_U(shmem_##NAME##_wait_until_any(iv, 0, NULL, SHMEM_CMP_EQ, cv[0]),        \
-                       SIZE_MAX);                                                              \
-            CHECK_EQ_U(shmem_##NAME##_wait_until_any_vector(iv, N, none, SHMEM_CMP_EQ, cv),    \
-                       SIZE_MAX);                                                              \
-            CHECK_EQ_U(shmem_##NAME##_wait_until_any_vector(iv, 0, NULL, SHMEM_CMP_EQ, cv),    \
-                       SIZE_MAX);                                                              \
-            CHECK_EQ_U(                                                                        \
-                shmem_##NAME##_wait_until_some(iv, N, idxs, none, SHMEM_CMP_EQ, cv[0]), 0);    \
-            CHECK_EQ_U(                                                                        \
-                shmem_##NAME##_wait_until_some(iv, 0, idxs, NULL, SHMEM_CMP_EQ, cv[0]), 0);    \
-            CHECK_EQ_U(                                                                        \
-                shmem_##NAME##_wait_until_some_vector(iv, N, idxs, none, SHMEM_CMP_EQ, cv),    \
-                0);                                                                            \
-            CHECK_EQ_U(                                                                        \
-                shmem_##NAME##_wait_until_some_vector(iv, 0, idxs, NULL, SHMEM_CMP_EQ, cv),    \
-                0);                                                                            \
-            CHECK_EQ_I(shmem_##NAME##_test_all(iv, N, none, SHMEM_CMP_EQ, cv[0]), 1);          \
-            CHECK_EQ_I(shmem_##NAME##_test_all(iv, 0, NULL, SHMEM_CMP_EQ, cv[0]), 1);          \
-            CHECK_EQ_I(shmem_##NAME##_test_all_vector(iv, N, none, SHMEM_CMP_EQ, cv), 1);      \
-            CHECK_EQ_I(shmem_##NAME##_test_all_vector(iv, 0, NULL, SHMEM_CMP_EQ, cv), 1);      \
-            CHECK_EQ_U(shmem_##NAME##_test_any(iv, N, none, SHMEM_CMP_EQ, cv[0]), SIZE_MAX);   \
-            CHECK_EQ_U(shmem_##NAME##_test_any(iv, 0, NULL, SHMEM_CMP_EQ, cv[0]), SIZE_MAX);   \
-            CHECK_EQ_U(shmem_##NAME##_test_any_vector(iv, N, none, SHMEM_CMP_EQ, cv),          \
-                       SIZE_MAX);                                                              \
-            CHECK_EQ_U(shmem_##NAME##_test_any_vector(iv, 0, NULL, SHMEM_CMP_EQ, cv),          \
-                       SIZE_MAX);                                                              \
-            CHECK_EQ_U(shmem_##NAME##_test_some(iv, N, idxs, none, SHMEM_CMP_EQ, cv[0]), 0);   \
-            CHECK_EQ_U(shmem_##NAME##_test_some(iv, 0, idxs, NULL, SHMEM_CMP_EQ, cv[0]), 0);   \
-            CHECK_EQ_U(shmem_##NAME##_test_some_vector(iv, N, idxs, none, SHMEM_CMP_EQ, cv),   \
-                       0);                                                                     \
-            CHECK_EQ_U(shmem_##NAME##_test_some_vector(iv, 0, idxs, NULL, SHMEM_CMP_EQ, cv),   \
-                       0);                                                                     \
-            shmem_barrier_all();                                                               \
-        }                                                                                      \
-        /* test_all/any/some on fixed contents: elements 0, 2, 5 satisfy. */                   \
-        PHASE("shmem_%s_test_all/any/some[_vector]", #NAME);                                   \
-        {                                                                                      \
-            T a[N];                                                                            \
-            const int good[N] = {1, 0, 1, 0, 0, 1};                                            \
-            for (int i = 0; i < N; i++)                                                        \
-                a[i] = good[i] ? cv[i] : vinit[i];                                             \
-            set_local_##NAME(iv, a, N);                                                        \
-            T c0 = cv[0];                                                                      \
-            T b[N];                                                                            \
-            for (int i = 0; i < N; i++)                                                        \
-                b[i] = good[i] ? c0 : vinit[i];                                                \
-            T *ivb = iv + N;                                                                   \
-            set_local_##NAME(ivb, b, N); /* scalar form: elements 0, 2, 5 equal c0 */          \
-            const int st_bad[N] = {0, 1, 0, 1, 1, 0};  /* excludes the failing ones */         \
-            const int st_good[N] = {1, 0, 1, 0, 0, 1}; /* excludes the satisfying ones */      \
-            const int st_0[N] = {1, 0, 0, 0, 0, 0};                                            \
-            CHECK_EQ_I(shmem_##NAME##_test_all(ivb, N, NULL, SHMEM_CMP_EQ, c0), 0);            \
-            CHECK_EQ_I(shmem_##NAME##_test_all(ivb, N, st_bad, SHMEM_CMP_EQ, c0), 1);          \
-            CHECK_EQ_I(shmem_##NAME##_test_all_vector(iv, N, NULL, SHMEM_CMP_EQ, cv), 0);      \
-            CHECK_EQ_I(shmem_##NAME##_test_all_vector(iv, N, st_bad, SHMEM_CMP_EQ, cv), 1);    \
-            size_t any = shmem_##NAME##_test_any(ivb, N, NULL, SHMEM_CMP_EQ, c0);              \
-            CHECK_MSG(any < N && good[any], "test_any returned %zu", any);                     \
-            CHECK_EQ_U(shmem_##NAME##_test_any(ivb, N, st_good, SHMEM_CMP_EQ, c0), SIZE_MAX);  \
-            CHECK_EQ_U(shmem_##NAME##_test_any(ivb, 3, st_0, SHMEM_CMP_EQ, c0), 2);            \
-            any = shmem_##NAME##_test_any_vector(iv, N, NULL, SHMEM_CMP_EQ, cv);               \
-            CHECK_MSG(any < N && good[any], "test_any_vector returned %zu", any);              \
-            CHECK_EQ_U(shmem_##NAME##_test_any_vector(iv, N, st_good, SHMEM_CMP_EQ, cv),       \
-                       SIZE_MAX);                                                              \
-            for (int form = 0; form < 2; form++) {                                             \
-                for (int withst = 0; withst < 2; withst++) {                                   \
-                    for (int i = 0; i < N; i++)                                                \
-                        idxs[i] = 99;                                                          \
-                    const int *st = withst ? st_0 : NULL;                                      \
-                    size_t cnt = form ? shmem_##NAME##_test_some_vector(iv, N, idxs, st,       \
-                                                                        SHMEM_CMP_EQ, cv)      \
-                                      : shmem_##NAME##_test_some(ivb, N, idxs, st,             \
-                                                                 SHMEM_CMP_EQ, c0);            \
-                    size_t want = withst ? 2 : 3;                                              \
-                    CHECK_MSG(cnt == want, "test_some%s (status %s) returned %zu, expected %zu", \
-                              form ? "_vector" : "", withst ? "excl. 0" : "NULL", cnt, want);  \
-                    int mask = 0;                                                              \
-                    for (size_t j = 0; j < cnt; j++) {                                         \
-                        CHECK_MSG(idxs[j] < N && good[idxs[j]] && !(withst && idxs[j] == 0),   \
-                                  "test_some returned index %zu", idxs[j]);                    \
-                        CHECK_MSG(!(mask & (1 << idxs[j])), "test_some: duplicate index");     \
-                        mask |= 1 << idxs[j];                                                  \
-                    }                                                                          \
-                }                                                                              \
-            }                                                                                  \
-            shmem_barrier_all();                                                               \
-        }                                                                                      \
+            const int two = 2;                                                                     \
+            set_local_##NAME(iv, a, N);                                                            \
+            upd_##NAME(&r, iv, 1, &two, &cs[K_NE].v, DELAY_US);                                    \
+            remote_start(&r);                                                                      \
+            size_t cnt =                                                                           \
+                shmem_##NAME##_wait_until_some(iv, N, idxs, st, SHMEM_CMP_NE, cs[K_NE].c);         \
+            CHECK_EQ_U(cnt, 1);                                                                    \
+            CHECK_EQ_U(idxs[0], 2);                                                                \
+            remote_end(&r);                                                                        \
+        }                                                                                          \
+        /* Vector forms: element i waits for EQ v + i. */                                          \
+        PHASE("shmem_%s_wait_until_all_vector", #NAME);                                            \
+        set_local_##NAME(iv, vinit, N);                                                            \
+        upd_##NAME(&r, iv, N, all_idx, cv, 300);                                                   \
+        remote_start(&r);                                                                          \
+        shmem_##NAME##_wait_until_all_vector(iv, N, NULL, SHMEM_CMP_EQ, cv);                       \
+        for (int i = 0; i < N; i++)                                                                \
+            CHECK_MSG(shmem_##NAME##_atomic_fetch(&iv[i], shmem_my_pe()) == cv[i],                 \
+                      "wait_until_all_vector returned before element %d arrived", i);              \
+        remote_end(&r);                                                                            \
+        PHASE("shmem_%s_wait_until_any_vector partial status", #NAME);                             \
+        {                                                                                          \
+            const int st[N] = {1, 1, 0, 0, 1, 0};                                                  \
+            T a[N];                                                                                \
+            for (int i = 0; i < N; i++)                                                            \
+                a[i] = st[i] ? cv[i] : vinit[i];                                                   \
+            const int three = 3;                                                                   \
+            set_local_##NAME(iv, a, N);                                                            \
+            upd_##NAME(&r, iv, 1, &three, &cv[3], DELAY_US);                                       \
+            remote_start(&r);                                                                      \
+            size_t got = shmem_##NAME##_wait_until_any_vector(iv, N, st, SHMEM_CMP_EQ, cv);        \
+            CHECK_EQ_U(got, 3);                                                                    \
+            remote_end(&r);                                                                        \
+        }                                                                                          \
+        PHASE("shmem_%s_wait_until_some_vector", #NAME);                                           \
+        {                                                                                          \
+            const int st[N] = {0, 1, 0, 0, 0, 0};                                                  \
+            T a[N];                                                                                \
+            for (int i = 0; i < N; i++)                                                            \
+                a[i] = st[i] ? cv[i] : vinit[i];                                                   \
+            const int five = 5;                                                                    \
+            set_local_##NAME(iv, a, N);                                                            \
+            upd_##NAME(&r, iv, 1, &five, &cv[5], DELAY_US);                                        \
+            remote_start(&r);                                                                      \
+            size_t cnt = shmem_##NAME##_wait_until_some_vector(iv, N, idxs, st, SHMEM_CMP_EQ, cv); \
+            CHECK_EQ_U(cnt, 1);                                                                    \
+            CHECK_EQ_U(idxs[0], 5);                                                                \
+            remote_end(&r);                                                                        \
+        }                                                                                          \
+        /* Empty wait sets: every status excluded, or nelems 0. */                                 \
+        PHASE("shmem_%s empty wait sets", #NAME);                                                  \
+        {                                                                                          \
+            const int none[N] = {1, 1, 1, 1, 1, 1};                                                \
+            set_local_##NAME(iv, vinit, N); /* nothing satisfies EQ cv */                          \
+            shmem_barrier_all();                                                                   \
+            shmem_##NAME##_wait_until_all(iv, N, none, SHMEM_CMP_EQ, cv[0]);                       \
+            shmem_##NAME##_wait_until_all(iv, 0, NULL, SHMEM_CMP_EQ, cv[0]);                       \
+            shmem_##NAME##_wait_until_all_vector(iv, N, none, SHMEM_CMP_EQ, cv);                   \
+            shmem_##NAME##_wait_until_all_vector(iv, 0, NULL, SHMEM_CMP_EQ, cv);                   \
+            CHECK_EQ_U(shmem_##NAME##_wait_until_any(iv, N, none, SHMEM_CMP_EQ, cv[0]), SIZE_MAX); \
+            CHECK_EQ_U(shmem_##NAME##_wait_until_any(iv, 0, NULL, SHMEM_CMP_EQ, cv[0]), SIZE_MAX); \
+            CHECK_EQ_U(shmem_##NAME##_wait_until_any_vector(iv, N, none, SHMEM_CMP_EQ, cv),        \
+                       SIZE_MAX);                                                                  \
+            CHECK_EQ_U(shmem_##NAME##_wait_until_any_vector(iv, 0, NULL, SHMEM_CMP_EQ, cv),        \
+                       SIZE_MAX);                                                                  \
+            CHECK_EQ_U(shmem_##NAME##_wait_until_some(iv, N, idxs, none, SHMEM_CMP_EQ, cv[0]), 0); \
+            CHECK_EQ_U(shmem_##NAME##_wait_until_some(iv, 0, idxs, NULL, SHMEM_CMP_EQ, cv[0]), 0); \
+            CHECK_EQ_U(shmem_##NAME##_wait_until_some_vector(iv, N, idxs, none, SHMEM_CMP_EQ, cv), \
+                       0);                                                                         \
+            CHECK_EQ_U(shmem_##NAME##_wait_until_some_vector(iv, 0, idxs, NULL, SHMEM_CMP_EQ, cv), \
+                       0);                                                                         \
+            CHECK_EQ_I(shmem_##NAME##_test_all(iv, N, none, SHMEM_CMP_EQ, cv[0]), 1);              \
+            CHECK_EQ_I(shmem_##NAME##_test_all(iv, 0, NULL, SHMEM_CMP_EQ, cv[0]), 1);              \
+            CHECK_EQ_I(shmem_##NAME##_test_all_vector(iv, N, none, SHMEM_CMP_EQ, cv), 1);          \
+            CHECK_EQ_I(shmem_##NAME##_test_all_vector(iv, 0, NULL, SHMEM_CMP_EQ, cv), 1);          \
+            CHECK_EQ_U(shmem_##NAME##_test_any(iv, N, none, SHMEM_CMP_EQ, cv[0]), SIZE_MAX);       \
+            CHECK_EQ_U(shmem_##NAME##_test_any(iv, 0, NULL, SHMEM_CMP_EQ, cv[0]), SIZE_MAX);       \
+            CHECK_EQ_U(shmem_##NAME##_test_any_vector(iv, N, none, SHMEM_CMP_EQ, cv), SIZE_MAX);   \
+            CHECK_EQ_U(shmem_##NAME##_test_any_vector(iv, 0, NULL, SHMEM_CMP_EQ, cv), SIZE_MAX);   \
+            CHECK_EQ_U(shmem_##NAME##_test_some(iv, N, idxs, none, SHMEM_CMP_EQ, cv[0]), 0);       \
+            CHECK_EQ_U(shmem_##NAME##_test_some(iv, 0, idxs, NULL, SHMEM_CMP_EQ, cv[0]), 0);       \
+            CHECK_EQ_U(shmem_##NAME##_test_some_vector(iv, N, idxs, none, SHMEM_CMP_EQ, cv), 0);   \
+            CHECK_EQ_U(shmem_##NAME##_test_some_vector(iv, 0, idxs, NULL, SHMEM_CMP_EQ, cv), 0);   \
+            shmem_barrier_all();                                                                   \
+        }                                                                                          \
+        /* test_all/any/some on fixed contents: elements 0, 2, 5 satisfy. */                       \
+        PHASE("shmem_%s_test_all/any/some[_vector]", #NAME);                                       \
+        {                                                                                          \
+            T a[N];                                                                                \
+            const int good[N] = {1, 0, 1, 0, 0, 1};                                                \
+            for (int i = 0; i < N; i++)                                                            \
+                a[i] = good[i] ? cv[i] : vinit[i];                                                 \
+            set_local_##NAME(iv, a, N);                                                            \
+            T c0 = cv[0];                                                                          \
+            T b[N];                                                                                \
+            for (int i = 0; i < N; i++)                                                            \
+                b[i] = good[i] ? c0 : vinit[i];                                                    \
+            T *ivb = iv + N;                                                                       \
+            set_local_##NAME(ivb, b, N);              /* scalar form: elements 0, 2, 5 equal c0 */ \
+            const int st_bad[N] = {0, 1, 0, 1, 1, 0}; /* excludes the failing ones */              \
+            const int st_good[N] = {1, 0, 1, 0, 0, 1}; /* excludes the satisfying ones */          \
+            const int st_0[N] = {1, 0, 0, 0, 0, 0};                                                \
+            CHECK_EQ_I(shmem_##NAME##_test_all(ivb, N, NULL, SHMEM_CMP_EQ, c0), 0);                \
+            CHECK_EQ_I(shmem_##NAME##_test_all(ivb, N, st_bad, SHMEM_CMP_EQ, c0), 1);              \
+            CHECK_EQ_I(shmem_##NAME##_test_all_vector(iv, N, NULL, SHMEM_CMP_EQ, cv), 0);          \
+            CHECK_EQ_I(shmem_##NAME##_test_all_vector(iv, N, st_bad, SHMEM_CMP_EQ, cv), 1);        \
+            size_t any = shmem_##NAME##_test_any(ivb, N, NULL, SHMEM_CMP_EQ, c0);                  \
+            CHECK_MSG(any < N && good[any], "test_any returned %zu", any);                         \
+            CHECK_EQ_U(shmem_##NAME##_test_any(ivb, N, st_good, SHMEM_CMP_EQ, c0), SIZE_MAX);      \
+            CHECK_EQ_U(shmem_##NAME##_test_any(ivb, 3, st_0, SHMEM_CMP_EQ, c0), 2);                \
+            any = shmem_##NAME##_test_any_vector(iv, N, NULL, SHMEM_CMP_EQ, cv);                   \
+            CHECK_MSG(any < N && good[any], "test_any_vector returned %zu", any);                  \
+            CHECK_EQ_U(shmem_##NAME##_test_any_vector(iv, N, st_good, SHMEM_CMP_EQ, cv),           \
+                       SIZE_MAX);                                                                  \
+            for (int form = 0; form < 2; form++) {                                                 \
+                for (int withst = 0; withst < 2; withst++) {                                       \
+                    for (int i = 0; i < N; i++)                                                    \
+                        idxs[i] = 99;                                                              \
+                    const int *st = withst ? st_0 : NULL;                                          \
+                    size_t cnt =                                                                   \
+                        form ? shmem_##NAME##_test_some_vector(iv, N, idxs, st, SHMEM_CMP_EQ, cv)  \
+                             : shmem_##NAME##_test_some(ivb, N, idxs, st, SHMEM_CMP_EQ, c0);       \
+                    size_t want = withst ? 2 : 3;                                                  \
+                    CHECK_MSG(cnt == want, "test_some%s (status %s) returned %zu, expected %zu",   \
+                              form ? "_vector" : "", withst ? "excl. 0" : "NULL", cnt, want);      \
+                    int mask = 0;                                                                  \
+                    for (size_t j = 0; j < cnt; j++) {                                             \
+                        CHECK_MSG(idxs[j] < N && good[idxs[j]] && !(withst && idxs[j] == 0),       \
+                                  "test_some returned index %zu", idxs[j]);                        \
+                        CHECK_MSG(!(mask & (1 << idxs[j])), "test_some: duplicate index");         \
+                        mask |= 1 << idxs[j];                                                      \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+            shmem_barrier_all();                                                                   \
+        }                                                                                          \
     }
 
 P2P_TYPES(DEF_P2P)
@@ -550,9 +538,9 @@ static void test_signal_wait(void)
         int cmp;
         uint64_t value, want;
     } cases[] = {
-        {0, SHMEM_CMP_GE, 7, 7},                                 /* two adds: 3 then 7 */
-        {5, SHMEM_CMP_GT, 1ull << 63, (1ull << 63) + 10},        /* unsigned comparison */
-        {1ull << 63, SHMEM_CMP_LT, 100, 5},                      /* unsigned comparison */
+        {0, SHMEM_CMP_GE, 7, 7},                          /* two adds: 3 then 7 */
+        {5, SHMEM_CMP_GT, 1ull << 63, (1ull << 63) + 10}, /* unsigned comparison */
+        {1ull << 63, SHMEM_CMP_LT, 100, 5},               /* unsigned comparison */
         {41, SHMEM_CMP_EQ, 42, 42},
     };
     for (int k = 0; k < 4; k++) {
@@ -715,152 +703,151 @@ static void *short_upd_main(void *p)
 
 /* short_start_T: after a barrier, a thread sets elements idx of the right
  * neighbour's copy (with one PE, of this PE's) to vals, one by one. */
-#define SHORT_TYPES(X)                                                                         \
-    X(short, short, SHMEM_CMP_LT, 0, -3, 1)                                                    \
+#define SHORT_TYPES(X)                      \
+    X(short, short, SHMEM_CMP_LT, 0, -3, 1) \
     X(unsigned short, ushort, SHMEM_CMP_GT, 0x8000, 0xFFF0, 1)
 
-#define DEF_SHORT(T, NAME, CMP, C, HI, LO)                                                     \
-    static void short_go_##NAME(struct short_upd *u)                                           \
-    {                                                                                          \
-        T *iv = u->ivars;                                                                      \
-        for (int j = 0; j < u->count; j++) {                                                   \
-            st_sleep_us(300);                                                                  \
-            shmem_##NAME##_p(&iv[u->idx[j]], (T)u->vals[j], u->pe);                            \
-            shmem_quiet();                                                                     \
-        }                                                                                      \
-    }                                                                                          \
-    static void short_start_##NAME(struct short_upd *u, T *iv, int count, const int *idx,      \
-                                   const int *vals)                                            \
-    {                                                                                          \
-        u->go = short_go_##NAME;                                                               \
-        u->ivars = iv;                                                                         \
-        u->pe = (shmem_my_pe() + 1) % shmem_n_pes();                                           \
-        u->count = count;                                                                      \
-        for (int j = 0; j < count; j++)                                                        \
-            u->idx[j] = idx[j], u->vals[j] = vals[j];                                          \
-        shmem_barrier_all();                                                                   \
-        CHECK_EQ_I(pthread_create(&u->th, NULL, short_upd_main, u), 0);                        \
-    }                                                                                          \
-    static void short_end_##NAME(struct short_upd *u)                                          \
-    {                                                                                          \
-        pthread_join(u->th, NULL);                                                             \
-        shmem_barrier_all();                                                                   \
-    }                                                                                          \
-    static void short_fill_##NAME(T *iv, T v)                                                  \
-    {                                                                                          \
-        for (int i = 0; i < N; i++)                                                            \
-            iv[i] = v;                                                                         \
-    }                                                                                          \
-    static void short_forms_##NAME(T *iv)                                                      \
-    {                                                                                          \
-        const T hi = (T)(HI), lo = (T)(LO), c = (T)(C);                                        \
-        const int all_idx[N] = {0, 1, 2, 3, 4, 5};                                             \
-        int his[N], vhis[N];                                                                   \
-        T cv[N];                                                                               \
-        for (int i = 0; i < N; i++) {                                                          \
-            his[i] = (int)hi;                                                                  \
-            cv[i] = (T)(hi - i); /* vector EQ: element i waits for HI - i */                   \
-            vhis[i] = (int)cv[i];                                                              \
-        }                                                                                      \
-        size_t idx[N], r;                                                                      \
-        struct short_upd u;                                                                    \
-        PHASE("shmem_%s_wait_until_all", #NAME);                                               \
-        short_fill_##NAME(iv, lo);                                                             \
-        CHECK_EQ_I(shmem_##NAME##_test_all(iv, N, NULL, CMP, c), 0);                           \
-        short_start_##NAME(&u, iv, N, all_idx, his);                                           \
-        shmem_##NAME##_wait_until_all(iv, N, NULL, CMP, c);                                    \
-        for (int i = 0; i < N; i++)                                                            \
-            CHECK_MSG(iv[i] == hi, "shmem_%s_wait_until_all returned before element %d "       \
-                      "arrived", #NAME, i);                                                    \
-        CHECK_EQ_I(shmem_##NAME##_test_all(iv, N, NULL, CMP, c), 1);                           \
-        short_end_##NAME(&u);                                                                  \
-                                                                                               \
-        PHASE("shmem_%s_wait_until_any", #NAME);                                               \
-        short_fill_##NAME(iv, lo);                                                             \
-        CHECK_EQ_U(shmem_##NAME##_test_any(iv, N, NULL, CMP, c), SIZE_MAX);                    \
-        short_start_##NAME(&u, iv, 1, &all_idx[4], his);                                       \
-        CHECK_EQ_U(shmem_##NAME##_wait_until_any(iv, N, NULL, CMP, c), 4);                     \
-        CHECK_EQ_U(shmem_##NAME##_test_any(iv, N, NULL, CMP, c), 4);                           \
-        short_end_##NAME(&u);                                                                  \
-                                                                                               \
-        PHASE("shmem_%s_wait_until_some", #NAME);                                              \
-        short_fill_##NAME(iv, lo);                                                             \
-        CHECK_EQ_U(shmem_##NAME##_test_some(iv, N, idx, NULL, CMP, c), 0);                     \
-        const int odd[2] = {1, 3};                                                             \
-        short_start_##NAME(&u, iv, 2, odd, his);                                               \
-        r = shmem_##NAME##_wait_until_some(iv, N, idx, NULL, CMP, c);                          \
-        CHECK_MSG(r >= 1 && r <= 2, "shmem_%s_wait_until_some returned %zu", #NAME, r);        \
-        for (size_t j = 0; j < r; j++)                                                         \
-            CHECK_MSG(idx[j] == 1 || idx[j] == 3, "shmem_%s_wait_until_some: index %zu",       \
-                      #NAME, idx[j]);                                                          \
-        short_end_##NAME(&u);                                                                  \
-        CHECK_EQ_U(shmem_##NAME##_test_some(iv, N, idx, NULL, CMP, c), 2);                     \
-                                                                                               \
-        PHASE("shmem_%s_wait_until_*_vector", #NAME);                                          \
-        short_fill_##NAME(iv, lo);                                                             \
-        CHECK_EQ_I(shmem_##NAME##_test_all_vector(iv, N, NULL, SHMEM_CMP_EQ, cv), 0);          \
-        short_start_##NAME(&u, iv, N, all_idx, vhis);                                          \
-        shmem_##NAME##_wait_until_all_vector(iv, N, NULL, SHMEM_CMP_EQ, cv);                   \
-        for (int i = 0; i < N; i++)                                                            \
-            CHECK_MSG(iv[i] == cv[i], "shmem_%s_wait_until_all_vector: element %d = %d",       \
-                      #NAME, i, (int)iv[i]);                                                   \
-        short_end_##NAME(&u);                                                                  \
-        short_fill_##NAME(iv, lo);                                                             \
-        short_start_##NAME(&u, iv, 1, &all_idx[2], &vhis[2]);                                  \
-        CHECK_EQ_U(shmem_##NAME##_wait_until_any_vector(iv, N, NULL, SHMEM_CMP_EQ, cv), 2);    \
-        short_end_##NAME(&u);                                                                  \
-        short_fill_##NAME(iv, lo);                                                             \
-        const int ends[2] = {0, 5}, ends_v[2] = {vhis[0], vhis[5]};                            \
-        short_start_##NAME(&u, iv, 2, ends, ends_v);                                           \
-        r = shmem_##NAME##_wait_until_some_vector(iv, N, idx, NULL, SHMEM_CMP_EQ, cv);         \
-        CHECK_MSG(r >= 1 && r <= 2 && (idx[0] == 0 || idx[0] == 5),                            \
-                  "shmem_%s_wait_until_some_vector returned %zu (first index %zu)", #NAME, r,  \
-                  idx[0]);                                                                     \
-        short_end_##NAME(&u);                                                                  \
-                                                                                               \
-        PHASE("shmem_%s_test_*[_vector] with status masks", #NAME);                            \
-        {                                                                                      \
-            const int good[N] = {1, 0, 1, 0, 0, 1};                                            \
-            const int st_bad[N] = {0, 1, 0, 1, 1, 0}; /* excludes the failing ones */          \
-            T *ivv = iv + N;                                                                   \
-            for (int i = 0; i < N; i++) {                                                      \
-                iv[i] = good[i] ? hi : lo;                                                     \
-                ivv[i] = good[i] ? cv[i] : lo;                                                 \
-            }                                                                                  \
-            CHECK_EQ_I(shmem_##NAME##_test_all(iv, N, NULL, CMP, c), 0);                       \
-            CHECK_EQ_I(shmem_##NAME##_test_all(iv, N, st_bad, CMP, c), 1);                     \
-            CHECK_EQ_I(shmem_##NAME##_test_all_vector(ivv, N, st_bad, SHMEM_CMP_EQ, cv), 1);   \
-            r = shmem_##NAME##_test_any(iv, N, NULL, CMP, c);                                  \
-            CHECK_MSG(r < N && good[r], "shmem_%s_test_any returned %zu", #NAME, r);           \
-            r = shmem_##NAME##_test_any_vector(ivv, N, NULL, SHMEM_CMP_EQ, cv);                \
-            CHECK_MSG(r < N && good[r], "shmem_%s_test_any_vector returned %zu", #NAME, r);    \
-            CHECK_EQ_U(shmem_##NAME##_test_some(iv, N, idx, NULL, CMP, c), 3);                 \
-            CHECK_EQ_U(shmem_##NAME##_test_some_vector(ivv, N, idx, st_bad, SHMEM_CMP_EQ, cv), \
-                       3);                                                                     \
-            CHECK_EQ_U(shmem_##NAME##_test_some(iv, N, idx, good, CMP, c), 0);                 \
-                                                                                               \
-            /* The C11 generic names select these routines by the pointer type. */             \
-            PHASE("C11 generics on %s", #T);                                                   \
-            CHECK_EQ_I(shmem_test_all(iv, N, st_bad, CMP, c), 1);                              \
-            r = shmem_test_any(iv, N, NULL, CMP, c);                                           \
-            CHECK_MSG(r < N && good[r], "shmem_test_any(%s *) returned %zu", #T, r);           \
-            CHECK_EQ_U(shmem_test_some(iv, N, idx, NULL, CMP, c), 3);                          \
-            CHECK_EQ_I(shmem_test_all_vector(ivv, N, st_bad, SHMEM_CMP_EQ, cv), 1);            \
-            r = shmem_test_any_vector(ivv, N, NULL, SHMEM_CMP_EQ, cv);                         \
-            CHECK_MSG(r < N && good[r], "shmem_test_any_vector(%s *) returned %zu", #T, r);    \
-            CHECK_EQ_U(shmem_test_some_vector(ivv, N, idx, NULL, SHMEM_CMP_EQ, cv), 3);        \
-            shmem_wait_until_all(iv, N, st_bad, CMP, c);                                       \
-            r = shmem_wait_until_any(iv, N, NULL, CMP, c);                                     \
-            CHECK_MSG(r < N && good[r], "shmem_wait_until_any(%s *) returned %zu", #T, r);     \
-            CHECK_EQ_U(shmem_wait_until_some(iv, N, idx, NULL, CMP, c), 3);                    \
-            shmem_wait_until_all_vector(ivv, N, st_bad, SHMEM_CMP_EQ, cv);                     \
-            r = shmem_wait_until_any_vector(ivv, N, NULL, SHMEM_CMP_EQ, cv);                   \
-            CHECK_MSG(r < N && good[r], "shmem_wait_until_any_vector(%s *) returned %zu", #T,  \
-                      r);                                                                      \
-            CHECK_EQ_U(shmem_wait_until_some_vector(ivv, N, idx, st_bad, SHMEM_CMP_EQ, cv),    \
-                       3);                                                                     \
-            shmem_barrier_all();                                                               \
-        }                                                                                      \
+#define DEF_SHORT(T, NAME, CMP, C, HI, LO)                                                         \
+    static void short_go_##NAME(struct short_upd *u)                                               \
+    {                                                                                              \
+        T *iv = u->ivars;                                                                          \
+        for (int j = 0; j < u->count; j++) {                                                       \
+            st_sleep_us(300);                                                                      \
+            shmem_##NAME##_p(&iv[u->idx[j]], (T)u->vals[j], u->pe);                                \
+            shmem_quiet();                                                                         \
+        }                                                                                          \
+    }                                                                                              \
+    static void short_start_##NAME(struct short_upd *u, T *iv, int count, const int *idx,          \
+                                   const int *vals)                                                \
+    {                                                                                              \
+        u->go = short_go_##NAME;                                                                   \
+        u->ivars = iv;                                                                             \
+        u->pe = (shmem_my_pe() + 1) % shmem_n_pes();                                               \
+        u->count = count;                                                                          \
+        for (int j = 0; j < count; j++)                                                            \
+            u->idx[j] = idx[j], u->vals[j] = vals[j];                                              \
+        shmem_barrier_all();                                                                       \
+        CHECK_EQ_I(pthread_create(&u->th, NULL, short_upd_main, u), 0);                            \
+    }                                                                                              \
+    static void short_end_##NAME(struct short_upd *u)                                              \
+    {                                                                                              \
+        pthread_join(u->th, NULL);                                                                 \
+        shmem_barrier_all();                                                                       \
+    }                                                                                              \
+    static void short_fill_##NAME(T *iv, T v)                                                      \
+    {                                                                                              \
+        for (int i = 0; i < N; i++)                                                                \
+            iv[i] = v;                                                                             \
+    }                                                                                              \
+    static void short_forms_##NAME(T *iv)                                                          \
+    {                                                                                              \
+        const T hi = (T)(HI), lo = (T)(LO), c = (T)(C);                                            \
+        const int all_idx[N] = {0, 1, 2, 3, 4, 5};                                                 \
+        int his[N], vhis[N];                                                                       \
+        T cv[N];                                                                                   \
+        for (int i = 0; i < N; i++) {                                                              \
+            his[i] = (int)hi;                                                                      \
+            cv[i] = (T)(hi - i); /* vector EQ: element i waits for HI - i */                       \
+            vhis[i] = (int)cv[i];                                                                  \
+        }                                                                                          \
+        size_t idx[N], r;                                                                          \
+        struct short_upd u;                                                                        \
+        PHASE("shmem_%s_wait_until_all", #NAME);                                                   \
+        short_fill_##NAME(iv, lo);                                                                 \
+        CHECK_EQ_I(shmem_##NAME##_test_all(iv, N, NULL, CMP, c), 0);                               \
+        short_start_##NAME(&u, iv, N, all_idx, his);                                               \
+        shmem_##NAME##_wait_until_all(iv, N, NULL, CMP, c);                                        \
+        for (int i = 0; i < N; i++)                                                                \
+            CHECK_MSG(iv[i] == hi,                                                                 \
+                      "shmem_%s_wait_until_all returned before element %d "                        \
+                      "arrived",                                                                   \
+                      #NAME, i);                                                                   \
+        CHECK_EQ_I(shmem_##NAME##_test_all(iv, N, NULL, CMP, c), 1);                               \
+        short_end_##NAME(&u);                                                                      \
+                                                                                                   \
+        PHASE("shmem_%s_wait_until_any", #NAME);                                                   \
+        short_fill_##NAME(iv, lo);                                                                 \
+        CHECK_EQ_U(shmem_##NAME##_test_any(iv, N, NULL, CMP, c), SIZE_MAX);                        \
+        short_start_##NAME(&u, iv, 1, &all_idx[4], his);                                           \
+        CHECK_EQ_U(shmem_##NAME##_wait_until_any(iv, N, NULL, CMP, c), 4);                         \
+        CHECK_EQ_U(shmem_##NAME##_test_any(iv, N, NULL, CMP, c), 4);                               \
+        short_end_##NAME(&u);                                                                      \
+                                                                                                   \
+        PHASE("shmem_%s_wait_until_some", #NAME);                                                  \
+        short_fill_##NAME(iv, lo);                                                                 \
+        CHECK_EQ_U(shmem_##NAME##_test_some(iv, N, idx, NULL, CMP, c), 0);                         \
+        const int odd[2] = {1, 3};                                                                 \
+        short_start_##NAME(&u, iv, 2, odd, his);                                                   \
+        r = shmem_##NAME##_wait_until_some(iv, N, idx, NULL, CMP, c);                              \
+        CHECK_MSG(r >= 1 && r <= 2, "shmem_%s_wait_until_some returned %zu", #NAME, r);            \
+        for (size_t j = 0; j < r; j++)                                                             \
+            CHECK_MSG(idx[j] == 1 || idx[j] == 3, "shmem_%s_wait_until_some: index %zu", #NAME,    \
+                      idx[j]);                                                                     \
+        short_end_##NAME(&u);                                                                      \
+        CHECK_EQ_U(shmem_##NAME##_test_some(iv, N, idx, NULL, CMP, c), 2);                         \
+                                                                                                   \
+        PHASE("shmem_%s_wait_until_*_vector", #NAME);                                              \
+        short_fill_##NAME(iv, lo);                                                                 \
+        CHECK_EQ_I(shmem_##NAME##_test_all_vector(iv, N, NULL, SHMEM_CMP_EQ, cv), 0);              \
+        short_start_##NAME(&u, iv, N, all_idx, vhis);                                              \
+        shmem_##NAME##_wait_until_all_vector(iv, N, NULL, SHMEM_CMP_EQ, cv);                       \
+        for (int i = 0; i < N; i++)                                                                \
+            CHECK_MSG(iv[i] == cv[i], "shmem_%s_wait_until_all_vector: element %d = %d", #NAME, i, \
+                      (int)iv[i]);                                                                 \
+        short_end_##NAME(&u);                                                                      \
+        short_fill_##NAME(iv, lo);                                                                 \
+        short_start_##NAME(&u, iv, 1, &all_idx[2], &vhis[2]);                                      \
+        CHECK_EQ_U(shmem_##NAME##_wait_until_any_vector(iv, N, NULL, SHMEM_CMP_EQ, cv), 2);        \
+        short_end_##NAME(&u);                                                                      \
+        short_fill_##NAME(iv, lo);                                                                 \
+        const int ends[2] = {0, 5}, ends_v[2] = {vhis[0], vhis[5]};                                \
+        short_start_##NAME(&u, iv, 2, ends, ends_v);                                               \
+        r = shmem_##NAME##_wait_until_some_vector(iv, N, idx, NULL, SHMEM_CMP_EQ, cv);             \
+        CHECK_MSG(r >= 1 && r <= 2 && (idx[0] == 0 || idx[0] == 5),                                \
+                  "shmem_%s_wait_until_some_vector returned %zu (first index %zu)", #NAME, r,      \
+                  idx[0]);                                                                         \
+        short_end_##NAME(&u);                                                                      \
+                                                                                                   \
+        PHASE("shmem_%s_test_*[_vector] with status masks", #NAME);                                \
+        {                                                                                          \
+            const int good[N] = {1, 0, 1, 0, 0, 1};                                                \
+            const int st_bad[N] = {0, 1, 0, 1, 1, 0}; /* excludes the failing ones */              \
+            T *ivv = iv + N;                                                                       \
+            for (int i = 0; i < N; i++) {                                                          \
+                iv[i] = good[i] ? hi : lo;                                                         \
+                ivv[i] = good[i] ? cv[i] : lo;                                                     \
+            }                                                                                      \
+            CHECK_EQ_I(shmem_##NAME##_test_all(iv, N, NULL, CMP, c), 0);                           \
+            CHECK_EQ_I(shmem_##NAME##_test_all(iv, N, st_bad, CMP, c), 1);                         \
+            CHECK_EQ_I(shmem_##NAME##_test_all_vector(ivv, N, st_bad, SHMEM_CMP_EQ, cv), 1);       \
+            r = shmem_##NAME##_test_any(iv, N, NULL, CMP, c);                                      \
+            CHECK_MSG(r < N && good[r], "shmem_%s_test_any returned %zu", #NAME, r);               \
+            r = shmem_##NAME##_test_any_vector(ivv, N, NULL, SHMEM_CMP_EQ, cv);                    \
+            CHECK_MSG(r < N && good[r], "shmem_%s_test_any_vector returned %zu", #NAME, r);        \
+            CHECK_EQ_U(shmem_##NAME##_test_some(iv, N, idx, NULL, CMP, c), 3);                     \
+            CHECK_EQ_U(shmem_##NAME##_test_some_vector(ivv, N, idx, st_bad, SHMEM_CMP_EQ, cv), 3); \
+            CHECK_EQ_U(shmem_##NAME##_test_some(iv, N, idx, good, CMP, c), 0);                     \
+                                                                                                   \
+            /* The C11 generic names select these routines by the pointer type. */                 \
+            PHASE("C11 generics on %s", #T);                                                       \
+            CHECK_EQ_I(shmem_test_all(iv, N, st_bad, CMP, c), 1);                                  \
+            r = shmem_test_any(iv, N, NULL, CMP, c);                                               \
+            CHECK_MSG(r < N && good[r], "shmem_test_any(%s *) returned %zu", #T, r);               \
+            CHECK_EQ_U(shmem_test_some(iv, N, idx, NULL, CMP, c), 3);                              \
+            CHECK_EQ_I(shmem_test_all_vector(ivv, N, st_bad, SHMEM_CMP_EQ, cv), 1);                \
+            r = shmem_test_any_vector(ivv, N, NULL, SHMEM_CMP_EQ, cv);                             \
+            CHECK_MSG(r < N && good[r], "shmem_test_any_vector(%s *) returned %zu", #T, r);        \
+            CHECK_EQ_U(shmem_test_some_vector(ivv, N, idx, NULL, SHMEM_CMP_EQ, cv), 3);            \
+            shmem_wait_until_all(iv, N, st_bad, CMP, c);                                           \
+            r = shmem_wait_until_any(iv, N, NULL, CMP, c);                                         \
+            CHECK_MSG(r < N && good[r], "shmem_wait_until_any(%s *) returned %zu", #T, r);         \
+            CHECK_EQ_U(shmem_wait_until_some(iv, N, idx, NULL, CMP, c), 3);                        \
+            shmem_wait_until_all_vector(ivv, N, st_bad, SHMEM_CMP_EQ, cv);                         \
+            r = shmem_wait_until_any_vector(ivv, N, NULL, SHMEM_CMP_EQ, cv);                       \
+            CHECK_MSG(r < N && good[r], "shmem_wait_until_any_vector(%s *) returned %zu", #T, r);  \
+            CHECK_EQ_U(shmem_wait_until_some_vector(ivv, N, idx, st_bad, SHMEM_CMP_EQ, cv), 3);    \
+            shmem_barrier_all();                                                                   \
+        }                                                                                          \
     }
 
 SHORT_TYPES(DEF_SHORT)
@@ -869,8 +856,8 @@ static void test_short_forms(void)
 {
     void *iv = shmem_calloc(2 * N, sizeof(short));
     CHECK_NOT_NULL(iv);
-#define CALL_SHORT(T, NAME, CMP, C, HI, LO)                                                    \
-    short_forms_##NAME((T *)iv);                                                               \
+#define CALL_SHORT(T, NAME, CMP, C, HI, LO) \
+    short_forms_##NAME((T *)iv);            \
     st_note("multi-element wait/test " #NAME);
     SHORT_TYPES(CALL_SHORT)
     shmem_free(iv);
@@ -896,8 +883,8 @@ int main(int argc, char **argv)
     }
     void *iv = shmem_calloc(2 * N, 8);
     CHECK_NOT_NULL(iv);
-#define CALL_P2P(T, NAME)                                                                      \
-    p2p_##NAME((T *)iv);                                                                       \
+#define CALL_P2P(T, NAME) \
+    p2p_##NAME((T *)iv);  \
     st_note("wait/test " #NAME);
     P2P_TYPES(CALL_P2P)
     shmem_free(iv);

@@ -13,8 +13,8 @@
 
 #define MAXPE 64
 
-static int g_global = 17;                 /* symmetric: .data */
-static long g_bss[MAXPE];                 /* symmetric: .bss */
+static int g_global = 17; /* symmetric: .data */
+static long g_bss[MAXPE]; /* symmetric: .bss */
 static int g_seen[MAXPE];
 static int g_npes_seen[MAXPE];
 static long g_nested[MAXPE];

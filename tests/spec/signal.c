@@ -13,7 +13,7 @@
 #define BIGPAY ((size_t)1 << 20)
 
 static shmem_ctx_t g_ctx;
-static uint64_t *g_sigs;   /* NSIGWORDS signal words */
+static uint64_t *g_sigs; /* NSIGWORDS signal words */
 static int g_next_sig;
 static uint64_t g_gsig[4]; /* signal words in static memory */
 
@@ -26,119 +26,119 @@ static uint64_t *next_sig(void)
 #define VAL_I(T, pe, i, s) ((T)st_u64((pe), (uint64_t)(i), (s)))
 #define VAL_F(T, pe, i, s) ((T)(st_u64((pe), (uint64_t)(i), (s)) & 0xfffff) + (T)0.5)
 
-#define RMA_TYPES(X)                                                                           \
-    X(float, float, VAL_F)                                                                     \
-    X(double, double, VAL_F)                                                                   \
-    X(long double, longdouble, VAL_F)                                                          \
-    X(char, char, VAL_I)                                                                       \
-    X(signed char, schar, VAL_I)                                                               \
-    X(short, short, VAL_I)                                                                     \
-    X(int, int, VAL_I)                                                                         \
-    X(long, long, VAL_I)                                                                       \
-    X(long long, longlong, VAL_I)                                                              \
-    X(unsigned char, uchar, VAL_I)                                                             \
-    X(unsigned short, ushort, VAL_I)                                                           \
-    X(unsigned int, uint, VAL_I)                                                               \
-    X(unsigned long, ulong, VAL_I)                                                             \
-    X(unsigned long long, ulonglong, VAL_I)                                                    \
-    X(int8_t, int8, VAL_I)                                                                     \
-    X(int16_t, int16, VAL_I)                                                                   \
-    X(int32_t, int32, VAL_I)                                                                   \
-    X(int64_t, int64, VAL_I)                                                                   \
-    X(uint8_t, uint8, VAL_I)                                                                   \
-    X(uint16_t, uint16, VAL_I)                                                                 \
-    X(uint32_t, uint32, VAL_I)                                                                 \
-    X(uint64_t, uint64, VAL_I)                                                                 \
-    X(size_t, size, VAL_I)                                                                     \
+#define RMA_TYPES(X)                        \
+    X(float, float, VAL_F)                  \
+    X(double, double, VAL_F)                \
+    X(long double, longdouble, VAL_F)       \
+    X(char, char, VAL_I)                    \
+    X(signed char, schar, VAL_I)            \
+    X(short, short, VAL_I)                  \
+    X(int, int, VAL_I)                      \
+    X(long, long, VAL_I)                    \
+    X(long long, longlong, VAL_I)           \
+    X(unsigned char, uchar, VAL_I)          \
+    X(unsigned short, ushort, VAL_I)        \
+    X(unsigned int, uint, VAL_I)            \
+    X(unsigned long, ulong, VAL_I)          \
+    X(unsigned long long, ulonglong, VAL_I) \
+    X(int8_t, int8, VAL_I)                  \
+    X(int16_t, int16, VAL_I)                \
+    X(int32_t, int32, VAL_I)                \
+    X(int64_t, int64, VAL_I)                \
+    X(uint8_t, uint8, VAL_I)                \
+    X(uint16_t, uint16, VAL_I)              \
+    X(uint32_t, uint32, VAL_I)              \
+    X(uint64_t, uint64, VAL_I)              \
+    X(size_t, size, VAL_I)                  \
     X(ptrdiff_t, ptrdiff, VAL_I)
 
 static char g_ph[160];
 #define PHASE(...) (snprintf(g_ph, sizeof g_ph, __VA_ARGS__), ST_PHASE(g_ph))
 
 /* variant bits: 1 = nbi, 2 = ctx, 4 = ADD (else SET) */
-#define DEF_SIG_TYPE(T, NAME, VAL)                                                             \
-    static void sig_##NAME(T *area, int variant)                                               \
-    {                                                                                          \
-        int me = shmem_my_pe(), n = shmem_n_pes(), r = (me + 1) % n, l = (me + n - 1) % n;     \
-        int nbi = variant & 1, ctx = variant & 2, add = variant & 4;                           \
-        int op = add ? SHMEM_SIGNAL_ADD : SHMEM_SIGNAL_SET;                                    \
-        uint64_t *sig = next_sig();                                                            \
-        unsigned s = 300u + (unsigned)variant;                                                 \
-        T src[NEL];                                                                            \
-        PHASE("shmem_%s%s_put_signal%s %s", ctx ? "ctx_" : "", #NAME, nbi ? "_nbi" : "",       \
-              add ? "ADD" : "SET");                                                            \
-        for (int i = 0; i < NEL; i++)                                                          \
-            src[i] = VAL(T, me, i, s);                                                         \
-        for (int i = 0; i < NEL + 2; i++)                                                      \
-            area[i] = (T)90;                                                                   \
-        shmem_barrier_all();                                                                   \
-        /* SET: the signal becomes 1000 + me; ADD: 2 is added to 40 (set first). */            \
-        uint64_t sv = add ? 2 : 1000u + (uint64_t)me;                                          \
-        if (add) {                                                                             \
-            shmem_signal_set(sig, 40, r);                                                      \
-            shmem_quiet(); /* the ADD below may travel on another context */                   \
-        }                                                                                      \
-        if (ctx && nbi)                                                                        \
-            shmem_ctx_##NAME##_put_signal_nbi(g_ctx, area + 1, src, NEL, sig, sv, op, r);      \
-        else if (ctx)                                                                          \
-            shmem_ctx_##NAME##_put_signal(g_ctx, area + 1, src, NEL, sig, sv, op, r);          \
-        else if (nbi)                                                                          \
-            shmem_##NAME##_put_signal_nbi(area + 1, src, NEL, sig, sv, op, r);                 \
-        else                                                                                   \
-            shmem_##NAME##_put_signal(area + 1, src, NEL, sig, sv, op, r);                     \
-        uint64_t want = add ? 42 : 1000u + (uint64_t)l;                                        \
-        uint64_t got = shmem_signal_wait_until(sig, SHMEM_CMP_EQ, want);                       \
-        CHECK_EQ_U(got, want);                                                                 \
-        CHECK_EQ_U(shmem_signal_fetch(sig), want);                                             \
-        for (int i = 0; i < NEL; i++) {                                                        \
-            T e = VAL(T, l, i, s);                                                             \
-            CHECK_MSG(area[i + 1] == e, "%s element %d: expected %.21Lg, got %.21Lg", #NAME,   \
-                      i, (long double)e, (long double)area[i + 1]);                            \
-        }                                                                                      \
-        CHECK(area[0] == (T)90);                                                               \
-        CHECK(area[NEL + 1] == (T)90);                                                         \
-        if (nbi) {                                                                             \
-            if (ctx)                                                                           \
-                shmem_ctx_quiet(g_ctx);                                                        \
-            else                                                                               \
-                shmem_quiet();                                                                 \
-        }                                                                                      \
+#define DEF_SIG_TYPE(T, NAME, VAL)                                                              \
+    static void sig_##NAME(T *area, int variant)                                                \
+    {                                                                                           \
+        int me = shmem_my_pe(), n = shmem_n_pes(), r = (me + 1) % n, l = (me + n - 1) % n;      \
+        int nbi = variant & 1, ctx = variant & 2, add = variant & 4;                            \
+        int op = add ? SHMEM_SIGNAL_ADD : SHMEM_SIGNAL_SET;                                     \
+        uint64_t *sig = next_sig();                                                             \
+        unsigned s = 300u + (unsigned)variant;                                                  \
+        T src[NEL];                                                                             \
+        PHASE("shmem_%s%s_put_signal%s %s", ctx ? "ctx_" : "", #NAME, nbi ? "_nbi" : "",        \
+              add ? "ADD" : "SET");                                                             \
+        for (int i = 0; i < NEL; i++)                                                           \
+            src[i] = VAL(T, me, i, s);                                                          \
+        for (int i = 0; i < NEL + 2; i++)                                                       \
+            area[i] = (T)90;                                                                    \
+        shmem_barrier_all();                                                                    \
+        /* SET: the signal becomes 1000 + me; ADD: 2 is added to 40 (set first). */             \
+        uint64_t sv = add ? 2 : 1000u + (uint64_t)me;                                           \
+        if (add) {                                                                              \
+            shmem_signal_set(sig, 40, r);                                                       \
+            shmem_quiet(); /* the ADD below may travel on another context */                    \
+        }                                                                                       \
+        if (ctx && nbi)                                                                         \
+            shmem_ctx_##NAME##_put_signal_nbi(g_ctx, area + 1, src, NEL, sig, sv, op, r);       \
+        else if (ctx)                                                                           \
+            shmem_ctx_##NAME##_put_signal(g_ctx, area + 1, src, NEL, sig, sv, op, r);           \
+        else if (nbi)                                                                           \
+            shmem_##NAME##_put_signal_nbi(area + 1, src, NEL, sig, sv, op, r);                  \
+        else                                                                                    \
+            shmem_##NAME##_put_signal(area + 1, src, NEL, sig, sv, op, r);                      \
+        uint64_t want = add ? 42 : 1000u + (uint64_t)l;                                         \
+        uint64_t got = shmem_signal_wait_until(sig, SHMEM_CMP_EQ, want);                        \
+        CHECK_EQ_U(got, want);                                                                  \
+        CHECK_EQ_U(shmem_signal_fetch(sig), want);                                              \
+        for (int i = 0; i < NEL; i++) {                                                         \
+            T e = VAL(T, l, i, s);                                                              \
+            CHECK_MSG(area[i + 1] == e, "%s element %d: expected %.21Lg, got %.21Lg", #NAME, i, \
+                      (long double)e, (long double)area[i + 1]);                                \
+        }                                                                                       \
+        CHECK(area[0] == (T)90);                                                                \
+        CHECK(area[NEL + 1] == (T)90);                                                          \
+        if (nbi) {                                                                              \
+            if (ctx)                                                                            \
+                shmem_ctx_quiet(g_ctx);                                                         \
+            else                                                                                \
+                shmem_quiet();                                                                  \
+        }                                                                                       \
     }
 
 RMA_TYPES(DEF_SIG_TYPE)
 
 #define SIZED(X) X(8) X(16) X(32) X(64) X(128)
-#define DEF_SIG_SIZED(S)                                                                       \
-    static void sig_sized_##S(unsigned char *area, int variant)                                \
-    {                                                                                          \
-        int me = shmem_my_pe(), n = shmem_n_pes(), r = (me + 1) % n, l = (me + n - 1) % n;     \
-        int nbi = variant & 1, ctx = variant & 2, add = variant & 4;                           \
-        int op = add ? SHMEM_SIGNAL_ADD : SHMEM_SIGNAL_SET;                                    \
-        const size_t es = (S) / 8;                                                             \
-        uint64_t *sig = next_sig();                                                            \
-        unsigned char src[NEL * 16];                                                           \
-        PHASE("shmem_%sput%d_signal%s %s", ctx ? "ctx_" : "", S, nbi ? "_nbi" : "",            \
-              add ? "ADD" : "SET");                                                            \
-        st_fill(src, NEL * es, me, 400u + (unsigned)variant);                                  \
-        memset(area, 0xEE, (NEL + 2) * es);                                                    \
-        shmem_barrier_all();                                                                   \
-        uint64_t sv = add ? 7 : 77;                                                            \
-        if (ctx && nbi)                                                                        \
-            shmem_ctx_put##S##_signal_nbi(g_ctx, area + es, src, NEL, sig, sv, op, r);         \
-        else if (ctx)                                                                          \
-            shmem_ctx_put##S##_signal(g_ctx, area + es, src, NEL, sig, sv, op, r);             \
-        else if (nbi)                                                                          \
-            shmem_put##S##_signal_nbi(area + es, src, NEL, sig, sv, op, r);                    \
-        else                                                                                   \
-            shmem_put##S##_signal(area + es, src, NEL, sig, sv, op, r);                        \
-        CHECK_EQ_U(shmem_signal_wait_until(sig, SHMEM_CMP_EQ, sv), sv);                        \
-        CHECK_BYTES(area, es, 0xEE);                                                           \
-        CHECK_PATTERN(area + es, NEL * es, l, 400u + (unsigned)variant);                       \
-        CHECK_BYTES(area + (NEL + 1) * es, es, 0xEE);                                          \
-        if (ctx)                                                                               \
-            shmem_ctx_quiet(g_ctx);                                                            \
-        else                                                                                   \
-            shmem_quiet();                                                                     \
+#define DEF_SIG_SIZED(S)                                                                   \
+    static void sig_sized_##S(unsigned char *area, int variant)                            \
+    {                                                                                      \
+        int me = shmem_my_pe(), n = shmem_n_pes(), r = (me + 1) % n, l = (me + n - 1) % n; \
+        int nbi = variant & 1, ctx = variant & 2, add = variant & 4;                       \
+        int op = add ? SHMEM_SIGNAL_ADD : SHMEM_SIGNAL_SET;                                \
+        const size_t es = (S) / 8;                                                         \
+        uint64_t *sig = next_sig();                                                        \
+        unsigned char src[NEL * 16];                                                       \
+        PHASE("shmem_%sput%d_signal%s %s", ctx ? "ctx_" : "", S, nbi ? "_nbi" : "",        \
+              add ? "ADD" : "SET");                                                        \
+        st_fill(src, NEL *es, me, 400u + (unsigned)variant);                               \
+        memset(area, 0xEE, (NEL + 2) * es);                                                \
+        shmem_barrier_all();                                                               \
+        uint64_t sv = add ? 7 : 77;                                                        \
+        if (ctx && nbi)                                                                    \
+            shmem_ctx_put##S##_signal_nbi(g_ctx, area + es, src, NEL, sig, sv, op, r);     \
+        else if (ctx)                                                                      \
+            shmem_ctx_put##S##_signal(g_ctx, area + es, src, NEL, sig, sv, op, r);         \
+        else if (nbi)                                                                      \
+            shmem_put##S##_signal_nbi(area + es, src, NEL, sig, sv, op, r);                \
+        else                                                                               \
+            shmem_put##S##_signal(area + es, src, NEL, sig, sv, op, r);                    \
+        CHECK_EQ_U(shmem_signal_wait_until(sig, SHMEM_CMP_EQ, sv), sv);                    \
+        CHECK_BYTES(area, es, 0xEE);                                                       \
+        CHECK_PATTERN(area + es, NEL * es, l, 400u + (unsigned)variant);                   \
+        CHECK_BYTES(area + (NEL + 1) * es, es, 0xEE);                                      \
+        if (ctx)                                                                           \
+            shmem_ctx_quiet(g_ctx);                                                        \
+        else                                                                               \
+            shmem_quiet();                                                                 \
     }
 SIZED(DEF_SIG_SIZED)
 

@@ -53,8 +53,10 @@ static void test_pool(void)
     const int nopts = 4, iters = 150, live = 3;
     long c0, u0, r0;
     counts(&c0, &u0, &r0);
-    CHECK_MSG(c0 >= 1 && u0 >= 1, "at start: %ld workers created, %ld in use (the default "
-              "context holds one)", c0, u0);
+    CHECK_MSG(c0 >= 1 && u0 >= 1,
+              "at start: %ld workers created, %ld in use (the default "
+              "context holds one)",
+              c0, u0);
     PHASE("create/destroy %d x %d contexts", iters, live);
     g_cnt = 0;
     shmem_barrier_all();
@@ -63,13 +65,17 @@ static void test_pool(void)
         shmem_ctx_t c[3];
         for (int k = 0; k < live; k++) {
             long o = opts[(i + k) % nopts];
-            CHECK_MSG(shmem_ctx_create(o, &c[k]) == 0, "shmem_ctx_create(%#lx) failed, "
-                      "iteration %d", o, i);
+            CHECK_MSG(shmem_ctx_create(o, &c[k]) == 0,
+                      "shmem_ctx_create(%#lx) failed, "
+                      "iteration %d",
+                      o, i);
         }
         long cc, uu;
         counts(&cc, &uu, NULL);
-        CHECK_MSG(uu == u0 + live, "iteration %d: %ld workers in use with %d contexts live, "
-                  "expected %ld", i, uu, live, u0 + live);
+        CHECK_MSG(uu == u0 + live,
+                  "iteration %d: %ld workers in use with %d contexts live, "
+                  "expected %ld",
+                  i, uu, live, u0 + live);
         for (int k = 0; k < live; k++) {
             shmem_ctx_long_atomic_inc(c[k], &g_cnt, right);
             shmem_ctx_long_p(c[k], &g_slot[k][i % TOPS], i, right);
@@ -77,13 +83,17 @@ static void test_pool(void)
         for (int k = 0; k < live; k++)
             shmem_ctx_destroy(c[k]);
         counts(&cc, &uu, NULL);
-        CHECK_MSG(uu == u0, "iteration %d: %ld workers in use after destroying every context, "
-                  "expected %ld", i, uu, u0);
+        CHECK_MSG(uu == u0,
+                  "iteration %d: %ld workers in use after destroying every context, "
+                  "expected %ld",
+                  i, uu, u0);
         if (i == nopts)
             c1 = cc; /* every option has been seen in every position */
         if (i > nopts)
-            CHECK_MSG(cc == c1, "iteration %d: %ld workers created, %ld after iteration %d: "
-                      "destroyed contexts' workers are not reused", i, cc, c1, nopts);
+            CHECK_MSG(cc == c1,
+                      "iteration %d: %ld workers created, %ld after iteration %d: "
+                      "destroyed contexts' workers are not reused",
+                      i, cc, c1, nopts);
     }
     shmem_barrier_all();
     CHECK_EQ_I(g_cnt, (long)iters * live);
@@ -155,8 +165,7 @@ static void test_independent(void)
             CHECK_EQ_I(dst[i], 1002);
         CHECK_EQ_I(dst[(1 << 20) / 8 - 1], 1002);
         free(dst);
-        printf("independent: ctx B done in %.3f ms, ctx A's get in %.1f ms\n", tb * 1e3,
-               ta * 1e3);
+        printf("independent: ctx B done in %.3f ms, ctx A's get in %.1f ms\n", tb * 1e3, ta * 1e3);
     } else if (me == 1) {
         shmem_long_wait_until(&g_flag, SHMEM_CMP_EQ, 1);
         CHECK_EQ_I(g_word, 5);
@@ -264,8 +273,8 @@ static void test_default_threads(const char *mode)
                   "thread: %ld workers created and %ld more in use for %d threads", c1 - c0,
                   u1 - u0, NTHREADS);
     else
-        CHECK_MSG(c1 - c0 <= atol(mode), "%s: %ld workers created for %d threads", mode,
-                  c1 - c0, NTHREADS);
+        CHECK_MSG(c1 - c0 <= atol(mode), "%s: %ld workers created for %d threads", mode, c1 - c0,
+                  NTHREADS);
     pthread_barrier_wait(&g_tb);
     for (int t = 0; t < NTHREADS; t++)
         pthread_join(th[t], NULL);

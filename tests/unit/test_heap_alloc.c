@@ -11,20 +11,20 @@
 
 int shoal_heap_check(const struct shoal_heap *h);
 
-#define CHECK(c)                                                              \
-    do {                                                                      \
-        if (!(c)) {                                                           \
+#define CHECK(c)                                                                  \
+    do {                                                                          \
+        if (!(c)) {                                                               \
             fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
-            exit(1);                                                          \
-        }                                                                     \
+            exit(1);                                                              \
+        }                                                                         \
     } while (0)
-#define CHECK_HEAP(h)                                                         \
-    do {                                                                      \
-        int rc_ = shoal_heap_check(h);                                        \
-        if (rc_) {                                                            \
+#define CHECK_HEAP(h)                                                                      \
+    do {                                                                                   \
+        int rc_ = shoal_heap_check(h);                                                     \
+        if (rc_) {                                                                         \
             fprintf(stderr, "%s:%d: heap invariant %d broken\n", __FILE__, __LINE__, rc_); \
-            exit(1);                                                          \
-        }                                                                     \
+            exit(1);                                                                       \
+        }                                                                                  \
     } while (0)
 
 #define KiB ((size_t)1 << 10)
@@ -32,17 +32,26 @@ int shoal_heap_check(const struct shoal_heap *h);
 #define GiB ((size_t)1 << 30)
 
 static uint64_t rng_state;
-static void rng_seed(uint64_t s) { rng_state = s ? s : 1; }
-static uint64_t rng(void)  /* xorshift64*: fixed seeds, same on every run */
+static void rng_seed(uint64_t s)
+{
+    rng_state = s ? s : 1;
+}
+static uint64_t rng(void) /* xorshift64*: fixed seeds, same on every run */
 {
     rng_state ^= rng_state >> 12;
     rng_state ^= rng_state << 25;
     rng_state ^= rng_state >> 27;
     return rng_state * 0x2545F4914F6CDD1Dull;
 }
-static size_t rnd(size_t n) { return (size_t)(rng() % n); }
+static size_t rnd(size_t n)
+{
+    return (size_t)(rng() % n);
+}
 
-static size_t up64(size_t s) { return (s + 63) & ~(size_t)63; }
+static size_t up64(size_t s)
+{
+    return (s + 63) & ~(size_t)63;
+}
 
 static struct shoal_heap_stats stats(const struct shoal_heap *h)
 {
@@ -69,8 +78,8 @@ static void check_empty(const struct shoal_heap *h, size_t total)
 
 struct model {
     size_t base, total, units;
-    uint32_t *owner;          /* 0 = free, else live index + 1 */
-    size_t *off, *size;       /* live blocks */
+    uint32_t *owner;    /* 0 = free, else live index + 1 */
+    size_t *off, *size; /* live blocks */
     size_t nlive, cap, used;
 };
 
@@ -265,7 +274,10 @@ static void test_coalesce(enum order ord, int mixed)
     check_empty(h, total);
     free(offs);
     shoal_heap_destroy(h);
-    printf("coalesce %s%s: ok\n", ord == FIFO ? "fifo" : ord == LIFO ? "lifo" : "random",
+    printf("coalesce %s%s: ok\n",
+           ord == FIFO   ? "fifo"
+           : ord == LIFO ? "lifo"
+                         : "random",
            mixed ? " (mixed sizes/aligns)" : "");
 }
 
@@ -325,8 +337,8 @@ static void test_invalid_free(void)
     size_t a, b;
     CHECK(shoal_heap_alloc(h, 1000, 64, &a) == 0 && shoal_heap_alloc(h, 64, 64, &b) == 0);
     struct shoal_heap_stats before = stats(h);
-    size_t bad[] = {a + 64, a + 1, a - 64, b + 64, base + 1 * MiB, 0, SIZE_MAX,
-                    base + 512 * KiB /* inside the free block */};
+    size_t bad[] = {a + 64,         a + 1, a - 64,   b + 64,
+                    base + 1 * MiB, 0,     SIZE_MAX, base + 512 * KiB /* inside the free block */};
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         CHECK(shoal_heap_free(h, bad[k]) == -1);
         CHECK(shoal_heap_block_size(h, bad[k]) == 0);
@@ -335,7 +347,7 @@ static void test_invalid_free(void)
     CHECK(stats_eq(before, stats(h)));
     CHECK_HEAP(h);
     CHECK(shoal_heap_free(h, a) == 0);
-    CHECK(shoal_heap_free(h, a) == -1);         /* double free */
+    CHECK(shoal_heap_free(h, a) == -1); /* double free */
     CHECK(shoal_heap_block_size(h, a) == 0 && shoal_heap_resize(h, a, 64) == -1);
     CHECK(shoal_heap_free(h, b) == 0);
     CHECK(shoal_heap_free(h, b) == -1);
@@ -355,21 +367,21 @@ static void test_resize(void)
     CHECK(shoal_heap_free(h, b) == 0);
     CHECK_HEAP(h);
 
-    CHECK(shoal_heap_resize(h, a, 1024) == 0);               /* same size */
-    CHECK(shoal_heap_resize(h, a, 1000) == 0);               /* rounds to same */
+    CHECK(shoal_heap_resize(h, a, 1024) == 0); /* same size */
+    CHECK(shoal_heap_resize(h, a, 1000) == 0); /* rounds to same */
     CHECK(shoal_heap_resize(h, a, 1500) == 0 && shoal_heap_block_size(h, a) == 1536);
     CHECK(stats(h).used == 1536 + 1024 && stats(h).nblocks == 2);
     CHECK_HEAP(h);
-    CHECK(shoal_heap_resize(h, a, 2048) == 0);               /* takes all of b */
+    CHECK(shoal_heap_resize(h, a, 2048) == 0); /* takes all of b */
     CHECK_HEAP(h);
     struct shoal_heap_stats before = stats(h);
-    CHECK(shoal_heap_resize(h, a, 2049) == -1);              /* c is in the way */
+    CHECK(shoal_heap_resize(h, a, 2049) == -1); /* c is in the way */
     CHECK(shoal_heap_resize(h, a, 0) == -1);
     CHECK(shoal_heap_resize(h, a, SIZE_MAX) == -1);
-    CHECK(shoal_heap_resize(h, c, 62 * KiB + 1) == -1);      /* past the end */
+    CHECK(shoal_heap_resize(h, c, 62 * KiB + 1) == -1); /* past the end */
     CHECK(stats_eq(before, stats(h)) && shoal_heap_block_size(h, a) == 2048);
     CHECK_HEAP(h);
-    CHECK(shoal_heap_resize(h, c, 62 * KiB) == 0);           /* to the very end */
+    CHECK(shoal_heap_resize(h, c, 62 * KiB) == 0); /* to the very end */
     CHECK(stats(h).free == 0 && stats(h).largest_free == 0);
     CHECK(shoal_heap_alloc(h, 64, 64, &d) == -1);
     CHECK_HEAP(h);
@@ -526,13 +538,13 @@ static void test_stress(uint64_t seed)
             size_t size, align = 64, off = 0;
             size_t kind = rnd(100);
             if (kind < 60)
-                size = 1 + rnd(512);                 /* small */
+                size = 1 + rnd(512); /* small */
             else if (kind < 90)
                 size = 1 + rnd(16 * KiB);
             else if (kind < 99)
                 size = 1 + rnd(512 * KiB);
             else
-                size = 1 + rnd(4 * MiB);             /* large arrays */
+                size = 1 + rnd(4 * MiB); /* large arrays */
             if (rnd(4) == 0)
                 align = (size_t)1 << rnd(22);
             int rc = shoal_heap_alloc(h, size, align, &off);
@@ -540,7 +552,7 @@ static void test_stress(uint64_t seed)
             if (rc == 0) {
                 CHECK(off % (align < 64 ? 64 : align) == 0);
                 CHECK(shoal_heap_block_size(h, off) == up64(size));
-                model_add(&m, off, up64(size));      /* checks overlap and range */
+                model_add(&m, off, up64(size)); /* checks overlap and range */
             } else {
                 /* Exhaustion is only reported when the model agrees. */
                 model_runs(&m, up64(size), align < 64 ? 64 : align, &fits);
@@ -556,7 +568,8 @@ static void test_stress(uint64_t seed)
             size_t v = rnd(m.nlive), cur = m.size[v];
             size_t want = rnd(2) ? 1 + rnd(cur) : cur + 1 + rnd(64 * KiB);
             size_t nw = up64(want), gap = 0;
-            for (size_t u = (m.off[v] + cur - base) / 64; u < m.units && !m.owner[u] && gap < nw; u++)
+            for (size_t u = (m.off[v] + cur - base) / 64; u < m.units && !m.owner[u] && gap < nw;
+                 u++)
                 gap += 64;
             int expect = nw <= cur || nw - cur <= gap ? 0 : -1;
             struct shoal_heap_stats before = stats(h);
@@ -590,7 +603,8 @@ static void test_stress(uint64_t seed)
     }
     check_empty(h, total);
     printf("stress seed %" PRIu64 " (%zu ops: %zu alloc failures, %zu frees, %zu resizes, "
-           "%zu refused): ok\n", seed, ops, nfail, nfree, nresize, nresize_fail);
+           "%zu refused): ok\n",
+           seed, ops, nfail, nfree, nresize, nresize_fail);
     model_fini(&m);
     shoal_heap_destroy(h);
 }

@@ -78,14 +78,16 @@ static void flood(int me, int n, int kind)
                "%llu sleeps ended late\n",
                kind ? "amos" : "puts", mine[0], result[1] - mine[1], NPUTS, result[2]);
         CHECK_MSG(mine[0] >= 1, "PE 0 never slept (is SHOAL_WAIT_SPIN_US=0 set?)");
-        CHECK_MSG(result[1] - mine[1] <= NPUTS / 100,
-                  "%llu wake-up calls for %d writes", result[1] - mine[1], NPUTS);
+        CHECK_MSG(result[1] - mine[1] <= NPUTS / 100, "%llu wake-up calls for %d writes",
+                  result[1] - mine[1], NPUTS);
         CHECK_MSG(result[1] - mine[1] <= mine[0],
                   "%llu wake-up calls for %llu sleep episodes: a write paid a system call "
                   "although the sleeper had been woken already",
                   result[1] - mine[1], mine[0]);
-        CHECK_MSG(result[2] == 0, "%llu sleeps ended by timeout with the value there (a lost "
-                                  "wake-up)", result[2]);
+        CHECK_MSG(result[2] == 0,
+                  "%llu sleeps ended by timeout with the value there (a lost "
+                  "wake-up)",
+                  result[2]);
         CHECK_EQ_I(flag, 1);
     }
 }
@@ -119,8 +121,10 @@ static void pingpong(int me, int n)
     if (me == 0) {
         printf("pingpong: %d round trips per peer, %llu sleeps, %llu ended late\n", rounds,
                result[0], result[2]);
-        CHECK_MSG(result[2] == 0, "%llu sleeps ended by timeout with the value there (a lost "
-                                  "wake-up)", result[2]);
+        CHECK_MSG(result[2] == 0,
+                  "%llu sleeps ended by timeout with the value there (a lost "
+                  "wake-up)",
+                  result[2]);
     }
 }
 

@@ -387,7 +387,7 @@ def _prototype_block(routines, twin=False):
         elif not r.uses_complex and in_complex:
             lines.append('#endif')
             in_complex = False
-        lines.append(_decorated(r, r.twin if twin else None))
+        lines.append(_complex_names(_decorated(r, r.twin if twin else None)))
     if in_complex:
         lines.append('#endif')
     return '\n'.join(lines)
@@ -479,12 +479,21 @@ def c11_type_asserts(aliases):
         for tn in T.FIXED_WIDTH if tn in aliases)
 
 
+def _complex_names(text):
+    """Prototypes spell the complex types through the header's typedefs
+    (shmem.h.in), which C++ declares with __extension__: -pedantic C++
+    builds accept them from g++ and clang++ alike."""
+    return (text.replace('double _Complex', 'shoal_complexd_t')
+            .replace('float _Complex', 'shoal_complexf_t'))
+
+
 def _cxx_overload(name, r):
     """An inline C++ overload `name` forwarding to routine r."""
     params = r.params
     args = ', '.join(r.param_names())
     ret = '' if r.ret == 'void' else 'return '
-    return 'inline %s %s(%s) { %s%s(%s); }' % (r.ret, name, params, ret, r.name, args)
+    return _complex_names('inline %s %s(%s) { %s%s(%s); }' %
+                          (r.ret, name, params, ret, r.name, args))
 
 
 def cxx_overloads(aliases):

@@ -65,8 +65,7 @@ static void emit_tagged(struct job *j, int which, int rank, const char *head, si
 {
     char tag[32];
     int n = snprintf(tag, sizeof tag, "[pe %d] ", rank);
-    struct iovec iov[4] = {
-        {tag, (size_t)n}, {(void *)head, hl}, {(void *)tail, tl}, {"\n", 1}};
+    struct iovec iov[4] = {{tag, (size_t)n}, {(void *)head, hl}, {(void *)tail, tl}, {"\n", 1}};
     out_writev(j, which, iov, 4);
 }
 

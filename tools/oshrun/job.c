@@ -166,8 +166,8 @@ void job_global_exit(struct job *j, struct pe *p, int status)
         return;
     int k = others_alive(j, p);
     if (k)
-        msg("PE %d called shmem_global_exit(%d); terminating the other %d PE%s", p->rank, status,
-            k, k == 1 ? "" : "s");
+        msg("PE %d called shmem_global_exit(%d); terminating the other %d PE%s", p->rank, status, k,
+            k == 1 ? "" : "s");
     job_terminate(j, status & 0xff, p->rank, OSHRUN_GLOBAL_EXIT_GRACE);
 }
 

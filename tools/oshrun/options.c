@@ -104,9 +104,8 @@ static int parse_np(const char *opt, const char *v, int *out)
     if (!ok || n < 1 || n > OSHRUN_MAX_PES) {
         char lim[128];
         snprintf(lim, sizeof lim, "%d", OSHRUN_MAX_PES);
-        fprintf(stderr,
-                "oshrun: %s '%s': the number of PEs must be a whole number from 1 to %s\n", opt,
-                v, lim);
+        fprintf(stderr, "oshrun: %s '%s': the number of PEs must be a whole number from 1 to %s\n",
+                opt, v, lim);
         return 2;
     }
     *out = (int)n;
@@ -148,10 +147,9 @@ int opts_parse(int argc, char **argv, struct oshrun_opts *o)
         } else {
             snprintf(name, sizeof name, "%s", a);
         }
-        int takes_value = !strcmp(name, "-n") || !strcmp(name, "-np") ||
-                          !strcmp(name, "--np") || !strcmp(name, "--n") ||
-                          !strcmp(name, "--bind-to") || !strcmp(name, "-x") ||
-                          !strcmp(name, "--cpus-per-pe") ||
+        int takes_value = !strcmp(name, "-n") || !strcmp(name, "-np") || !strcmp(name, "--np") ||
+                          !strcmp(name, "--n") || !strcmp(name, "--bind-to") ||
+                          !strcmp(name, "-x") || !strcmp(name, "--cpus-per-pe") ||
                           !strcmp(name, "--timeout") || !strcmp(name, "--dump-on-hang");
         const char *val = "";
         if (takes_value) {
@@ -166,7 +164,7 @@ int opts_parse(int argc, char **argv, struct oshrun_opts *o)
                            : !strcmp(name, "-x")            ? " (VAR or VAR=value)"
                            : !strcmp(name, "--timeout") || !strcmp(name, "--dump-on-hang")
                                ? " (seconds)"
-                                                        : " (the number of PEs)");
+                               : " (the number of PEs)");
             }
         } else if (inl) {
             return bad("option '%s' takes no value", name);
@@ -196,8 +194,8 @@ int opts_parse(int argc, char **argv, struct oshrun_opts *o)
                 else
                     n = n * 10 + (*p - '0');
             if (!ok || n < 1 || n > OSHRUN_MAX_CPUS_PER_PE)
-                return bad("--cpus-per-pe '%s': expected a whole number of CPUs from 1 to %d",
-                           val, OSHRUN_MAX_CPUS_PER_PE);
+                return bad("--cpus-per-pe '%s': expected a whole number of CPUs from 1 to %d", val,
+                           OSHRUN_MAX_CPUS_PER_PE);
             o->cpus_per_pe = (int)n;
         } else if (!strcmp(name, "--report-bindings")) {
             o->report_bindings = 1;

@@ -51,12 +51,12 @@ enum { OSHRUN_BIND_CORE, OSHRUN_BIND_NUMA, OSHRUN_BIND_NONE };
 struct oshrun_opts {
     int np;
     int tag_output;
-    int bind;            /* OSHRUN_BIND_*; core by default */
-    int cpus_per_pe;     /* --cpus-per-pe (CPUs = hardware threads); 0: CPUs / PEs */
+    int bind;        /* OSHRUN_BIND_*; core by default */
+    int cpus_per_pe; /* --cpus-per-pe (CPUs = hardware threads); 0: CPUs / PEs */
     int report_bindings;
-    double timeout;   /* seconds; 0 = none */
+    double timeout;    /* seconds; 0 = none */
     double dump_after; /* --dump-on-hang: seconds; 0 = none */
-    char **xvars;     /* -x arguments, "VAR" or "VAR=value" */
+    char **xvars;      /* -x arguments, "VAR" or "VAR=value" */
     int nx;
     char **prog_argv; /* program and its arguments (NULL-terminated) */
 };
@@ -65,7 +65,7 @@ struct oshrun_opts {
 int opts_parse(int argc, char **argv, struct oshrun_opts *o);
 
 /* ---- per-PE state ---- */
-struct reply {             /* one message, shared by every PE it goes to */
+struct reply { /* one message, shared by every PE it goes to */
     int refs;
     struct shoal_msg_hdr h;
     char *data;
@@ -82,23 +82,23 @@ struct linebuf {
 
 struct pe {
     int rank;
-    pid_t pid;         /* 0: not spawned */
-    int alive;         /* spawned and not yet reaped */
-    int status;        /* wait status, once reaped */
-    int sock;          /* oshrun's end of the boot socket; -1 once closed */
-    double hup_at;     /* when the connection closed */
-    int io[2];         /* read ends of stdout/stderr (pipes or pty masters), or -1 */
+    pid_t pid;     /* 0: not spawned */
+    int alive;     /* spawned and not yet reaped */
+    int status;    /* wait status, once reaped */
+    int sock;      /* oshrun's end of the boot socket; -1 once closed */
+    double hup_at; /* when the connection closed */
+    int io[2];     /* read ends of stdout/stderr (pipes or pty masters), or -1 */
     struct linebuf lb[2];
     int hello, finalized, aborted;
-    int contributed;   /* to the current allgather round */
-    int term_sent;     /* SIGTERM sent */
+    int contributed; /* to the current allgather round */
+    int term_sent;   /* SIGTERM sent */
     /* receiving */
-    int rx_payload;    /* 0: expecting a header record; 1: payload records */
+    int rx_payload; /* 0: expecting a header record; 1: payload records */
     struct shoal_msg_hdr rx;
     uint64_t rx_got;
-    char *rx_dst;      /* where payload goes (NULL: nowhere) */
-    uint64_t rx_keep;  /* bytes of payload kept at rx_dst; the rest is dropped */
-    int rx_mismatch;   /* allgather length differs from the round's */
+    char *rx_dst;     /* where payload goes (NULL: nowhere) */
+    uint64_t rx_keep; /* bytes of payload kept at rx_dst; the rest is dropped */
+    int rx_mismatch;  /* allgather length differs from the round's */
     char text[SHOAL_PROTO_TEXT_MAX + 1];
     /* sending */
     struct txitem *tx_head, *tx_tail;
@@ -112,7 +112,7 @@ struct job {
     int n;
     struct pe *pes;
     int nspawned, alive;
-    int sfd;                 /* signalfd */
+    int sfd; /* signalfd */
     char jobid[48];
     /* the current allgather round */
     int round_active;
@@ -123,26 +123,26 @@ struct job {
     /* termination */
     int terminating;
     int exit_status;
-    int exempt;              /* PE not sent SIGTERM (abort/global_exit caller), or -1 */
-    double term_at;          /* SIGTERM then (a termination that lets PEs report first) */
-    int term_pending;        /* SIGTERM not sent yet */
+    int exempt;       /* PE not sent SIGTERM (abort/global_exit caller), or -1 */
+    double term_at;   /* SIGTERM then (a termination that lets PEs report first) */
+    int term_pending; /* SIGTERM not sent yet */
     double kill_at, exempt_kill_at;
     int killed, exempt_killed;
-    double deadline;         /* --timeout, absolute; 0 = none */
-    double dump_at;          /* --dump-on-hang, absolute; 0 = none or done */
-    int out_dead[2];         /* our stdout/stderr is gone (EPIPE): drop output */
+    double deadline; /* --timeout, absolute; 0 = none */
+    double dump_at;  /* --dump-on-hang, absolute; 0 = none or done */
+    int out_dead[2]; /* our stdout/stderr is gone (EPIPE): drop output */
 };
 
 /* ---- placement.c ---- */
 struct placement {
-    int n;            /* PEs */
-    int bound;        /* each PE gets its set in sets[]; else oshrun's mask */
-    int whatif;       /* HWLOC_SYNTHETIC: computed and reported, not applied */
-    int topo_known;   /* cores and NUMA nodes known (hwloc) */
-    char why[160];    /* why not bound */
-    size_t setsize;   /* bytes of one cpu_set_t */
-    unsigned char *sets;  /* n sets of setsize bytes */
-    cpu_set_t *mask;  /* oshrun's affinity mask; NULL: not read (--bind-to none) */
+    int n;               /* PEs */
+    int bound;           /* each PE gets its set in sets[]; else oshrun's mask */
+    int whatif;          /* HWLOC_SYNTHETIC: computed and reported, not applied */
+    int topo_known;      /* cores and NUMA nodes known (hwloc) */
+    char why[160];       /* why not bound */
+    size_t setsize;      /* bytes of one cpu_set_t */
+    unsigned char *sets; /* n sets of setsize bytes */
+    cpu_set_t *mask;     /* oshrun's affinity mask; NULL: not read (--bind-to none) */
     int ncores;
     int *cpu_core, *cpu_numa; /* per CPU: core (index), NUMA node (OS index); -1 */
     int *core_ncpu, *core_id; /* per core: CPUs of it in the mask; lstopo's L# */
@@ -172,8 +172,8 @@ int spawn_all(struct job *j);
 
 /* ---- iofwd.c ---- */
 void io_readable(struct job *j, struct pe *p, int which);
-void io_drain(struct job *j, struct pe *p);   /* read what is there now */
-void io_finish(struct job *j, struct pe *p);  /* drain, flush a partial line, close */
+void io_drain(struct job *j, struct pe *p);  /* read what is there now */
+void io_finish(struct job *j, struct pe *p); /* drain, flush a partial line, close */
 /* Forwards the partial lines that have waited OSHRUN_PARTIAL_DELAY by `now`;
  * returns when the next one will have (0: none waits). */
 double io_flush_partial(struct job *j, double now);
@@ -181,8 +181,8 @@ double io_flush_partial(struct job *j, double now);
 /* ---- server.c ---- */
 void srv_readable(struct job *j, struct pe *p);
 void srv_writable(struct job *j, struct pe *p);
-void srv_drain(struct job *j, struct pe *p);  /* read every queued message */
-void srv_close(struct job *j, struct pe *p);  /* drop the connection */
+void srv_drain(struct job *j, struct pe *p); /* read every queued message */
+void srv_close(struct job *j, struct pe *p); /* drop the connection */
 /* A PE exited or hung up: fail a round it can no longer join.  Returns the
  * time at which it should be called again (a hung-up PE not yet reaped),
  * or 0. */

@@ -51,9 +51,9 @@ struct tcore {
 };
 struct topo {
     int ncpu, ncores, nnuma;
-    int *cpus;         /* OS indexes */
+    int *cpus; /* OS indexes */
     struct tcore *cores;
-    int *numa_id;      /* per NUMA rank: the node's OS index (numactl's), -1: unknown */
+    int *numa_id; /* per NUMA rank: the node's OS index (numactl's), -1: unknown */
 };
 
 /* oshrun's affinity mask, however many CPUs the kernel supports. */
@@ -428,8 +428,8 @@ int placement_apply(const struct placement *pl, int pe)
 {
     if (!pl->bound || pl->whatif)
         return 0;
-    return sched_setaffinity(0, pl->setsize,
-                             (const cpu_set_t *)(const void *)(pl->sets + (size_t)pe * pl->setsize));
+    return sched_setaffinity(
+        0, pl->setsize, (const cpu_set_t *)(const void *)(pl->sets + (size_t)pe * pl->setsize));
 }
 
 /* ---- reporting ---- */
@@ -510,13 +510,15 @@ static void describe(const struct placement *pl, const cpu_set_t *s, char *b, si
     fmt_list(lp, sizeof lp, part, np);
     fmt_list(ln, sizeof ln, numa, nn);
     if (!pl->topo_known) {
-        snprintf(b, size, "CPU%s %s (cores and NUMA nodes unknown: oshrun was built without "
-                 "hwloc)", k == 1 ? "" : "s", lc);
+        snprintf(b, size,
+                 "CPU%s %s (cores and NUMA nodes unknown: oshrun was built without "
+                 "hwloc)",
+                 k == 1 ? "" : "s", lc);
     } else {
         char cores[600];
         if (nw && np)
-            snprintf(cores, sizeof cores, "core%s %s and part of core%s %s", nw == 1 ? "" : "s",
-                     lw, np == 1 ? "" : "s", lp);
+            snprintf(cores, sizeof cores, "core%s %s and part of core%s %s", nw == 1 ? "" : "s", lw,
+                     np == 1 ? "" : "s", lp);
         else if (nw)
             snprintf(cores, sizeof cores, "core%s %s", nw == 1 ? "" : "s", lw);
         else if (np)
@@ -524,10 +526,10 @@ static void describe(const struct placement *pl, const cpu_set_t *s, char *b, si
         else
             snprintf(cores, sizeof cores, "cores unknown");
         /* (long lists are cut short: a report line is at most 2 KiB) */
-        int w = nn ? snprintf(b, size, "CPU%s %s: %s, NUMA node%s %s", k == 1 ? "" : "s", lc,
-                              cores, nn > 1 ? "s" : "", ln)
-                   : snprintf(b, size, "CPU%s %s: %s, NUMA node unknown", k == 1 ? "" : "s", lc,
-                              cores);
+        int w =
+            nn ? snprintf(b, size, "CPU%s %s: %s, NUMA node%s %s", k == 1 ? "" : "s", lc, cores,
+                          nn > 1 ? "s" : "", ln)
+               : snprintf(b, size, "CPU%s %s: %s, NUMA node unknown", k == 1 ? "" : "s", lc, cores);
         if (w < 0)
             b[0] = 0;
     }
@@ -549,12 +551,14 @@ void placement_report(const struct placement *pl, int pe, long pid)
                  sizeof d);
         if (pl->whatif)
             msg("PE %d (pid %ld) not bound (HWLOC_SYNTHETIC describes another machine); "
-                "would be bound to %s", pe, pid, d);
+                "would be bound to %s",
+                pe, pid, d);
         else
             msg("PE %d (pid %ld) bound to %s", pe, pid, d);
     } else {
         describe(pl, pl->mask, d, sizeof d);
-        msg("PE %d (pid %ld) not bound (%s): keeps oshrun's affinity mask, %s", pe, pid, pl->why, d);
+        msg("PE %d (pid %ld) not bound (%s): keeps oshrun's affinity mask, %s", pe, pid, pl->why,
+            d);
     }
 }
 

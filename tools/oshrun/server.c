@@ -134,7 +134,7 @@ void srv_writable(struct job *j, struct pe *p)
         if (errno == EINTR)
             continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK)
-            return; /* poll() says when there is room */
+            return;   /* poll() says when there is room */
         hangup(j, p); /* EPIPE, ECONNRESET: the PE is gone */
         return;
     }
@@ -221,8 +221,8 @@ double srv_check_round(struct job *j)
         char how[128], text[512];
         describe_gone(q, how, sizeof how);
         snprintf(text, sizeof text,
-                 "%s #%lu cannot complete: PE %d (pid %ld) %s without joining it",
-                 round_kind(j), j->round_seq, q->rank, (long)q->pid, how);
+                 "%s #%lu cannot complete: PE %d (pid %ld) %s without joining it", round_kind(j),
+                 j->round_seq, q->rank, (long)q->pid, how);
         round_fail(j, text, NULL);
         return 0;
     }
@@ -289,9 +289,7 @@ static int start_msg(struct job *j, struct pe *p)
         p->rx_dst = j->round_buf + (size_t)p->rank * (size_t)h->len;
         p->rx_keep = h->len;
         return 0;
-    default:
-        job_protocol_error(j, p, "unknown message type");
-        return -1;
+    default: job_protocol_error(j, p, "unknown message type"); return -1;
     }
 }
 
@@ -357,18 +355,14 @@ static void finish_msg(struct job *j, struct pe *p)
                 srv_check_round(j);
         }
         return;
-    case SHOAL_MSG_FINALIZE:
-        p->finalized = 1;
-        return;
+    case SHOAL_MSG_FINALIZE: p->finalized = 1; return;
     case SHOAL_MSG_ABORT:
         p->text[p->rx_keep] = 0;
         sanitize(p->text);
         p->aborted = 1;
         job_abort(j, p, h->a, p->text);
         return;
-    case SHOAL_MSG_GLOBAL_EXIT:
-        job_global_exit(j, p, h->a);
-        return;
+    case SHOAL_MSG_GLOBAL_EXIT: job_global_exit(j, p, h->a); return;
     }
 }
 
@@ -387,8 +381,7 @@ static int recv_one(struct job *j, struct pe *p)
             hangup(j, p);
             return -1;
         }
-        if (r != (ssize_t)sizeof h || h.magic != SHOAL_PROTO_MAGIC ||
-            h.len > SHOAL_PROTO_MAX_LEN) {
+        if (r != (ssize_t)sizeof h || h.magic != SHOAL_PROTO_MAGIC || h.len > SHOAL_PROTO_MAX_LEN) {
             job_protocol_error(j, p,
                                h.magic != SHOAL_PROTO_MAGIC && r == (ssize_t)sizeof h
                                    ? "wrong protocol version (the program uses another Shoal)"

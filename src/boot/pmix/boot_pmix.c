@@ -141,8 +141,7 @@ static int fence(int collect)
     pmix_status_t rc = fence_call(collect ? &info : NULL, collect ? 1 : 0);
     PMIX_INFO_DESTRUCT(&info);
     if (rc != PMIX_SUCCESS) {
-        print_err("PMIx_Fence failed: %s (did another PE of the job exit?)",
-                  PMIx_Error_string(rc));
+        print_err("PMIx_Fence failed: %s (did another PE of the job exit?)", PMIx_Error_string(rc));
         return -1;
     }
     return 0;
@@ -270,7 +269,7 @@ static void make_jobid(const char *ns)
     int altered = 0;
     size_t n = (size_t)snprintf(j, sizeof P.jobid, "pmix-");
     size_t i;
-    for (i = 0; ns[i] && i < keep; i++) {
+    for (i = 0; i < keep && ns[i]; i++) {
         char c = ns[i];
         int ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                  c == '-' || c == '_' || c == '.';
@@ -299,8 +298,14 @@ static int get_job_uint(const char *key, uint64_t *out)
     case PMIX_UINT64: *out = v->data.uint64; break;
     case PMIX_UINT: *out = v->data.uint; break;
     case PMIX_UINT16: *out = v->data.uint16; break;
-    case PMIX_INT: ok = v->data.integer >= 0; *out = (uint64_t)v->data.integer; break;
-    case PMIX_INT32: ok = v->data.int32 >= 0; *out = (uint64_t)v->data.int32; break;
+    case PMIX_INT:
+        ok = v->data.integer >= 0;
+        *out = (uint64_t)v->data.integer;
+        break;
+    case PMIX_INT32:
+        ok = v->data.int32 >= 0;
+        *out = (uint64_t)v->data.int32;
+        break;
     default: ok = 0;
     }
     PMIX_VALUE_RELEASE(v);

@@ -15,6 +15,7 @@ static _Noreturn void no_route(int pe, const char *fn)
              "(rebuild with libucx-dev installed)",
              pe);
     core_hooks->fatal(fn, msg);
+    __builtin_unreachable();
 }
 
 void shoal_net_put(struct shoal_net_ctx *net, void *dest, const void *src, size_t n, int pe,
@@ -45,8 +46,14 @@ void shoal_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const voi
     no_route(pe, fn);
 }
 
-void shoal_net_quiet(struct shoal_net_ctx *net) { (void)net; }
-void shoal_net_fence(struct shoal_net_ctx *net) { (void)net; }
+void shoal_net_quiet(struct shoal_net_ctx *net)
+{
+    (void)net;
+}
+void shoal_net_fence(struct shoal_net_ctx *net)
+{
+    (void)net;
+}
 
 int shoal_net_init(const struct shoal_net_init_args *args, struct shoal_net_init_result *out,
                    char *err, size_t errlen)
@@ -70,17 +77,23 @@ int shoal_net_init(const struct shoal_net_init_args *args, struct shoal_net_init
 }
 
 void shoal_net_fini(void) {}
-void shoal_net_set_thread_level(int level) { (void)level; }
+void shoal_net_set_thread_level(int level)
+{
+    (void)level;
+}
 
-int shoal_net_ctx_open(struct shoal_net_ctx **net, int is_default, int private_ctx,
-                       int serialized, const char *fn)
+int shoal_net_ctx_open(struct shoal_net_ctx **net, int is_default, int private_ctx, int serialized,
+                       const char *fn)
 {
     (void)is_default, (void)private_ctx, (void)serialized, (void)fn;
     *net = NULL;
     return 0;
 }
 
-void shoal_net_ctx_close(struct shoal_net_ctx *net) { (void)net; }
+void shoal_net_ctx_close(struct shoal_net_ctx *net)
+{
+    (void)net;
+}
 
 void shoal_net_progress(void) {}
 

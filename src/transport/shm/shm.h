@@ -36,25 +36,25 @@ static inline void shoal_shm_get(void *dest, const void *mapped, size_t n)
  * constant at the call site the switches fold away. */
 static inline uint64_t shoal_cpu_amo(int op, void *p, unsigned size, uint64_t v, uint64_t cond)
 {
-#define SHOAL_AMO_CASES(T)                                                                   \
-    do {                                                                                     \
-        T *w = (T *)p, tv = (T)v, tc = (T)cond;                                              \
-        switch (op) {                                                                        \
+#define SHOAL_AMO_CASES(T)                                                                  \
+    do {                                                                                    \
+        T *w = (T *)p, tv = (T)v, tc = (T)cond;                                             \
+        switch (op) {                                                                       \
         case SHOAL_AMO_FETCH: return __atomic_load_n(w, __ATOMIC_SEQ_CST);                  \
-        case SHOAL_AMO_SET: __atomic_store_n(w, tv, __ATOMIC_SEQ_CST); return 0;             \
-        case SHOAL_AMO_CSWAP:                                                                \
-            __atomic_compare_exchange_n(w, &tc, tv, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);  \
-            return tc;                                                                       \
-        case SHOAL_AMO_SWAP: return __atomic_exchange_n(w, tv, __ATOMIC_SEQ_CST);            \
-        case SHOAL_AMO_FADD: return __atomic_fetch_add(w, tv, __ATOMIC_SEQ_CST);             \
-        case SHOAL_AMO_ADD: __atomic_fetch_add(w, tv, __ATOMIC_SEQ_CST); return 0;           \
-        case SHOAL_AMO_FAND: return __atomic_fetch_and(w, tv, __ATOMIC_SEQ_CST);             \
-        case SHOAL_AMO_AND: __atomic_fetch_and(w, tv, __ATOMIC_SEQ_CST); return 0;           \
-        case SHOAL_AMO_FOR: return __atomic_fetch_or(w, tv, __ATOMIC_SEQ_CST);               \
-        case SHOAL_AMO_OR: __atomic_fetch_or(w, tv, __ATOMIC_SEQ_CST); return 0;             \
-        case SHOAL_AMO_FXOR: return __atomic_fetch_xor(w, tv, __ATOMIC_SEQ_CST);             \
-        default: __atomic_fetch_xor(w, tv, __ATOMIC_SEQ_CST); return 0;                      \
-        }                                                                                    \
+        case SHOAL_AMO_SET: __atomic_store_n(w, tv, __ATOMIC_SEQ_CST); return 0;            \
+        case SHOAL_AMO_CSWAP:                                                               \
+            __atomic_compare_exchange_n(w, &tc, tv, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+            return tc;                                                                      \
+        case SHOAL_AMO_SWAP: return __atomic_exchange_n(w, tv, __ATOMIC_SEQ_CST);           \
+        case SHOAL_AMO_FADD: return __atomic_fetch_add(w, tv, __ATOMIC_SEQ_CST);            \
+        case SHOAL_AMO_ADD: __atomic_fetch_add(w, tv, __ATOMIC_SEQ_CST); return 0;          \
+        case SHOAL_AMO_FAND: return __atomic_fetch_and(w, tv, __ATOMIC_SEQ_CST);            \
+        case SHOAL_AMO_AND: __atomic_fetch_and(w, tv, __ATOMIC_SEQ_CST); return 0;          \
+        case SHOAL_AMO_FOR: return __atomic_fetch_or(w, tv, __ATOMIC_SEQ_CST);              \
+        case SHOAL_AMO_OR: __atomic_fetch_or(w, tv, __ATOMIC_SEQ_CST); return 0;            \
+        case SHOAL_AMO_FXOR: return __atomic_fetch_xor(w, tv, __ATOMIC_SEQ_CST);            \
+        default: __atomic_fetch_xor(w, tv, __ATOMIC_SEQ_CST); return 0;                     \
+        }                                                                                   \
     } while (0)
     if (size == 4)
         SHOAL_AMO_CASES(uint32_t);
@@ -64,8 +64,8 @@ static inline uint64_t shoal_cpu_amo(int op, void *p, unsigned size, uint64_t v,
 }
 
 /* An AMO on a mapped word; every AMO but a fetch writes, and rings. */
-static inline uint64_t shoal_shm_amo(int op, void *mapped, unsigned size, uint64_t v,
-                                     uint64_t cond, uint32_t *bell)
+static inline uint64_t shoal_shm_amo(int op, void *mapped, unsigned size, uint64_t v, uint64_t cond,
+                                     uint32_t *bell)
 {
     uint64_t old = shoal_cpu_amo(op, mapped, size, v, cond);
     if (op != SHOAL_AMO_FETCH)

@@ -30,8 +30,7 @@ void shoal_doorbell_ring(uint32_t *bell)
     uint32_t old = __atomic_load_n(bell, __ATOMIC_RELAXED);
     while (old & SHOAL_BELL_ARMED) {
         uint32_t next = (old + 2u) & ~SHOAL_BELL_ARMED;
-        if (__atomic_compare_exchange_n(bell, &old, next, 0, __ATOMIC_SEQ_CST,
-                                        __ATOMIC_RELAXED)) {
+        if (__atomic_compare_exchange_n(bell, &old, next, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
             syscall(SYS_futex, bell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
             __atomic_fetch_add(&n_wakes, 1, __ATOMIC_RELAXED);
             return;

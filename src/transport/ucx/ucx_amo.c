@@ -20,26 +20,25 @@
 #include "transport/ucx/ucx_internal.h"
 
 static const ucp_atomic_op_t ucp_op[] = {
-    [SHOAL_AMO_FETCH] = UCP_ATOMIC_OP_OR,  [SHOAL_AMO_SET] = UCP_ATOMIC_OP_SWAP,
+    [SHOAL_AMO_FETCH] = UCP_ATOMIC_OP_OR,    [SHOAL_AMO_SET] = UCP_ATOMIC_OP_SWAP,
     [SHOAL_AMO_CSWAP] = UCP_ATOMIC_OP_CSWAP, [SHOAL_AMO_SWAP] = UCP_ATOMIC_OP_SWAP,
-    [SHOAL_AMO_FADD] = UCP_ATOMIC_OP_ADD,  [SHOAL_AMO_ADD] = UCP_ATOMIC_OP_ADD,
-    [SHOAL_AMO_FAND] = UCP_ATOMIC_OP_AND,  [SHOAL_AMO_AND] = UCP_ATOMIC_OP_AND,
-    [SHOAL_AMO_FOR] = UCP_ATOMIC_OP_OR,    [SHOAL_AMO_OR] = UCP_ATOMIC_OP_OR,
-    [SHOAL_AMO_FXOR] = UCP_ATOMIC_OP_XOR,  [SHOAL_AMO_XOR] = UCP_ATOMIC_OP_XOR,
+    [SHOAL_AMO_FADD] = UCP_ATOMIC_OP_ADD,    [SHOAL_AMO_ADD] = UCP_ATOMIC_OP_ADD,
+    [SHOAL_AMO_FAND] = UCP_ATOMIC_OP_AND,    [SHOAL_AMO_AND] = UCP_ATOMIC_OP_AND,
+    [SHOAL_AMO_FOR] = UCP_ATOMIC_OP_OR,      [SHOAL_AMO_OR] = UCP_ATOMIC_OP_OR,
+    [SHOAL_AMO_FXOR] = UCP_ATOMIC_OP_XOR,    [SHOAL_AMO_XOR] = UCP_ATOMIC_OP_XOR,
 };
 
 static inline int is_post(int op)
 {
-    return op == SHOAL_AMO_ADD || op == SHOAL_AMO_AND || op == SHOAL_AMO_OR ||
-           op == SHOAL_AMO_XOR;
+    return op == SHOAL_AMO_ADD || op == SHOAL_AMO_AND || op == SHOAL_AMO_OR || op == SHOAL_AMO_XOR;
 }
 
 static const char *op_name(int op)
 {
-    static const char *names[] = {"atomic fetch", "atomic set", "atomic compare-swap",
-                                  "atomic swap",  "atomic fetch-add", "atomic add",
-                                  "atomic fetch-and", "atomic and", "atomic fetch-or",
-                                  "atomic or", "atomic fetch-xor", "atomic xor"};
+    static const char *names[] = {"atomic fetch",     "atomic set",       "atomic compare-swap",
+                                  "atomic swap",      "atomic fetch-add", "atomic add",
+                                  "atomic fetch-and", "atomic and",       "atomic fetch-or",
+                                  "atomic or",        "atomic fetch-xor", "atomic xor"};
     return op >= 0 && op <= SHOAL_AMO_XOR ? names[op] : "atomic";
 }
 
@@ -115,8 +114,8 @@ uint64_t shoal_net_amo(struct shoal_net_ctx *ctx, int op, const void *dest, unsi
     return get_word(&out, size);
 }
 
-void shoal_net_amo_nbi(struct shoal_net_ctx *ctx, int op, void *fetch, const void *dest, unsigned size,
-                       uint64_t value, uint64_t cond, int pe, const char *fn)
+void shoal_net_amo_nbi(struct shoal_net_ctx *ctx, int op, void *fetch, const void *dest,
+                       unsigned size, uint64_t value, uint64_t cond, int pe, const char *fn)
 {
     if (UCX_UNLIKELY(size != 4 && size != 8)) {
         uint64_t old = narrow_amo(ctx, op, dest, size, value, cond, pe, fn);
@@ -180,8 +179,7 @@ static uint64_t narrow_amo(struct shoal_net_ctx *ctx, int op, const void *dest, 
         default: nv = oldv ^ v; break;
         }
         uint32_t want = (cur & ~mask) | ((nv << shift) & mask);
-        uint32_t seen =
-            (uint32_t)shoal_net_amo(ctx, SHOAL_AMO_CSWAP, word, 4, want, cur, pe, fn);
+        uint32_t seen = (uint32_t)shoal_net_amo(ctx, SHOAL_AMO_CSWAP, word, 4, want, cur, pe, fn);
         if (seen == cur)
             return oldv;
         cur = seen;

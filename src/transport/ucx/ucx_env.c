@@ -45,8 +45,8 @@ static int number(const char *s, long min, long max, long *out)
 
 static int bad(char *err, size_t errlen, int id, const char *want)
 {
-    snprintf(err, errlen, "environment variable %s='%s' is malformed: expected %s",
-             rows[id].name, value(id), want);
+    snprintf(err, errlen, "environment variable %s='%s' is malformed: expected %s", rows[id].name,
+             value(id), want);
     return -1;
 }
 
@@ -59,8 +59,8 @@ static int load(char *err, size_t errlen)
         ucx_cfg.progress_thread = v[0] - '0';
     else
         return bad(err, errlen, UCX_ENV_PROGRESS_THREAD, "one of auto, 0, 1");
-    if (number(value(UCX_ENV_PROGRESS_INTERVAL_US), 0, 100000000,
-               &ucx_cfg.progress_interval_us) < 0)
+    if (number(value(UCX_ENV_PROGRESS_INTERVAL_US), 0, 100000000, &ucx_cfg.progress_interval_us) <
+        0)
         return bad(err, errlen, UCX_ENV_PROGRESS_INTERVAL_US, "a non-negative integer");
     v = value(UCX_ENV_DEFAULT_CTX_WORKERS);
     long nw;

@@ -50,8 +50,7 @@ static ucs_status_t connect_ep(ucp_worker_h wk, int pe, ucp_ep_h *ep)
     p.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                    UCP_EP_PARAM_FIELD_ERR_HANDLER;
     p.address = (const ucp_address_t *)ucx_g.peer_addr[pe];
-    p.err_mode = ucx_g.peer_same_host[pe] ? UCP_ERR_HANDLING_MODE_NONE
-                                          : UCP_ERR_HANDLING_MODE_PEER;
+    p.err_mode = ucx_g.peer_same_host[pe] ? UCP_ERR_HANDLING_MODE_NONE : UCP_ERR_HANDLING_MODE_PEER;
     p.err_handler.cb = ep_failed;
     p.err_handler.arg = (void *)(intptr_t)pe;
     ucs_status_t st = ucp_ep_create(wk, &p, ep);
@@ -76,7 +75,7 @@ ucp_ep_h ucx_ep_wire(struct ucx_worker *w, int pe, const char *fn)
     ucs_status_t st = connect_ep(w->h, pe, &ep);
     if (st != UCS_OK)
         ucx_fatalf(fn, "cannot connect to PE %d through UCX (ucp_ep_create): %s", pe,
-                    ucs_status_string(st));
+                   ucs_status_string(st));
     for (int s = 0; s < 2; s++) {
         const void *packed = ucx_g.peer_rkey[2 * pe + s];
         if (!packed)
@@ -84,7 +83,7 @@ ucp_ep_h ucx_ep_wire(struct ucx_worker *w, int pe, const char *fn)
         st = ucp_ep_rkey_unpack(ep, packed, &w->rkeys[2 * pe + s]);
         if (st != UCS_OK)
             ucx_fatalf(fn, "cannot unpack the remote key of PE %d's %s (ucp_ep_rkey_unpack): %s",
-                        pe, s ? "static data" : "symmetric heap", ucs_status_string(st));
+                       pe, s ? "static data" : "symmetric heap", ucs_status_string(st));
     }
     __atomic_store_n(&w->eps[pe], ep, __ATOMIC_RELEASE);
     if (locked)

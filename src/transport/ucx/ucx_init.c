@@ -51,7 +51,7 @@ _Noreturn void ucx_die(const char *fn, int pe, const char *what, ucs_status_t st
  * and how long its packed worker address and keys are (the second
  * allgather carries them, padded to the longest). */
 struct ucx_card {
-    uint64_t host;     /* which machine (hostname and boot id) */
+    uint64_t host; /* which machine (hostname and boot id) */
     uint64_t base[2];
     uint32_t addr_len;
     uint32_t rkey_len[2];
@@ -96,8 +96,8 @@ static int atomic_mode_is_cpu(const ucp_config_t *uc)
 static int fail(char *err, size_t errlen, const char *what, ucs_status_t st)
 {
     snprintf(err, errlen,
-             "UCX: %s failed: %s (UCX_TLS=%s; `ucx_info -d` lists this machine's transports)",
-             what, ucs_status_string(st), getenv("UCX_TLS") ? getenv("UCX_TLS") : "(unset)");
+             "UCX: %s failed: %s (UCX_TLS=%s; `ucx_info -d` lists this machine's transports)", what,
+             ucs_status_string(st), getenv("UCX_TLS") ? getenv("UCX_TLS") : "(unset)");
     return -1;
 }
 
@@ -178,9 +178,8 @@ static void index_peers(const struct ucx_card *cards, int n, size_t maxlen, uint
         for (int s = 0; s < 2; s++) {
             ucx_g.peer_base[2 * pe + s] = cards[pe].base[s];
             ucx_g.peer_rkey[2 * pe + s] =
-                cards[pe].rkey_len[s]
-                    ? c + cards[pe].addr_len + (s ? cards[pe].rkey_len[0] : 0)
-                    : NULL;
+                cards[pe].rkey_len[s] ? c + cards[pe].addr_len + (s ? cards[pe].rkey_len[0] : 0)
+                                      : NULL;
         }
     }
 }
@@ -188,8 +187,7 @@ static void index_peers(const struct ucx_card *cards, int n, size_t maxlen, uint
 /* Exchange through the bootstrap: fixed-size cards, then the variable
  * parts (worker address, packed keys) padded to the longest.  One cleanup
  * path releases what was acquired here. */
-static int exchange(struct shoal_boot *b, void *rk[2], size_t rklen[2], char *err,
-                    size_t errlen)
+static int exchange(struct shoal_boot *b, void *rk[2], size_t rklen[2], char *err, size_t errlen)
 {
     const int n = b->size;
     int rc = -1;
@@ -383,10 +381,13 @@ void shoal_net_describe(FILE *f, const char *prefix, int initialized)
                          "UCX's, so on-node AMOs use the CPU")
                 : "UCX device/guess atomic mode: every AMO goes through UCX, on-node peers "
                   "and this PE included (set UCX_ATOMIC_MODE=cpu to use CPU atomics on-node)");
-    fprintf(f, "%sUCX progress thread: %s (SHOAL_PROGRESS_THREAD=%s; software-emulated RMA or "
-               "AMO: %s), interval %ld us\n",
+    fprintf(f,
+            "%sUCX progress thread: %s (SHOAL_PROGRESS_THREAD=%s; software-emulated RMA or "
+            "AMO: %s), interval %ld us\n",
             prefix, ucx_g.progress_on ? "on" : "off",
-            ucx_g.progress_thread_cfg < 0 ? "auto" : ucx_g.progress_thread_cfg ? "1" : "0",
+            ucx_g.progress_thread_cfg < 0 ? "auto"
+            : ucx_g.progress_thread_cfg   ? "1"
+                                          : "0",
             ucx_g.sw_emulated ? "yes" : "no", ucx_g.progress_interval_us);
     ucx_describe_workers(f, prefix);
 }

@@ -35,21 +35,21 @@
  * pooled worker comes back already wired to the peers it talked to. */
 struct ucx_worker {
     ucp_worker_h h;
-    ucs_thread_mode_t mode;        /* as created: pools are per mode */
-    ucp_ep_h *eps;                 /* [n_pes], NULL until first use */
-    ucp_rkey_h *rkeys;             /* [2 * n_pes]: heap, static data */
-    pthread_mutex_t wire_lock;     /* MULTI worker: lazy wire-up, the marks below */
-    pthread_mutex_t flush_lock;    /* MULTI worker: one flush at a time (ucx_rma.c) */
-    int dirty;                     /* something posted since the last flush */
-    unsigned char *ep_dirty;       /* [n_pes]: posted to that peer since the last flush */
-    int *dirty_pes;                /* [UCX_FLUSH_EPS_MAX] the peers with ep_dirty set */
-    int n_dirty;                   /* > UCX_FLUSH_EPS_MAX: flush the whole worker */
-    int id;                        /* creation order, for messages */
-    int thread_owned;              /* a per-thread default-ctx worker that has an owner */
-    uint64_t sink;                 /* reply of a SET (swap) nobody reads */
-    struct ucx_worker *next;       /* pool link */
-    struct ucx_worker *all_next;   /* list of every worker (teardown) */
-    struct ucx_worker *dflt_next;  /* the default context's workers */
+    ucs_thread_mode_t mode;       /* as created: pools are per mode */
+    ucp_ep_h *eps;                /* [n_pes], NULL until first use */
+    ucp_rkey_h *rkeys;            /* [2 * n_pes]: heap, static data */
+    pthread_mutex_t wire_lock;    /* MULTI worker: lazy wire-up, the marks below */
+    pthread_mutex_t flush_lock;   /* MULTI worker: one flush at a time (ucx_rma.c) */
+    int dirty;                    /* something posted since the last flush */
+    unsigned char *ep_dirty;      /* [n_pes]: posted to that peer since the last flush */
+    int *dirty_pes;               /* [UCX_FLUSH_EPS_MAX] the peers with ep_dirty set */
+    int n_dirty;                  /* > UCX_FLUSH_EPS_MAX: flush the whole worker */
+    int id;                       /* creation order, for messages */
+    int thread_owned;             /* a per-thread default-ctx worker that has an owner */
+    uint64_t sink;                /* reply of a SET (swap) nobody reads */
+    struct ucx_worker *next;      /* pool link */
+    struct ucx_worker *all_next;  /* list of every worker (teardown) */
+    struct ucx_worker *dflt_next; /* the default context's workers */
 };
 
 /* A context's state.  `w` is the context's worker; NULL means "the calling
@@ -64,23 +64,23 @@ enum ucx_dflt_policy { UCX_DFLT_SHARED = 0, UCX_DFLT_THREAD = -1 /* N > 0: round
 
 /* The transport's variables (ucx_env.c, rows in ucx_env_table.h). */
 struct ucx_config {
-    int progress_thread;        /* -1 auto, 0 off, 1 on */
+    int progress_thread; /* -1 auto, 0 off, 1 on */
     long progress_interval_us;
-    int default_ctx_workers;    /* enum ucx_dflt_policy or N > 0 */
+    int default_ctx_workers; /* enum ucx_dflt_policy or N > 0 */
 };
 extern struct ucx_config ucx_cfg;
 
 struct ucx_state {
     ucp_context_h ctx;
-    ucp_mem_h mh[2];               /* heap, static data (NULL if none) */
-    ucp_worker_h target;           /* the one published worker: peers' endpoints connect here */
+    ucp_mem_h mh[2];     /* heap, static data (NULL if none) */
+    ucp_worker_h target; /* the one published worker: peers' endpoints connect here */
     ucs_thread_mode_t target_mode;
     int n_pes, me, mode;
-    int thread_level;              /* SHMEM_THREAD_* (raised by a nested init) */
-    int amo_via_net;               /* decided at init (shoal_net_init_result) */
-    uintptr_t seg_base[2];         /* this PE's heap and static data */
+    int thread_level;      /* SHMEM_THREAD_* (raised by a nested init) */
+    int amo_via_net;       /* decided at init (shoal_net_init_result) */
+    uintptr_t seg_base[2]; /* this PE's heap and static data */
     size_t seg_len[2];
-    struct shoal_net_ctx *dflt;    /* SHMEM_CTX_DEFAULT's state */
+    struct shoal_net_ctx *dflt;              /* SHMEM_CTX_DEFAULT's state */
     const struct shoal_net_init_args *hooks; /* mapped, writes_arrived, waiters_asleep, fatal */
     /* Per peer (from the allgather). */
     const void **peer_addr;        /* [n] worker addresses */
@@ -92,15 +92,15 @@ struct ucx_state {
     int sw_emulated;               /* RMA or AMO need the target's progress */
     char tls_note[512];            /* what the self endpoint uses, for describe */
     /* Configuration (core/env_table.h). */
-    int progress_thread_cfg;       /* -1 auto, 0 off, 1 on */
+    int progress_thread_cfg; /* -1 auto, 0 off, 1 on */
     long progress_interval_us;
-    int dflt_policy;               /* enum ucx_dflt_policy or N > 0 */
+    int dflt_policy; /* enum ucx_dflt_policy or N > 0 */
     /* Progress thread. */
     int progress_on;
     pthread_t progress_tid;
     volatile int progress_stop;
     unsigned long progress_wakeups;
-    unsigned long app_epoch;       /* bumped when an application thread progresses the target */
+    unsigned long app_epoch; /* bumped when an application thread progresses the target */
     /* Life. */
     volatile int finalizing;
     struct shoal_boot *boot;
@@ -113,7 +113,8 @@ extern struct ucx_state ucx_g;
 _Noreturn void ucx_die(const char *fn, int pe, const char *what, ucs_status_t st);
 /* Errors through core's hooks: one line naming the routine, then the job
  * ends (fatal) or goes on (warn). */
-_Noreturn void ucx_fatalf(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+_Noreturn void ucx_fatalf(const char *fn, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 void ucx_warnf(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ucx_worker_pool.c */
@@ -157,8 +158,7 @@ static inline ucp_ep_h ucx_ep(struct ucx_worker *w, int pe, const char *fn)
         return ep;
     return ucx_ep_wire(w, pe, fn);
 }
-static inline ucp_rkey_h ucx_target(struct ucx_worker *w, int pe, const void *addr,
-                                    uint64_t *raddr)
+static inline ucp_rkey_h ucx_target(struct ucx_worker *w, int pe, const void *addr, uint64_t *raddr)
 {
     uintptr_t a = (uintptr_t)addr;
     size_t off = a - ucx_g.seg_base[0];
@@ -189,8 +189,7 @@ static inline void ucx_mark_dirty(struct ucx_worker *w, int pe)
 /* Waits for a request returned by a UCP call; progresses the worker (and
  * the target side, so that two PEs blocked on each other both advance).
  * Fatal on error, naming `pe` (or -1 for no single peer). */
-void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe,
-              const char *what);
+void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe, const char *what);
 /* Posted and forgotten: the request is released, flush completes it. */
 static inline void ucx_forget(ucs_status_ptr_t req, const char *fn, int pe, const char *what)
 {

@@ -41,8 +41,7 @@ void ucx_progress_target(void)
     __atomic_store_n(&target_busy, 0, __ATOMIC_RELEASE);
 }
 
-void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe,
-              const char *what)
+void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe, const char *what)
 {
     if (UCX_LIKELY(req == NULL))
         return;
@@ -165,8 +164,7 @@ static void *progress_main(void *arg)
         unsigned long now = __atomic_load_n(&ucx_g.app_epoch, __ATOMIC_RELAXED);
         /* A thread asleep in the wait engine counts as idle: it progresses
          * only between sleeps, so requests would wait for it. */
-        int app_active = now != seen &&
-                         !ucx_g.hooks->waiters_asleep();
+        int app_active = now != seen && !ucx_g.hooks->waiters_asleep();
         seen = now;
         if (!app_active) {
             unsigned did = 0, k;
@@ -250,8 +248,8 @@ static int ep_needs_target_cpu(ucp_ep_h ep, char *note, size_t notelen)
             if (base > tlen)
                 base = tlen;
             if (rk + (size_t)base + 2 < sizeof roles)
-                rk += (size_t)snprintf(roles + rk, sizeof roles - rk, "%s%.*s", rk ? " " : "",
-                                       base, t);
+                rk += (size_t)snprintf(roles + rk, sizeof roles - rk, "%s%.*s", rk ? " " : "", base,
+                                       t);
             t += tlen;
         }
         if (k + (size_t)tl_len + rk + 6 < notelen)

@@ -29,8 +29,8 @@ void ucx_mark_dirty_slow(struct ucx_worker *w, int pe)
         pthread_mutex_unlock(&w->wire_lock);
 }
 
-void shoal_net_put(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe, int nbi,
-                   const char *fn)
+void shoal_net_put(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe,
+                   int nbi, const char *fn)
 {
     struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
     ucp_ep_h ep = ucx_ep(w, pe, fn);
@@ -46,8 +46,8 @@ void shoal_net_put(struct shoal_net_ctx *ctx, void *dest, const void *src, size_
         ucx_wait(w, r, fn, pe, "put");
 }
 
-void shoal_net_get(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe, int nbi,
-                   const char *fn)
+void shoal_net_get(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe,
+                   int nbi, const char *fn)
 {
     struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
     ucp_ep_h ep = ucx_ep(w, pe, fn);

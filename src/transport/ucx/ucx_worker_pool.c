@@ -18,10 +18,10 @@
 #include "transport/ucx/ucx_internal.h"
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ucx_worker *pool[3];  /* by ucs_thread_mode_t */
-static struct ucx_worker *all;      /* every worker (teardown) */
-static struct ucx_worker *dflt;     /* the default context's per-thread workers */
-static struct ucx_worker **rr;      /* N round-robin workers */
+static struct ucx_worker *pool[3]; /* by ucs_thread_mode_t */
+static struct ucx_worker *all;     /* every worker (teardown) */
+static struct ucx_worker *dflt;    /* the default context's per-thread workers */
+static struct ucx_worker **rr;     /* N round-robin workers */
 static int rr_n, rr_next;
 static int n_ids;
 static pthread_key_t tl_key;
@@ -30,8 +30,9 @@ static __thread struct ucx_worker *tl_worker;
 
 static const char *mode_name(ucs_thread_mode_t m)
 {
-    return m == UCS_THREAD_MODE_SINGLE ? "single" : m == UCS_THREAD_MODE_SERIALIZED ? "serialized"
-                                                                                   : "multi";
+    return m == UCS_THREAD_MODE_SINGLE       ? "single"
+           : m == UCS_THREAD_MODE_SERIALIZED ? "serialized"
+                                             : "multi";
 }
 
 /* A thread that exits gives its default-context worker to the next new
@@ -79,7 +80,7 @@ static struct ucx_worker *create(ucs_thread_mode_t mode, const char *fn)
     ucs_status_t st = ucp_worker_create(ucx_g.ctx, &wp, &w->h);
     if (st != UCS_OK) {
         ucx_warnf(fn, "UCX worker creation (ucp_worker_create, thread mode %s) failed: %s",
-                   mode_name(mode), ucs_status_string(st));
+                  mode_name(mode), ucs_status_string(st));
         goto fail;
     }
     w->mode = mode;
@@ -248,8 +249,8 @@ static ucs_thread_mode_t mode_for(int private_ctx, int serialized)
     return level == SHMEM_THREAD_SINGLE ? UCS_THREAD_MODE_SINGLE : UCS_THREAD_MODE_SERIALIZED;
 }
 
-int shoal_net_ctx_open(struct shoal_net_ctx **net, int is_default, int private_ctx,
-                       int serialized, const char *fn)
+int shoal_net_ctx_open(struct shoal_net_ctx **net, int is_default, int private_ctx, int serialized,
+                       const char *fn)
 {
     struct shoal_net_ctx *n = calloc(1, sizeof *n);
     if (!n)
