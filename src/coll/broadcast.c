@@ -1,13 +1,15 @@
 /* Broadcast, two algorithms:
  *  - tree: binomial tree rooted at the root; a parent puts the data into
  *    its child's dest and then signals it; the child forwards to its own
- *    subtree.  ceil(log2 N) hops and no entry sync: best for small data.
+ *    subtree, waits for every child's acknowledgement and acknowledges to
+ *    its parent.  ceil(log2 N) hops down and up, no entry sync: best for
+ *    small data.  The root returns once every member has its data, and a
+ *    member once its subtree has, so a back-to-back broadcast into the
+ *    same dest cannot overwrite data a member still has to forward.
  *  - get: sync; every member pulls the root's source; on one node these
  *    are concurrent loads from the root's mapped memory, best for large
- *    data (the tree would copy it log2 N times in sequence).
- * Both end with a sync: the root's source and every dest stay untouched
- * by this broadcast once anybody returns, so back-to-back broadcasts
- * into the same dest cannot overtake each other. */
+ *    data (the tree would copy it log2 N times in sequence); then a sync,
+ *    so that no member's pull of this broadcast meets the next one. */
 #include <string.h>
 
 #include "coll/coll.h"
@@ -22,6 +24,8 @@ void shoal_coll_bcast_config(int which, size_t crossover)
     algo = which;
     tree_max = crossover;
 }
+
+#define TREE_ACK_WORD (SHOAL_GROUP_TREE_WORD + 1)
 
 static void bcast_tree(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
                        int root, int update_root, const char *fn)
@@ -42,9 +46,11 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
     }
     /* Children r + m for m = mask/2, mask/4, ..., 1 (the root: every
      * power of two below n, largest first so big subtrees start early). */
+    const int parent = r == 0 ? -1 : (r - mask + root) % n;
     if (r == 0)
         while (mask < n)
             mask <<= 1;
+    int children = 0;
     for (int m = mask >> 1; m >= 1; m >>= 1) {
         if (r + m >= n)
             continue;
@@ -53,8 +59,13 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
         shoal_put(SHMEM_CTX_DEFAULT, dest, from, nbytes, wpe, fn);
         shoal_fence(SHMEM_CTX_DEFAULT, fn); /* data before the signal */
         shoal_group_signal(g, child, SHOAL_GROUP_TREE_WORD, fn);
+        children++;
     }
     shoal_quiet(SHMEM_CTX_DEFAULT, fn);
+    for (int k = 0; k < children; k++)
+        shoal_group_wait(g, TREE_ACK_WORD, fn); /* that subtree has its data */
+    if (parent >= 0)
+        shoal_group_signal(g, parent, TREE_ACK_WORD, fn);
 }
 
 static void broadcast_group(const struct shoal_group *g, void *dest, const void *source,
@@ -72,13 +83,13 @@ static void broadcast_group(const struct shoal_group *g, void *dest, const void 
         use = nbytes <= tree_max ? BCAST_TREE : BCAST_GET;
     if (use == BCAST_TREE) {
         bcast_tree(g, dest, source, nbytes, root, update_root, fn);
-    } else {
-        shoal_group_sync(g, fn);
-        if (g->me != root)
-            shoal_get(SHMEM_CTX_DEFAULT, dest, source, nbytes, shoal_group_pe(g, root), fn);
-        else if (update_root && dest != source)
-            memmove(dest, source, nbytes);
+        return;
     }
+    shoal_group_sync(g, fn);
+    if (g->me != root)
+        shoal_get(SHMEM_CTX_DEFAULT, dest, source, nbytes, shoal_group_pe(g, root), fn);
+    else if (update_root && dest != source)
+        memmove(dest, source, nbytes);
     shoal_group_sync(g, fn);
 }
 
