@@ -1,5 +1,5 @@
 /* World synchronization of this issue: barrier_all and sync_all. */
-#include "api/prof.h"
+#include "api/export.h"
 #include "coll/coll.h"
 #include "core/sync.h"
 #include "core/ops.h"

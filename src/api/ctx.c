@@ -1,5 +1,5 @@
 /* Communication management (contexts) and sessions. */
-#include "api/prof.h"
+#include "api/export.h"
 #include "core/ctx.h"
 #include "core/ops.h"
 

@@ -2,7 +2,7 @@
  * user's symmetric long on PE 0 (next ticket, now serving).  Tickets are
  * served in the order they were drawn, so no PE starves; waiters sleep on
  * PE 0's doorbell, which clear_lock rings. */
-#include "api/prof.h"
+#include "api/export.h"
 #include "core/ops.h"
 #include "core/wait.h"
 

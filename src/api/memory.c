@@ -1,5 +1,5 @@
 /* Memory management: the symmetric heap routines (collective). */
-#include "api/prof.h"
+#include "api/export.h"
 #include "core/heap.h"
 #include "core/ops.h"
 

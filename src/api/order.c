@@ -1,5 +1,5 @@
 /* Memory ordering: fence, quiet, pe_quiet. */
-#include "api/prof.h"
+#include "api/export.h"
 #include "core/ops.h"
 
 SHOAL_EXPORT void pshmem_fence(void)

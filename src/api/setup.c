@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "api/prof.h"
+#include "api/export.h"
 #include "coll/coll.h"
 #include "core/ops.h"
 #include "core/runtime.h"

@@ -3,7 +3,7 @@
  * change nothing. */
 #include <shmemx.h>
 
-#include "api/prof.h"
+#include "api/export.h"
 #include "core/net_link.h"
 #include "core/wait.h"
 

@@ -1,5 +1,5 @@
 /* Signaling routines without a data payload, and signal waits. */
-#include "api/prof.h"
+#include "api/export.h"
 #include "core/ops.h"
 
 SHOAL_EXPORT uint64_t pshmem_signal_fetch(const uint64_t *sig_addr)

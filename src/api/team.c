@@ -1,5 +1,5 @@
 /* Team management routines. */
-#include "api/prof.h"
+#include "api/export.h"
 #include "core/ops.h"
 #include "core/team.h"
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "core/error.h"
+#include "core/log.h"
 #include "core/ops.h"
 
 #define KNOWN_OPTIONS (SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE)
@@ -89,6 +90,8 @@ int shoal_ctx_create(struct shoal_team *team, long options, shmem_ctx_t *out, co
         return 1;
     }
     __atomic_store_n(&c->magic, SHOAL_CTX_LIVE, __ATOMIC_RELEASE);
+    SHOAL_LOG(SHOAL_LOG_CTX, SHOAL_LOG_DEBUG, "%s: context %p, options %#lx, %s", fn, (void *)c,
+              options, c->net ? "with network resources" : "on-node only");
     *out = c;
     return 0;
 }
@@ -119,6 +122,25 @@ void shoal_ctx_counts(long *live, long *pooled)
     *live = n_live;
     *pooled = n_pooled;
     unlock();
+}
+
+/* The contexts a program created and did not destroy: their operations
+ * complete (finalize's implicit quiet), then their network resources go
+ * back before the transport shuts down. */
+void shoal_ctx_quiet_all(const char *fn)
+{
+    for (struct ctx_box *b = boxes; b; b = b->older)
+        if (b->ctx.magic == SHOAL_CTX_LIVE)
+            shoal_quiet(&b->ctx, fn);
+}
+
+void shoal_ctx_release_net(void)
+{
+    for (struct ctx_box *b = boxes; b; b = b->older)
+        if (b->ctx.net) {
+            shoal_net_ctx_close(b->ctx.net);
+            b->ctx.net = NULL;
+        }
 }
 
 void shoal_ctx_teardown(void)

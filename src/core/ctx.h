@@ -8,6 +8,10 @@ int shoal_ctx_create(struct shoal_team *team, long options, shmem_ctx_t *ctx, co
 void shoal_ctx_destroy(shmem_ctx_t ctx, const char *fn);
 void shoal_ctx_init_default(void);
 void shoal_ctx_teardown(void);
+/* At the last finalize: quiet every context the program did not destroy;
+ * later (before the network shuts down) release their network state. */
+void shoal_ctx_quiet_all(const char *fn);
+void shoal_ctx_release_net(void);
 /* Contexts created and live, for shmem-info / tests. */
 void shoal_ctx_counts(long *live, long *pooled);
 #endif

@@ -1,6 +1,7 @@
 /* Reading and validating the environment (core's rows: env_table.h; the
  * other layers' rows arrive through shoal_env_register, see env.h). */
 #include "core/env.h"
+#include "core/log.h"
 #include "core/net.h"
 
 #include <ctype.h>
@@ -199,6 +200,13 @@ static const char *p_transports(const char *v, struct shoal_config *c)
     return NULL;
 }
 
+static const char *p_log(const char *v, struct shoal_config *c)
+{
+    static char want[256];
+    (void)c;
+    return shoal_log_configure(v, want, sizeof want) < 0 ? want : NULL;
+}
+
 static const char *p_split(const char *v, struct shoal_config *c)
 {
     return shoal_parse_uint(v, &c->split_nodes) < 0 || c->split_nodes < 1 ? "a positive integer"
@@ -215,6 +223,7 @@ static const row_parser parsers[SHOAL_ENV_COUNT] = {
     [SHOAL_ENV_WAIT_SLEEP_MAX_US] = p_sleep_max,
     [SHOAL_ENV_TRANSPORTS] = p_transports,
     [SHOAL_ENV_SPLIT_NODES] = p_split,
+    [SHOAL_ENV_LOG] = p_log,
     /* The bootstrap's rows are read by boot/ itself: listed, not parsed here. */
 };
 

@@ -28,6 +28,10 @@ SHOAL_ENV(
     WAIT_SLEEP_MAX_US, "SHOAL_WAIT_SLEEP_MAX_US", NULL, UINT, "auto",
     "Longest single sleep before a waiter re-checks, in microseconds: a safety net, wake-ups end "
     "sleeps (auto: 100000 with exact wake-ups, 1000 without; 50 while UCX serves this PE)")
+SHOAL_ENV(LOG, "SHOAL_LOG", NULL, STRING, "",
+          "Log lines on stderr: category:level[,...], categories boot, heap, ctx, team, wait, "
+          "coll, net or all, levels off, error, warn, info, debug, trace (trace needs a build with "
+          "-DSHOAL_LOG_MAX_LEVEL=5)")
 SHOAL_ENV(TRANSPORTS, "SHOAL_TRANSPORTS", NULL, STRING, "auto",
           "Which transport reaches which peer: shm (load/store, this node only), ucx (every peer "
           "through UCX, this PE included), shm,ucx or auto (load/store on this node, UCX beyond)")

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "boot/boot.h"
+#include "core/log.h"
 #include "core/sync.h"
 #include "core/error.h"
 #include "core/heap_alloc.h"
@@ -101,9 +102,12 @@ static void *sym_alloc(size_t size, size_t align, int zero, const char *fn)
         memset(shoal_g.heap_me + off, 0, size);
     shoal_barrier_all_internal(fn);
     if (rc < 0) {
+        SHOAL_LOG(SHOAL_LOG_HEAP, SHOAL_LOG_WARN, "%s: %zu bytes: the heap is exhausted", fn, size);
         report_oom(fn, size);
         return NULL;
     }
+    SHOAL_LOG(SHOAL_LOG_HEAP, SHOAL_LOG_DEBUG, "%s: %zu bytes at offset %zu (alignment %zu)", fn,
+              size, off, align);
     return shoal_g.heap_me + off;
 }
 

@@ -3,6 +3,7 @@
 
 #include "boot/boot.h"
 #include "core/env.h"
+#include "core/log.h"
 #include "core/ops.h"
 
 static int mapped(int pe)
@@ -52,6 +53,13 @@ int shoal_net_link(struct shoal_boot *b, const struct shoal_config *cfg, char *e
     int rc = shoal_net_init(&args, &r, err, errlen);
     shoal_g.net_active = r.active;
     shoal_g.amo_via_net = r.amo_via_net;
+    SHOAL_LOG(SHOAL_LOG_NET, SHOAL_LOG_INFO,
+              "network transport %s (%d PEs off this node, SHOAL_TRANSPORTS=%s); AMOs %s",
+              rc < 0     ? "failed"
+              : r.active ? "active"
+                         : "not used",
+              args.remote, cfg->transports,
+              r.amo_via_net ? "all through the network" : "by the CPU on this node");
     return rc;
 }
 

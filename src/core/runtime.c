@@ -29,6 +29,7 @@
 #include "core/ops.h"
 #include "core/segments.h"
 #include "core/team.h"
+#include "core/log.h"
 #include "core/net_link.h"
 #include "core/wait.h"
 #include "core/wait_policy.h"
@@ -103,6 +104,7 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
         boot.barrier();
         return -1;
     }
+    shoal_log_start();
     shoal_g.debug = cfg.debug;
     shoal_g.boot = &boot;
     shoal_g.my_pe = boot.rank;
@@ -138,6 +140,10 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     /* Nobody writes to a peer before every peer has mapped everything. */
     if (boot.barrier() < 0)
         boot.abort(1, "bootstrap barrier failed");
+    SHOAL_LOG(SHOAL_LOG_BOOT, SHOAL_LOG_INFO,
+              "%s: PE %d of %d (%d on this node), bootstrap %s, thread level %d, heap %zu bytes",
+              fn, boot.rank, boot.size, shoal_g.n_local, boot.name, shoal_g.thread_level,
+              shoal_g.user_heap_size);
     shoal_wait_policy_init(&cfg); /* every local PE's placement is published */
     if (!on_exit_registered) {
         on_exit(implicit_finalize, NULL);
@@ -164,7 +170,10 @@ void shoal_runtime_finalize(const char *fn)
         shoal_barrier_all_internal(fn);
         return;
     }
+    SHOAL_LOG(SHOAL_LOG_BOOT, SHOAL_LOG_INFO, "%s%s", fn,
+              finalizing_at_exit ? " (no shmem_finalize was called: at exit)" : "");
     shoal_quiet(SHMEM_CTX_DEFAULT, fn);
+    shoal_ctx_quiet_all(fn);
     __atomic_store_n(&shoal_my_ctl()->leaving,
                      finalizing_at_exit ? SHOAL_LEFT_EXIT : SHOAL_LEFT_FINALIZE, __ATOMIC_SEQ_CST);
     shoal_g.boot->finalize();
@@ -179,6 +188,7 @@ void shoal_runtime_finalize(const char *fn)
     if (shoal_g.net_active) {
         shoal_net_ctx_close(shoal_ctx_default.net);
         shoal_ctx_default.net = NULL;
+        shoal_ctx_release_net();
         shoal_net_fini();
     }
     shoal_boot_set_progress(NULL);

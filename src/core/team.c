@@ -9,6 +9,7 @@
 
 #include "core/sync.h"
 #include "core/error.h"
+#include "core/log.h"
 
 /* Slots in use by teams this PE belongs to.  Only the thread calling a
  * team routine touches it, but two threads may split different teams at
@@ -221,6 +222,9 @@ int shoal_team_split_strided(struct shoal_team *parent, int start, int stride, i
         idx = (int)(rel / stride);
     if (idx >= 0)
         *new_team = make_team(parent, start, stride, size, idx, slot, config, config_mask);
+    SHOAL_LOG(SHOAL_LOG_TEAM, SHOAL_LOG_INFO,
+              "%s: team of %d PEs from parent PE %d, stride %d, slot %d; this PE %s", fn, size,
+              start, stride, slot, idx >= 0 ? "is a member" : "is not a member");
     return 0;
 }
 

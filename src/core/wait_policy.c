@@ -11,6 +11,7 @@
 
 #include "transport/shm/shm_doorbell.h"
 #include "core/env.h"
+#include "core/log.h"
 #include "core/state.h"
 
 struct shoal_wait_policy shoal_wait_p = {
@@ -145,6 +146,10 @@ static void decide(void)
      * fairly, and a spinning waiter then only spends its own share): only
      * this job's PEs and threads decide.  The machine's count is shown. */
     int over = p->node_pes > p->node_cpus || running > p->node_cpus;
+    if (over != __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED))
+        SHOAL_LOG(SHOAL_LOG_WAIT, SHOAL_LOG_DEBUG,
+                  "waiting policy now %s: %d PEs, %d running threads, %d CPUs",
+                  over ? "oversubscribed" : "fits", p->node_pes, running, p->node_cpus);
     __atomic_store_n(&p->oversubscribed, over, __ATOMIC_RELAXED);
 }
 

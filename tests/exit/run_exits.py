@@ -52,7 +52,11 @@ def run_once(argv, env, limit):
         return p.returncode, out.decode(errors="replace"), err.decode(errors="replace"), \
             time.monotonic() - t0
     except subprocess.TimeoutExpired:
+        # A hang: ask every PE where it waits (Shoal's SIGQUIT report) and
+        # keep what they print, then end the job.
         try:
+            os.killpg(p.pid, signal.SIGQUIT)
+            time.sleep(1.0)
             os.killpg(p.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
@@ -128,7 +132,7 @@ def main():
                 print("FAIL %s run %d/%d (%.2f s): %s" % (mode, r + 1, a.runs, dt,
                                                           "; ".join(problems)))
                 print("  command: %s" % " ".join(argv))
-                print("  stderr:\n    " + "\n    ".join(err.splitlines()[-20:]))
+                print("  stderr:\n    " + "\n    ".join(err.splitlines()[-40:]))
                 break
         print("%-15s np %d: %d run(s), slowest %.3f s, median %.3f s" %
               (mode, a.np, len(times), max(times), sorted(times)[len(times) // 2]))

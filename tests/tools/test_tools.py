@@ -300,6 +300,32 @@ def case_version_at_start():
         fail("SHMEM_VERSION=1: want one version line from PE 0:\n" + p.stdout)
 
 
+def case_log():
+    # SHOAL_LOG: lines on stderr (run() merges it) with PE, thread and time,
+    # only for the categories asked; a malformed value is an error naming it.
+    d = work("log")
+    src = os.path.join(d, "hello.c")
+    open(src, "w").write(HELLO_C)  # allocates: a heap line
+    exe = os.path.join(d, "hello")
+    run([tool("oshcc"), src, "-o", exe])
+    p = run([tool("oshrun"), "-n", "2", exe], env={"SHOAL_LOG": "boot:info,heap:debug"})
+    for pe in (0, 1):
+        pat = r"shoal\[PE %d t\d+ [0-9.]+ s\] boot: shmem_init: PE %d of 2 " % (pe, pe)
+        if not re.search(pat, p.stdout):
+            fail("SHOAL_LOG=boot:info: no init line of PE %d:\n%s" % (pe, p.stdout))
+    if not re.search(r"\] heap: shmem_malloc: \d+ bytes at offset \d+", p.stdout):
+        fail("SHOAL_LOG=heap:debug: no allocation line:\n" + p.stdout)
+    if "] boot: shmem_finalize" not in p.stdout:
+        fail("SHOAL_LOG=boot:info: no finalize line:\n" + p.stdout)
+    quiet = run([tool("oshrun"), "-n", "2", hello_exe()], env={"SHOAL_LOG": "ctx:error"})
+    if "shoal[" in quiet.stdout:
+        fail("SHOAL_LOG=ctx:error printed boot or heap lines:\n" + quiet.stdout)
+    bad = run([tool("oshrun"), "-n", "2", hello_exe()], env={"SHOAL_LOG": "heap:loud"},
+              check=False)
+    if bad.returncode == 0 or "SHOAL_LOG='heap:loud' is malformed" not in bad.stdout:
+        fail("a malformed SHOAL_LOG must fail naming the variable:\n" + bad.stdout)
+
+
 def case_different_exe():
     # Two different programs in one job: init must say so, and the job fails.
     d = work("different_exe")

@@ -634,7 +634,7 @@ def source_plan():
     """[(file name, [routines])]: the generated routines by family (see
     source_file), files in the table's order.  (Inlining of core/ops.h's
     fast paths does not depend on the split: every wrapper is
-    SHOAL_FLATTEN, see api/prof.h.)"""
+    SHOAL_FLATTEN, see api/export.h.)"""
     plan = {}
     for r in wrapper_routines():
         plan.setdefault(source_file(r.family), []).append(r)

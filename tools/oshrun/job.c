@@ -78,13 +78,15 @@ static int catches(pid_t pid, int sig)
     return found && (mask >> (sig - 1)) & 1;
 }
 
-void job_dump(struct job *j)
+int job_dump(struct job *j)
 {
+    int asked = 0;
     for (int i = 0; i < j->nspawned; i++) {
         struct pe *p = &j->pes[i];
-        if (p->alive && catches(p->pid, SIGQUIT))
-            kill(p->pid, SIGQUIT);
+        if (p->alive && catches(p->pid, SIGQUIT) && kill(p->pid, SIGQUIT) == 0)
+            asked++;
     }
+    return asked;
 }
 
 /* Fixes the exit status now; SIGTERM after `delay` seconds. */
@@ -324,8 +326,9 @@ int job_run(struct job *j)
             int k = j->alive;
             msg("the job did not finish within --timeout %g s; terminating the %d PE%s",
                 j->o->timeout, k, k == 1 ? "" : "s");
-            job_dump(j);
-            terminate_after(j, 124, -1, 0, OSHRUN_DUMP_GRACE);
+            /* Time for the reports only where some were asked for. */
+            int asked = job_dump(j);
+            terminate_after(j, 124, -1, 0, asked ? OSHRUN_DUMP_GRACE : 0);
             continue;
         }
         if (j->dump_at > 0 && !j->terminating && now >= j->dump_at) {

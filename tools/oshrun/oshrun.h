@@ -39,7 +39,7 @@
 #define OSHRUN_HUP_GRACE 0.25
 /* After asking the PEs where they wait (SIGQUIT, on --timeout), this long
  * for their reports before they are terminated. */
-#define OSHRUN_DUMP_GRACE 0.3
+#define OSHRUN_DUMP_GRACE 1.0
 /* A "line" longer than this is forwarded in pieces. */
 #define OSHRUN_LINE_MAX ((size_t)1 << 20)
 /* A partial line (no newline yet) is forwarded after waiting this long, so a
@@ -199,7 +199,7 @@ void job_protocol_error(struct job *j, struct pe *p, const char *what);
 void job_terminate(struct job *j, int status, int exempt, double exempt_grace);
 /* Asks every PE that runs Shoal to print where it waits (SIGQUIT: the
  * library's hang report). */
-void job_dump(struct job *j);
+int job_dump(struct job *j); /* returns how many PEs were asked */
 
 /* ---- util.c ---- */
 double now_mono(void);

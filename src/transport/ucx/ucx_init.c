@@ -12,13 +12,19 @@
 
 struct ucx_state ucx_g;
 
+/* One line of text from a printf format, for core's error hooks. */
+#define FORMAT_MSG(msg, fmt)                 \
+    do {                                     \
+        va_list ap;                          \
+        va_start(ap, fmt);                   \
+        vsnprintf(msg, sizeof msg, fmt, ap); \
+        va_end(ap);                          \
+    } while (0)
+
 _Noreturn void ucx_fatalf(const char *fn, const char *fmt, ...)
 {
     char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
+    FORMAT_MSG(msg, fmt);
     if (ucx_g.hooks && ucx_g.hooks->fatal)
         ucx_g.hooks->fatal(fn, msg);
     fprintf(stderr, "shoal: PE %d: %s: %s\n", ucx_g.me, fn, msg);
@@ -30,10 +36,7 @@ _Noreturn void ucx_fatalf(const char *fn, const char *fmt, ...)
 void ucx_warnf(const char *fn, const char *fmt, ...)
 {
     char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
+    FORMAT_MSG(msg, fmt);
     if (ucx_g.hooks && ucx_g.hooks->warn)
         ucx_g.hooks->warn(fn, msg);
     else

@@ -1,4 +1,4 @@
-/* api/prof.h — the profiling interface (OpenSHMEM 1.5+, spec §"Profiling
+/* api/export.h — the profiling interface (OpenSHMEM 1.5+, spec §"Profiling
  * Interface"): every routine exists twice, as a strong `pshmem_X` that does
  * the work and a weak `shmem_X` alias of it, so that a tool can define its
  * own `shmem_X` (which wins over the weak alias), do its measurement and
@@ -19,8 +19,8 @@
  * prototypes in `#pragma GCC visibility push(default)`, so a definition that
  * forgets SHOAL_EXPORT is still exported; tests/api/check_symbols.py
  * verifies the exported set.) */
-#ifndef SHOAL_API_PROF_H
-#define SHOAL_API_PROF_H
+#ifndef SHOAL_API_EXPORT_H
+#define SHOAL_API_EXPORT_H
 
 #include <pshmem.h>
 
