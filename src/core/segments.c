@@ -206,6 +206,132 @@ out:
     return rc;
 }
 
+/* Every PE needs the same heap size (the layout is symmetric) and the
+ * same static data layout (the same executable). */
+static int check_cards(const struct pe_card *mine, int me, int n, size_t heap_size,
+                       size_t data_size, char *err, size_t errlen)
+{
+    for (int pe = 0; pe < n; pe++) {
+        if (cards[pe].heap_size != heap_size) {
+            snprintf(err, errlen,
+                     "PE %d has a symmetric heap of %llu bytes and PE %d of %zu bytes: every PE "
+                     "must see the same SHMEM_SYMMETRIC_SIZE",
+                     pe, (unsigned long long)cards[pe].heap_size, me, heap_size);
+            return -1;
+        }
+        if (cards[pe].data_size != data_size || cards[pe].exe_ino != mine->exe_ino ||
+            cards[pe].exe_dev != mine->exe_dev || cards[pe].exe_size != mine->exe_size) {
+            snprintf(err, errlen,
+                     "PE %d (pid %lld) is not running the same executable as PE %d (pid %lld): "
+                     "all PEs must run one program, whose static data is symmetric",
+                     pe, (long long)cards[pe].pid, me, (long long)mine->pid);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The PEs this PE maps: same host and boot, the same pretend node
+ * (SHOAL_SPLIT_NODES), and only itself under SHOAL_TRANSPORTS=ucx. */
+static void assign_slots(const struct pe_card *mine, int me, int n, int all_remote, long split)
+{
+    n_local = 0;
+    for (int pe = 0; pe < n; pe++) {
+        int local = !strcmp(cards[pe].host, mine->host) &&
+                    !strcmp(cards[pe].boot_id, mine->boot_id) && (!all_remote || pe == me) &&
+                    (long)pe * split / n == (long)me * split / n;
+        slots[pe] = local ? n_local : -1;
+        if (local)
+            pe_of_slot[n_local++] = pe;
+    }
+}
+
+/* Maps every local PE's heap (and static data, where it is shared) at
+ * its slot of the reserved ranges, closing the peers' descriptors. */
+static int map_peers(char *hr, size_t heap_stride, size_t heap_size, char *dr, size_t data_stride,
+                     const int *peer_heap, const int *peer_data, int my_slot, char *err,
+                     size_t errlen)
+{
+    int rc = 0;
+    for (int s = 0; s < n_local; s++) {
+        if (mmap(hr + (size_t)s * heap_stride, heap_size, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_FIXED, peer_heap[s], 0) == MAP_FAILED)
+            rc = fail(err, errlen, "cannot map the symmetric heap of PE %s: %s", "peer");
+        /* Large pages where the kernel offers them for shared memory
+         * (/sys/kernel/mm/transparent_hugepage/shmem_enabled = advise):
+         * fewer TLB misses on large transfers; a no-op elsewhere. */
+        madvise(hr + (size_t)s * heap_stride, heap_size, MADV_HUGEPAGE);
+        if (dr && peer_data[s] >= 0 &&
+            mmap(dr + (size_t)s * data_stride, data_stride, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_FIXED, peer_data[s], 0) == MAP_FAILED)
+            rc = fail(err, errlen, "cannot map the static data of PE %s: %s", "peer");
+        if (s != my_slot) {
+            close(peer_heap[s]);
+            if (peer_data[s] >= 0)
+                close(peer_data[s]);
+        }
+    }
+    return rc;
+}
+
+/* What the rest of core reads: the regions, this PE's segments, routes. */
+static int publish(char *hr, size_t heap_stride, size_t heap_size, char *dr, size_t data_stride,
+                   const struct shoal_data_segment *ds, int me, int n, int all_remote, char *err,
+                   size_t errlen)
+{
+    shoal_g.heap_region = hr;
+    shoal_g.heap_stride = heap_stride;
+    shoal_g.heap_size = heap_size;
+    shoal_g.heap_me = hr + (size_t)slots[me] * heap_stride;
+    shoal_g.user_heap_size = heap_size - SHOAL_CTL_SIZE;
+    if (dr) {
+        shoal_g.data_region = dr;
+        shoal_g.data_stride = data_stride;
+        shoal_g.data_me = ds->start;
+        shoal_g.data_size = ds->size;
+        shoal_g.data_shared = 1;
+    } else {
+        shoal_g.data_note = ds->note ? ds->note : "no static data segment";
+    }
+    shoal_g.n_local = n_local;
+    shoal_g.slot_of_pe = n_local == n ? NULL : slots;
+    if (!all_remote)
+        return 0;
+    route = malloc((size_t)n * sizeof *route);
+    if (!route) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    memcpy(route, slots, (size_t)n * sizeof *route);
+    route[me] = -1;
+    shoal_g.slot_of_pe = route;
+    return 0;
+}
+
+/* This PE's heap memfd, and everybody's descriptors on this node. */
+static int share_fds(struct shoal_boot *b, const struct shoal_data_segment *ds, size_t heap_size,
+                     int *peer_heap, int *peer_data, char *err, size_t errlen)
+{
+    heap_fd = memfd_create("shoal-heap", MFD_CLOEXEC);
+    if (heap_fd < 0)
+        return fail(err, errlen, "%s failed: %s", "memfd_create");
+    if (ftruncate(heap_fd, (off_t)heap_size) < 0)
+        return fail(err, errlen, "cannot size the symmetric heap (%s): %s", "ftruncate");
+    int my_slot = slots[b->rank];
+    peer_heap[my_slot] = heap_fd;
+    peer_data[my_slot] = ds->fd;
+    /* exchange_fds holds a job-wide barrier (the bootstrap's job id keeps
+     * concurrent jobs' socket names apart): a PE alone on its node (a node
+     * of one PE in a mixed job) must enter it too. */
+    if (n_local > 1)
+        return exchange_fds(b, b->jobid, ds->fd, peer_heap, peer_data, err, errlen);
+    if (b->barrier() < 0) {
+        snprintf(err, errlen, "bootstrap barrier failed");
+        return -1;
+    }
+    return 0;
+}
+
 int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote, long split,
                          char *err, size_t errlen)
 {
@@ -216,7 +342,8 @@ int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote,
         return -1;
     }
     size_t heap_size = (SHOAL_CTL_SIZE + user_heap + page - 1) & ~(page - 1);
-    int me = b->rank, n = b->size;
+    int me = b->rank, n = b->size, rc = -1;
+    int *peer_heap = NULL, *peer_data = NULL;
 
     cards = calloc((size_t)n, sizeof *cards);
     slots = malloc((size_t)n * sizeof *slots);
@@ -231,62 +358,18 @@ int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote,
         snprintf(err, errlen, "bootstrap allgather failed");
         return -1;
     }
+    if (check_cards(&mine, me, n, heap_size, ds->size, err, errlen) < 0)
+        return -1;
+    assign_slots(&mine, me, n, all_remote, split);
 
-    /* Every PE needs the same heap size (the layout is symmetric) and the
-     * same static data layout (the same executable). */
-    for (int pe = 0; pe < n; pe++) {
-        if (cards[pe].heap_size != heap_size) {
-            snprintf(err, errlen,
-                     "PE %d has a symmetric heap of %llu bytes and PE %d of %zu bytes: every PE "
-                     "must see the same SHMEM_SYMMETRIC_SIZE",
-                     pe, (unsigned long long)cards[pe].heap_size, me, heap_size);
-            return -1;
-        }
-        if (cards[pe].data_size != ds->size || cards[pe].exe_ino != mine.exe_ino ||
-            cards[pe].exe_dev != mine.exe_dev || cards[pe].exe_size != mine.exe_size) {
-            snprintf(err, errlen,
-                     "PE %d (pid %lld) is not running the same executable as PE %d (pid %lld): "
-                     "all PEs must run one program, whose static data is symmetric",
-                     pe, (long long)cards[pe].pid, me, (long long)mine.pid);
-            return -1;
-        }
-    }
-
-    n_local = 0;
-    for (int pe = 0; pe < n; pe++) {
-        int local = !strcmp(cards[pe].host, mine.host) &&
-                    !strcmp(cards[pe].boot_id, mine.boot_id) && (!all_remote || pe == me) &&
-                    (long)pe * split / n == (long)me * split / n;
-        slots[pe] = local ? n_local : -1;
-        if (local)
-            pe_of_slot[n_local++] = pe;
-    }
-
-    heap_fd = memfd_create("shoal-heap", MFD_CLOEXEC);
-    if (heap_fd < 0)
-        return fail(err, errlen, "%s failed: %s", "memfd_create");
-    if (ftruncate(heap_fd, (off_t)heap_size) < 0)
-        return fail(err, errlen, "cannot size the symmetric heap (%s): %s", "ftruncate");
-
-    int *peer_heap = malloc(sizeof(int) * (size_t)n_local);
-    int *peer_data = malloc(sizeof(int) * (size_t)n_local);
+    peer_heap = malloc(sizeof(int) * (size_t)n_local);
+    peer_data = malloc(sizeof(int) * (size_t)n_local);
     if (!peer_heap || !peer_data) {
         snprintf(err, errlen, "out of memory");
-        return -1;
+        goto out;
     }
-    int my_slot = slots[me];
-    peer_heap[my_slot] = heap_fd;
-    peer_data[my_slot] = ds->fd;
-    /* The bootstrap's job id keeps concurrent jobs' socket names apart. */
-    /* exchange_fds holds a job-wide barrier: a PE alone on its node (a node
-     * of one PE in a mixed job) must enter it too. */
-    if (n_local > 1) {
-        if (exchange_fds(b, b->jobid, ds->fd, peer_heap, peer_data, err, errlen) < 0)
-            return -1;
-    } else if (b->barrier() < 0) {
-        snprintf(err, errlen, "bootstrap barrier failed");
-        return -1;
-    }
+    if (share_fds(b, ds, heap_size, peer_heap, peer_data, err, errlen) < 0)
+        goto out;
 
     size_t heap_stride = (heap_size + HEAP_ALIGN - 1) & ~(HEAP_ALIGN - 1);
     char *hr = reserve(heap_stride * (size_t)n_local, HEAP_ALIGN);
@@ -299,61 +382,16 @@ int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote,
                  "cannot reserve %zu bytes of address space for the symmetric heaps of %d PEs "
                  "(lower SHMEM_SYMMETRIC_SIZE)",
                  heap_stride * (size_t)n_local, n_local);
-        return -1;
+        goto out;
     }
-    int rc = 0;
-    for (int s = 0; s < n_local; s++) {
-        if (mmap(hr + (size_t)s * heap_stride, heap_size, PROT_READ | PROT_WRITE,
-                 MAP_SHARED | MAP_FIXED, peer_heap[s], 0) == MAP_FAILED) {
-            rc = fail(err, errlen, "cannot map the symmetric heap of PE %s: %s", "peer");
-        }
-        /* Large pages where the kernel offers them for shared memory
-         * (/sys/kernel/mm/transparent_hugepage/shmem_enabled = advise):
-         * fewer TLB misses on large transfers; a no-op elsewhere. */
-        madvise(hr + (size_t)s * heap_stride, heap_size, MADV_HUGEPAGE);
-        if (dr && peer_data[s] >= 0 &&
-            mmap(dr + (size_t)s * data_stride, data_stride, PROT_READ | PROT_WRITE,
-                 MAP_SHARED | MAP_FIXED, peer_data[s], 0) == MAP_FAILED) {
-            rc = fail(err, errlen, "cannot map the static data of PE %s: %s", "peer");
-        }
-        if (s != my_slot) {
-            close(peer_heap[s]);
-            if (peer_data[s] >= 0)
-                close(peer_data[s]);
-        }
-    }
+    if (map_peers(hr, heap_stride, heap_size, dr, data_stride, peer_heap, peer_data, slots[me], err,
+                  errlen) < 0)
+        goto out;
+    rc = publish(hr, heap_stride, heap_size, dr, data_stride, ds, me, n, all_remote, err, errlen);
+out:
     free(peer_heap);
     free(peer_data);
-    if (rc < 0)
-        return rc;
-
-    shoal_g.heap_region = hr;
-    shoal_g.heap_stride = heap_stride;
-    shoal_g.heap_size = heap_size;
-    shoal_g.heap_me = hr + (size_t)my_slot * heap_stride;
-    shoal_g.user_heap_size = heap_size - SHOAL_CTL_SIZE;
-    if (dr) {
-        shoal_g.data_region = dr;
-        shoal_g.data_stride = data_stride;
-        shoal_g.data_me = ds->start;
-        shoal_g.data_size = ds->size;
-        shoal_g.data_shared = 1;
-    } else {
-        shoal_g.data_note = ds->note ? ds->note : "no static data segment";
-    }
-    shoal_g.n_local = n_local;
-    shoal_g.slot_of_pe = n_local == n ? NULL : slots;
-    if (all_remote) {
-        route = malloc((size_t)n * sizeof *route);
-        if (!route) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        memcpy(route, slots, (size_t)n * sizeof *route);
-        route[me] = -1;
-        shoal_g.slot_of_pe = route;
-    }
-    return 0;
+    return rc;
 }
 
 int shoal_segments_pe_local(int pe)
