@@ -37,11 +37,11 @@ extern unsigned char shoal_log_levels[SHOAL_LOG_NCAT];
 void shoal_log_write(int cat, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), cold));
 
-#define SHOAL_LOG(cat, level, ...)                                                                 \
-    do {                                                                                           \
-        if ((level) <= SHOAL_LOG_MAX_LEVEL &&                                                      \
-            __builtin_expect(shoal_log_levels[cat] >= (level), 0))                                 \
-            shoal_log_write((cat), (level), __VA_ARGS__);                                          \
+#define SHOAL_LOG(cat, level, ...)                                 \
+    do {                                                           \
+        if ((level) <= SHOAL_LOG_MAX_LEVEL &&                      \
+            __builtin_expect(shoal_log_levels[cat] >= (level), 0)) \
+            shoal_log_write((cat), (level), __VA_ARGS__);          \
     } while (0)
 
 /* Parses a SHOAL_LOG value into the levels: 0, or -1 with what was
