@@ -193,11 +193,9 @@ static void set_env_int(const char *name, long v)
     setenv(name, b, 1);
 }
 
-int spawn_all(struct job *j)
+/* -x: oshrun's own environment is what every PE inherits. */
+static void export_vars(const struct oshrun_opts *o)
 {
-    struct oshrun_opts *o = j->o;
-
-    /* -x: oshrun's own environment is what every PE inherits. */
     for (int i = 0; i < o->nx; i++) {
         char *eq = strchr(o->xvars[i], '=');
         if (eq) {
@@ -206,7 +204,85 @@ int spawn_all(struct job *j)
             *eq = '=';
         } /* "-x VAR": exported already if set */
     }
+}
 
+static void close_all(const int *fds, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+/* Forks PE r and waits until it has exec'd.  Returns 0, or the exit status
+ * oshrun should end with after saying why. */
+static int spawn_one(struct job *j, int r, const char *path, int devnull, pid_t self,
+                     const struct placement *pl)
+{
+    struct pe *p = &j->pes[r];
+    int sv[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, rep[2] = {-1, -1};
+    const char *what = NULL;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+        what = "the boot socket";
+    else if (open_output(0, outp) < 0 || open_output(1, errp) < 0)
+        what = "the output pipes";
+    else if (pipe2(rep, O_CLOEXEC) < 0)
+        what = "a pipe";
+    if (what) {
+        msg("cannot create %s for PE %d: %s", what, r, strerror(errno));
+        int all[] = {sv[0], sv[1], outp[0], outp[1], errp[0], errp[1], rep[0], rep[1]};
+        close_all(all, sizeof all / sizeof all[0]);
+        return 1;
+    }
+    set_env_int(SHOAL_ENV_RANK, r);
+    set_env_int(SHOAL_ENV_BOOT_FD, sv[1]);
+
+    pid_t pid = fork();
+    if (pid == 0)
+        child(j, r, path, sv[1], devnull, outp[1], errp[1], rep[1], self, pl);
+    int fork_err = errno;
+    int child_ends[] = {sv[1], rep[1], outp[1], errp[1]};
+    close_all(child_ends, 4);
+    if (pid < 0) {
+        msg("cannot start PE %d: fork: %s", r, strerror(fork_err));
+        int ours[] = {sv[0], rep[0], outp[0], errp[0]};
+        close_all(ours, 4);
+        return 1;
+    }
+    p->pid = pid;
+    p->alive = 1;
+    p->sock = sv[0];
+    fcntl(p->sock, F_SETFL, O_NONBLOCK);
+    p->io[0] = outp[0];
+    p->io[1] = errp[0];
+    fcntl(outp[0], F_SETFL, O_NONBLOCK);
+    fcntl(errp[0], F_SETFL, O_NONBLOCK);
+    j->nspawned = r + 1;
+    j->alive++;
+    if (j->o->report_bindings)
+        placement_report(pl, r, (long)pid);
+
+    /* Blocks until the child has exec'd (EOF) or failed (errno). */
+    int e = 0;
+    ssize_t n;
+    do
+        n = read(rep[0], &e, sizeof e);
+    while (n < 0 && errno == EINTR);
+    close(rep[0]);
+    if (n == (ssize_t)sizeof e && e < 0) {
+        msg("cannot bind PE %d to its CPUs: sched_setaffinity: %s", r, strerror(-e));
+        return 1;
+    }
+    if (n == (ssize_t)sizeof e) {
+        msg("cannot execute '%s' (PE %d): %s", path, r, strerror(e));
+        return 127;
+    }
+    return 0;
+}
+
+int spawn_all(struct job *j)
+{
+    struct oshrun_opts *o = j->o;
+    export_vars(o);
     const char *prog = o->prog_argv[0];
     char *path = resolve(prog);
     if (!path) {
@@ -216,101 +292,24 @@ int spawn_all(struct job *j)
             msg("cannot execute '%s': %s", prog, strerror(errno));
         return 127;
     }
-    int rc = 0, devnull = -1;
+    int rc = 1, devnull = -1;
     struct placement pl;
     memset(&pl, 0, sizeof pl);
-    if (ensure_fds(j) < 0) {
-        rc = 1;
-        goto out;
-    }
-
     /* Every PE's CPU set, before the first fork (the children only apply it). */
-    if (placement_compute(&pl, o, j->n) < 0) {
-        rc = 1;
+    if (ensure_fds(j) < 0 || placement_compute(&pl, o, j->n) < 0)
         goto out;
-    }
-
     devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (devnull < 0) {
         msg("cannot open /dev/null: %s", strerror(errno));
-        rc = 1;
         goto out;
     }
     make_jobid(j);
     setenv(SHOAL_ENV_JOBID, j->jobid, 1);
     set_env_int(SHOAL_ENV_SIZE, j->n);
     pid_t self = getpid();
-
-    for (int r = 0; r < j->n; r++) {
-        struct pe *p = &j->pes[r];
-        int sv[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, rep[2] = {-1, -1};
-        const char *what = NULL;
-        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-            what = "the boot socket";
-        else if (open_output(0, outp) < 0 || open_output(1, errp) < 0)
-            what = "the output pipes";
-        else if (pipe2(rep, O_CLOEXEC) < 0)
-            what = "a pipe";
-        if (what) {
-            msg("cannot create %s for PE %d: %s", what, r, strerror(errno));
-            int all[] = {sv[0], sv[1], outp[0], outp[1], errp[0], errp[1], rep[0], rep[1]};
-            for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-                if (all[i] >= 0)
-                    close(all[i]);
-            rc = 1;
-            break;
-        }
-        set_env_int(SHOAL_ENV_RANK, r);
-        set_env_int(SHOAL_ENV_BOOT_FD, sv[1]);
-
-        pid_t pid = fork();
-        if (pid == 0)
-            child(j, r, path, sv[1], devnull, outp[1], errp[1], rep[1], self, &pl);
-        int fork_err = errno;
-        close(sv[1]);
-        close(rep[1]);
-        close(outp[1]);
-        close(errp[1]);
-        if (pid < 0) {
-            msg("cannot start PE %d: fork: %s", r, strerror(fork_err));
-            close(sv[0]);
-            close(rep[0]);
-            close(outp[0]);
-            close(errp[0]);
-            rc = 1;
-            break;
-        }
-        p->pid = pid;
-        p->alive = 1;
-        p->sock = sv[0];
-        fcntl(p->sock, F_SETFL, O_NONBLOCK);
-        p->io[0] = outp[0];
-        p->io[1] = errp[0];
-        fcntl(outp[0], F_SETFL, O_NONBLOCK);
-        fcntl(errp[0], F_SETFL, O_NONBLOCK);
-        j->nspawned = r + 1;
-        j->alive++;
-        if (o->report_bindings)
-            placement_report(&pl, r, (long)pid);
-
-        /* Blocks until the child has exec'd (EOF) or failed (errno). */
-        int e = 0;
-        ssize_t n;
-        do
-            n = read(rep[0], &e, sizeof e);
-        while (n < 0 && errno == EINTR);
-        close(rep[0]);
-        if (n == (ssize_t)sizeof e && e < 0) {
-            msg("cannot bind PE %d to its CPUs: sched_setaffinity: %s", r, strerror(-e));
-            rc = 1;
-            break;
-        }
-        if (n == (ssize_t)sizeof e) {
-            msg("cannot execute '%s' (PE %d): %s", path, r, strerror(e));
-            rc = 127;
-            break;
-        }
-    }
+    rc = 0;
+    for (int r = 0; r < j->n && rc == 0; r++)
+        rc = spawn_one(j, r, path, devnull, self, &pl);
 out:
     if (devnull >= 0)
         close(devnull);
