@@ -14,4 +14,14 @@ int shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int si
  * that is not a team (destroyed or garbage). */
 int shoal_team_usable(shmem_team_t team, const char *fn);
 
+/* Broadcast rounds of a team on one node (bcast_ring.c): count this round
+ * (returns its number), wait until member `child` has finished round
+ * `need` (0: nothing to wait for), publish that this PE has finished. */
+uint64_t shoal_bcast_round_begin(const struct shoal_group *g);
+void shoal_bcast_wait_child(const struct shoal_group *g, int child, uint64_t need, const char *fn);
+void shoal_bcast_round_end(const struct shoal_group *g, uint64_t round);
+/* The small-data broadcast of such a team (nbytes <= SHOAL_BCAST_INLINE). */
+void shoal_bcast_ring(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
+                      int root, int update_root, const char *fn);
+
 #endif
