@@ -1,0 +1,201 @@
+/* The threads' rendezvous of the multi-threaded collectives (protocol:
+ * mt_sync.h).  One state per team slot, private to the PE: collectives on
+ * one team are called in the same order by every member, so one state per
+ * team is never used by two collectives at once, while collectives on two
+ * different teams (by two sets of threads) do not share one. */
+#include "coll/mt_sync.h"
+
+#include <sched.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "coll/coll_internal.h"
+#include "core/net.h"
+
+struct shoal_mt_team {
+    /* Arrivals of the current rendezvous, the nthreads they passed, and
+     * which thread_ids have arrived: one line, written by every arrival. */
+    _Alignas(SHOAL_CACHELINE) unsigned arrived;
+    int nthreads;
+    uint64_t ids[SHOAL_MT_MAX_THREADS / 64];
+    /* Bumped by the leader to release a rendezvous; read by the waiters. */
+    _Alignas(SHOAL_CACHELINE) unsigned gen;
+    /* Written by the leader before a release, read by the others after. */
+    _Alignas(SHOAL_CACHELINE) struct shoal_group g;
+    struct shoal_mt_sig sig;
+    const char *fn;
+};
+static struct shoal_mt_team teams[SHOAL_TEAM_SLOTS];
+
+size_t shoal_mt_min_bytes = 16384;
+
+void shoal_coll_mt_config(size_t min_bytes)
+{
+    shoal_mt_min_bytes = min_bytes;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* One turn of a waiting loop: pause, and after a while let the thread we
+ * wait for run (the PE's threads may outnumber its cores) and keep the
+ * network moving (a peer may be pulling from this PE's memory). */
+static void wait_turn(unsigned *turn)
+{
+    unsigned t = ++*turn;
+    if (t < 512) {
+        cpu_relax();
+        return;
+    }
+    if (shoal_g.net_active && (t & 15) == 0)
+        shoal_net_progress();
+    sched_yield();
+}
+
+static const char *level_name(int level)
+{
+    switch (level) {
+    case SHMEM_THREAD_SINGLE:
+        return "SHMEM_THREAD_SINGLE";
+    case SHMEM_THREAD_FUNNELED:
+        return "SHMEM_THREAD_FUNNELED";
+    case SHMEM_THREAD_SERIALIZED:
+        return "SHMEM_THREAD_SERIALIZED";
+    default:
+        return "SHMEM_THREAD_MULTIPLE";
+    }
+}
+
+int shoal_mt_open(struct shoal_mt *m, shmem_team_t team, int nthreads, int tid, const char *fn)
+{
+    if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
+        shoal_err_not_init(fn);
+    int level = __atomic_load_n(&shoal_g.thread_level, __ATOMIC_RELAXED);
+    if (level != SHMEM_THREAD_MULTIPLE)
+        shoal_fatal(fn,
+                    "needs SHMEM_THREAD_MULTIPLE (threads of one PE call it at once), but the "
+                    "library was initialized with %s: call shmem_init_thread",
+                    level_name(level));
+    if (nthreads < 1 || nthreads > SHOAL_MT_MAX_THREADS)
+        shoal_fatal(fn, "argument 'nthreads' = %d is out of range (1..%d)", nthreads,
+                    SHOAL_MT_MAX_THREADS);
+    if (tid < 0 || tid >= nthreads)
+        shoal_fatal(fn, "argument 'thread_id' = %d is out of range (0..%d, nthreads = %d)", tid,
+                    nthreads - 1, nthreads);
+    if (shoal_team_usable(team, fn))
+        return -1;
+    m->st = &teams[team->slot];
+    m->nthreads = nthreads;
+    m->tid = tid;
+    return 0;
+}
+
+/* Counts this thread in, after checking that its thread_id is not taken
+ * and that it agrees with the others on nthreads (either would make the
+ * count meaningless: a hang or two leaders). */
+static void check_in(struct shoal_mt *m, const char *fn)
+{
+    struct shoal_mt_team *st = m->st;
+    uint64_t bit = (uint64_t)1 << (m->tid % 64);
+    uint64_t had = __atomic_fetch_or(&st->ids[m->tid / 64], bit, __ATOMIC_RELAXED);
+    if (had & bit)
+        shoal_fatal(fn, "argument 'thread_id' = %d is passed by two threads of this PE at once",
+                    m->tid);
+    int seen = 0;
+    if (!__atomic_compare_exchange_n(&st->nthreads, &seen, m->nthreads, 0, __ATOMIC_RELAXED,
+                                     __ATOMIC_RELAXED) &&
+        seen != m->nthreads)
+        shoal_fatal(fn, "argument 'nthreads' = %d (thread_id %d), but another thread of this PE "
+                        "passed nthreads = %d",
+                    m->nthreads, m->tid, seen);
+}
+
+int shoal_mt_arrive(struct shoal_mt *m, const char *fn)
+{
+    struct shoal_mt_team *st = m->st;
+    unsigned gen = __atomic_load_n(&st->gen, __ATOMIC_ACQUIRE), turn = 0;
+    check_in(m, fn);
+    __atomic_fetch_add(&st->arrived, 1, __ATOMIC_ACQ_REL);
+    if (m->tid == 0) {
+        while (__atomic_load_n(&st->arrived, __ATOMIC_ACQUIRE) != (unsigned)m->nthreads)
+            wait_turn(&turn);
+        return 1;
+    }
+    while (__atomic_load_n(&st->gen, __ATOMIC_ACQUIRE) == gen)
+        wait_turn(&turn);
+    return 0;
+}
+
+void shoal_mt_release(struct shoal_mt *m)
+{
+    struct shoal_mt_team *st = m->st;
+    /* Nobody arrives again before the generation changes. */
+    for (size_t i = 0; i < sizeof st->ids / sizeof st->ids[0]; i++)
+        __atomic_store_n(&st->ids[i], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&st->nthreads, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&st->arrived, 0, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&st->gen, 1, __ATOMIC_RELEASE);
+}
+
+/* SHMEM_DEBUG: this thread's arguments against the leader's. */
+static void compare_sig(const struct shoal_mt *m, const struct shoal_mt_sig *mine, const char *fn)
+{
+    const struct shoal_mt_team *st = m->st;
+    const struct shoal_mt_sig *lead = &st->sig;
+    const char *what = NULL;
+    if (strcmp(st->fn, fn))
+        shoal_fatal(fn, "SHMEM_DEBUG: thread_id %d calls %s while thread_id 0 of this PE calls %s",
+                    m->tid, fn, st->fn);
+    if (mine->dest != lead->dest)
+        what = "dest";
+    else if (mine->source != lead->source)
+        what = "source";
+    else if (mine->count != lead->count)
+        what = "the size (nelems / nreduce)";
+    else if (mine->extra != lead->extra)
+        what = "PE_root";
+    if (what)
+        shoal_fatal(fn,
+                    "SHMEM_DEBUG: thread_id %d passes another %s than thread_id 0 of this PE "
+                    "(dest %p / %p, source %p / %p, size %zu / %zu, root %ld / %ld)",
+                    m->tid, what, mine->dest, lead->dest, mine->source, lead->source, mine->count,
+                    lead->count, mine->extra, lead->extra);
+}
+
+void shoal_mt_begin(struct shoal_mt *m, shmem_team_t team, const struct shoal_mt_sig *sig,
+                    uint64_t dbg_a, uint64_t dbg_b, enum shoal_mt_mode mode, const char *fn)
+{
+    struct shoal_mt_team *st = m->st;
+    if (m->tid == 0) {
+        st->sig = *sig;
+        st->fn = fn;
+    }
+    if (shoal_mt_arrive(m, fn)) {
+        if (mode != SHOAL_MT_SOLO) {
+            shoal_group_of_team(&st->g, team);
+            shoal_group_debug_check(&st->g, fn, dbg_a, dbg_b);
+        }
+        if (mode == SHOAL_MT_SYNC && st->g.size > 1)
+            shoal_group_sync(&st->g, fn);
+        shoal_mt_release(m);
+    }
+    if (mode != SHOAL_MT_SOLO)
+        m->g = st->g;
+    if (SHOAL_UNLIKELY(shoal_g.debug) && m->tid != 0)
+        compare_sig(m, sig, fn);
+}
+
+void shoal_mt_end(struct shoal_mt *m, int sync, const char *fn)
+{
+    if (shoal_mt_arrive(m, fn)) {
+        if (sync && m->g.size > 1)
+            shoal_group_sync(&m->g, fn);
+        shoal_mt_release(m);
+    }
+}
