@@ -21,8 +21,8 @@
 #include "coll/mt_sync.h"
 #include "coll/reduce_ops.h"
 
-static void reduce_share(const struct shoal_mt *m, void *dest, const void *source, size_t n,
-                         int op, int type, const char *fn)
+static void reduce_share(const struct shoal_mt *m, void *dest, const void *source, size_t n, int op,
+                         int type, const char *fn)
 {
     const struct shoal_group *g = &m->g;
     size_t es = shoal_red_size(type), per = (n + (size_t)g->size - 1) / (size_t)g->size;
@@ -54,7 +54,8 @@ int shoal_coll_reduce_mt(shmem_team_t team, void *dest, const void *source, size
         return -1;
     if (nthreads == 1)
         return shoal_coll_reduce(team, dest, source, nreduce, op, type, fn);
-    size_t bytes = nreduce ? shoal_red_checked_bytes(dest, source, nreduce, type, "nreduce", fn) : 0;
+    size_t bytes =
+        nreduce ? shoal_red_checked_bytes(dest, source, nreduce, type, "nreduce", fn) : 0;
     const struct shoal_mt_sig sig = {dest, source, nreduce, 0};
     int rc = 0;
     if (bytes < shoal_mt_min_bytes || nreduce < (size_t)team->size || bytes == 0) {

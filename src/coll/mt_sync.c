@@ -61,14 +61,10 @@ static void wait_turn(unsigned *turn)
 static const char *level_name(int level)
 {
     switch (level) {
-    case SHMEM_THREAD_SINGLE:
-        return "SHMEM_THREAD_SINGLE";
-    case SHMEM_THREAD_FUNNELED:
-        return "SHMEM_THREAD_FUNNELED";
-    case SHMEM_THREAD_SERIALIZED:
-        return "SHMEM_THREAD_SERIALIZED";
-    default:
-        return "SHMEM_THREAD_MULTIPLE";
+    case SHMEM_THREAD_SINGLE: return "SHMEM_THREAD_SINGLE";
+    case SHMEM_THREAD_FUNNELED: return "SHMEM_THREAD_FUNNELED";
+    case SHMEM_THREAD_SERIALIZED: return "SHMEM_THREAD_SERIALIZED";
+    default: return "SHMEM_THREAD_MULTIPLE";
     }
 }
 
@@ -111,8 +107,9 @@ static void check_in(struct shoal_mt *m, const char *fn)
     if (!__atomic_compare_exchange_n(&st->nthreads, &seen, m->nthreads, 0, __ATOMIC_RELAXED,
                                      __ATOMIC_RELAXED) &&
         seen != m->nthreads)
-        shoal_fatal(fn, "argument 'nthreads' = %d (thread_id %d), but another thread of this PE "
-                        "passed nthreads = %d",
+        shoal_fatal(fn,
+                    "argument 'nthreads' = %d (thread_id %d), but another thread of this PE "
+                    "passed nthreads = %d",
                     m->nthreads, m->tid, seen);
 }
 

@@ -43,8 +43,8 @@ static void *xmalloc(size_t n, const char *fn)
  * to hold them: a count too large for the symmetric objects is the
  * caller's mistake and is named as such, before it sizes a private buffer
  * ("out of memory" would blame the machine). */
-size_t shoal_red_checked_bytes(void *dest, const void *source, size_t n, int type, const char *count,
-                            const char *fn)
+size_t shoal_red_checked_bytes(void *dest, const void *source, size_t n, int type,
+                               const char *count, const char *fn)
 {
     size_t es = shoal_red_size(type);
     if (n > SIZE_MAX / es)
@@ -57,8 +57,8 @@ size_t shoal_red_checked_bytes(void *dest, const void *source, size_t n, int typ
 
 /* acc = OP over members [first, last] of elements [lo, lo+n) of source. */
 void shoal_red_range(const struct shoal_group *g, int first, int last, void *acc,
-                         const void *source, size_t lo, size_t n, int op, int type, void *bounce,
-                         const char *fn)
+                     const void *source, size_t lo, size_t n, int op, int type, void *bounce,
+                     const char *fn)
 {
     size_t es = shoal_red_size(type);
     const char *src = (const char *)source + lo * es;
