@@ -154,12 +154,12 @@ static void compare_sig(const struct shoal_mt *m, const struct shoal_mt_sig *min
     else if (mine->source != lead->source)
         what = "source";
     else if (mine->count != lead->count)
-        what = "the size (nelems / nreduce)";
+        what = "size (nelems / nreduce)";
     else if (mine->extra != lead->extra)
         what = "PE_root";
     if (what)
         shoal_fatal(fn,
-                    "SHMEM_DEBUG: thread_id %d passes another %s than thread_id 0 of this PE "
+                    "SHMEM_DEBUG: thread_id %d passes a different %s than thread_id 0 of this PE "
                     "(dest %p / %p, source %p / %p, size %zu / %zu, root %ld / %ld)",
                     m->tid, what, mine->dest, lead->dest, mine->source, lead->source, mine->count,
                     lead->count, mine->extra, lead->extra);
