@@ -5,21 +5,29 @@
  * different teams (by two sets of threads) do not share one. */
 #include "coll/mt_sync.h"
 
+#include <limits.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 #include "core/net.h"
+#include "core/wait_policy.h"
 
 struct shoal_mt_team {
     /* Arrivals of the current rendezvous, the nthreads they passed, and
      * which thread_ids have arrived: one line, written by every arrival. */
     _Alignas(SHOAL_CACHELINE) unsigned arrived;
+    unsigned lead_sleeps; /* the leader sleeps on `arrived` */
     int nthreads;
     uint64_t ids[SHOAL_MT_MAX_THREADS / 64];
     /* Bumped by the leader to release a rendezvous; read by the waiters. */
     _Alignas(SHOAL_CACHELINE) unsigned gen;
+    unsigned sleepers; /* threads asleep on `gen` */
     /* Written by the leader before a release, read by the others after. */
     _Alignas(SHOAL_CACHELINE) struct shoal_group g;
     struct shoal_mt_sig sig;
@@ -43,19 +51,67 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* One turn of a waiting loop: pause, and after a while let the thread we
- * wait for run (the PE's threads may outnumber its cores) and keep the
- * network moving (a peer may be pulling from this PE's memory). */
-static void wait_turn(unsigned *turn)
+static uint64_t now_ns(void)
 {
-    unsigned t = ++*turn;
-    if (t < 512) {
-        cpu_relax();
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A sleep is cut at 1 ms: the safety net if a wake-up were lost. */
+static void futex_sleep(unsigned *word, unsigned val)
+{
+    struct timespec ts = {0, 1000000};
+    (void)syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+}
+
+static void futex_wake_all(unsigned *word)
+{
+    (void)syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Waits while *word == val, the way the core's waits do
+ * (core/wait_policy.h): spin with pause while the node's threads fit its
+ * CPUs, else spin briefly and yield, then sleep on the word (counted in
+ * *sleepers so that the writer knows to wake it), so that the threads
+ * being waited for get the CPU.  A waiter that yields or sleeps also
+ * moves the network along (a peer may be pulling from this PE). */
+static void wait_while(unsigned *word, unsigned val, unsigned *sleepers)
+{
+    if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != val)
         return;
+    uint64_t t0 = now_ns();
+    const struct shoal_wait_phase *ph = shoal_wait_phase_now(t0);
+    for (unsigned turn = 1;; turn++) {
+        if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != val)
+            return;
+        if (turn % (unsigned)ph->check_every) {
+            cpu_relax();
+            continue;
+        }
+        uint64_t dt = now_ns() - t0;
+        if (dt < ph->spin_ns) {
+            cpu_relax();
+            continue;
+        }
+        if (shoal_g.net_active)
+            shoal_net_progress();
+        if (dt < ph->spin_ns + ph->yield_ns || shoal_wait_p.never_sleep) {
+            sched_yield();
+            continue;
+        }
+        __atomic_fetch_add(sleepers, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(word, __ATOMIC_SEQ_CST) == val)
+            futex_sleep(word, val);
+        __atomic_fetch_sub(sleepers, 1, __ATOMIC_SEQ_CST);
     }
-    if (shoal_g.net_active && (t & 15) == 0)
-        shoal_net_progress();
-    sched_yield();
+}
+
+/* After changing *word (seq_cst): wake whoever sleeps on it. */
+static void wake(unsigned *word, unsigned *sleepers)
+{
+    if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST))
+        futex_wake_all(word);
 }
 
 static const char *level_name(int level)
@@ -116,16 +172,18 @@ static void check_in(struct shoal_mt *m, const char *fn)
 int shoal_mt_arrive(struct shoal_mt *m, const char *fn)
 {
     struct shoal_mt_team *st = m->st;
-    unsigned gen = __atomic_load_n(&st->gen, __ATOMIC_ACQUIRE), turn = 0;
+    unsigned gen = __atomic_load_n(&st->gen, __ATOMIC_ACQUIRE);
     check_in(m, fn);
-    __atomic_fetch_add(&st->arrived, 1, __ATOMIC_ACQ_REL);
+    unsigned a = __atomic_add_fetch(&st->arrived, 1, __ATOMIC_SEQ_CST);
     if (m->tid == 0) {
-        while (__atomic_load_n(&st->arrived, __ATOMIC_ACQUIRE) != (unsigned)m->nthreads)
-            wait_turn(&turn);
+        while (a != (unsigned)m->nthreads) {
+            wait_while(&st->arrived, a, &st->lead_sleeps);
+            a = __atomic_load_n(&st->arrived, __ATOMIC_ACQUIRE);
+        }
         return 1;
     }
-    while (__atomic_load_n(&st->gen, __ATOMIC_ACQUIRE) == gen)
-        wait_turn(&turn);
+    wake(&st->arrived, &st->lead_sleeps);
+    wait_while(&st->gen, gen, &st->sleepers);
     return 0;
 }
 
@@ -137,7 +195,8 @@ void shoal_mt_release(struct shoal_mt *m)
         __atomic_store_n(&st->ids[i], 0, __ATOMIC_RELAXED);
     __atomic_store_n(&st->nthreads, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&st->arrived, 0, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&st->gen, 1, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&st->gen, 1, __ATOMIC_SEQ_CST);
+    wake(&st->gen, &st->sleepers);
 }
 
 /* SHMEM_DEBUG: this thread's arguments against the leader's. */
