@@ -52,8 +52,7 @@ static int solo(struct shoal_mt *m, shmem_team_t team, void *dest, const void *s
 {
     const struct shoal_mt_sig sig = {dest, source, nbytes, 0};
     int rc = 0;
-    shoal_mt_begin(m, team, &sig, 0, 0, SHOAL_MT_SOLO, fn);
-    if (shoal_mt_arrive(m, fn)) {
+    if (shoal_mt_solo(m, team, &sig, fn)) {
         rc = alltoall ? shoal_coll_alltoall(team, dest, source, nbytes, fn)
                       : shoal_coll_fcollect(team, dest, source, nbytes, fn);
         shoal_mt_release(m);

@@ -43,8 +43,7 @@ int shoal_coll_broadcast_mt(shmem_team_t team, void *dest, const void *source, s
     const struct shoal_mt_sig sig = {dest, source, nbytes, root};
     int rc = 0;
     if (nbytes < shoal_mt_min_bytes) {
-        shoal_mt_begin(&m, team, &sig, 0, 0, SHOAL_MT_SOLO, fn);
-        if (shoal_mt_arrive(&m, fn)) {
+        if (shoal_mt_solo(&m, team, &sig, fn)) {
             rc = shoal_coll_broadcast(team, dest, source, nbytes, root, fn);
             shoal_mt_release(&m);
         }

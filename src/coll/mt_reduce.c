@@ -59,8 +59,7 @@ int shoal_coll_reduce_mt(shmem_team_t team, void *dest, const void *source, size
     const struct shoal_mt_sig sig = {dest, source, nreduce, 0};
     int rc = 0;
     if (bytes < shoal_mt_min_bytes || nreduce < (size_t)team->size || bytes == 0) {
-        shoal_mt_begin(&m, team, &sig, 0, 0, SHOAL_MT_SOLO, fn);
-        if (shoal_mt_arrive(&m, fn)) {
+        if (shoal_mt_solo(&m, team, &sig, fn)) {
             rc = shoal_coll_reduce(team, dest, source, nreduce, op, type, fn);
             shoal_mt_release(&m);
         }

@@ -255,3 +255,13 @@ void shoal_mt_end(struct shoal_mt *m, int sync, const char *fn)
         shoal_mt_release(m);
     }
 }
+
+int shoal_mt_solo(struct shoal_mt *m, shmem_team_t team, const struct shoal_mt_sig *sig,
+                  const char *fn)
+{
+    /* The comparison needs the leader's arguments to stay put until every
+     * thread has read them: one more rendezvous, under SHMEM_DEBUG only. */
+    if (SHOAL_UNLIKELY(shoal_g.debug))
+        shoal_mt_begin(m, team, sig, 0, 0, SHOAL_MT_SOLO, fn);
+    return shoal_mt_arrive(m, fn);
+}

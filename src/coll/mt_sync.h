@@ -56,6 +56,13 @@ enum shoal_mt_mode {
  * arguments compared with the leader's. */
 void shoal_mt_begin(struct shoal_mt *m, shmem_team_t team, const struct shoal_mt_sig *sig,
                     uint64_t dbg_a, uint64_t dbg_b, enum shoal_mt_mode mode, const char *fn);
+/* The rendezvous of a collective the leader runs alone (a standard
+ * routine): returns 1 in the leader once every thread is in (SHMEM_DEBUG:
+ * and has had its arguments compared with the leader's `sig`); the leader
+ * then runs it and calls shoal_mt_release; 0 in the others, once
+ * released, i.e. once the collective is complete. */
+int shoal_mt_solo(struct shoal_mt *m, shmem_team_t team, const struct shoal_mt_sig *sig,
+                  const char *fn);
 /* A rendezvous: returns 1 in the leader once every thread has arrived
  * (the leader then calls shoal_mt_release), 0 in the others once the
  * leader has released them. */
