@@ -100,10 +100,16 @@ static void wait_while(unsigned *word, unsigned val, unsigned *sleepers)
             sched_yield();
             continue;
         }
+        /* Counted among the PE's sleepers too: the UCX progress thread
+         * then serves peers' requests at once instead of waiting for the
+         * application to progress (core/net.h, waiters_asleep). */
+        uint32_t *pe_sleepers = &shoal_my_ctl()->sleepers;
+        __atomic_fetch_add(pe_sleepers, 1, __ATOMIC_SEQ_CST);
         __atomic_fetch_add(sleepers, 1, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(word, __ATOMIC_SEQ_CST) == val)
             futex_sleep(word, val);
         __atomic_fetch_sub(sleepers, 1, __ATOMIC_SEQ_CST);
+        __atomic_fetch_sub(pe_sleepers, 1, __ATOMIC_SEQ_CST);
     }
 }
 
