@@ -9,8 +9,10 @@
  * the leader, waits until all nthreads have arrived, does what only one
  * thread may do (the team's inter-PE synchronization: it counts the
  * team's collectives), and releases the others by bumping a generation
- * word.  No mutex: one atomic add per arrival and one store per release;
- * waiters spin, then yield (the PE's threads may outnumber the cores). */
+ * word.  No mutex: one atomic add per arrival and one store per release.
+ * Waiters follow the core's wait policy: spin while the node's threads
+ * fit its CPUs, else yield, then sleep on the word (a futex, woken by the
+ * arriving or releasing thread only when someone sleeps). */
 #ifndef SHOAL_COLL_MT_SYNC_H
 #define SHOAL_COLL_MT_SYNC_H
 #include <stddef.h>
