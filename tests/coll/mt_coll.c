@@ -6,7 +6,9 @@
  *
  *   mt_coll all        broadcast, fcollect, alltoall, reductions (every op
  *                      on some types, in place too) on SHMEM_TEAM_WORLD,
- *                      and broadcast + reduce on a team of every other PE
+ *                      and broadcast + reduce on a team of every other PE;
+ *                      then two pairs of threads broadcasting on two teams
+ *                      at the same time
  *   mt_coll err_<x>    one misuse (tests/coll/CMakeLists.txt checks the
  *                      message and the exit status)
  *
@@ -220,6 +222,62 @@ static void run_threads(int n)
     pthread_barrier_destroy(&bar);
 }
 
+/* ------------------------------------------- two teams at the same time */
+
+/* Threads 0, 1 broadcast on SHMEM_TEAM_WORLD while threads 2, 3 broadcast
+ * on a duplicate of it, each pair with its own buffers and its own
+ * thread_ids 0, 1: the two collectives run at once. */
+static shmem_team_t dup_team = SHMEM_TEAM_INVALID;
+static unsigned char *src2, *dst2;
+static pthread_barrier_t pair_bar[2];
+
+static void *pair_worker(void *arg)
+{
+    int t = (int)(intptr_t)arg, pair = t / 2, id = t % 2;
+    shmem_team_t team = pair ? dup_team : SHMEM_TEAM_WORLD;
+    unsigned char *s = pair ? src2 : src, *d = pair ? dst2 : dst;
+    for (size_t k = 0; k < NSIZES; k++) {
+        size_t n = sizes[k];
+        unsigned seed = 1000 + (unsigned)k * 2 + (unsigned)pair;
+        int root = (int)((n + (size_t)pair) % (size_t)npes);
+        if (t == 0) /* one writer of the phase label */
+            PHASE("two teams: broadcastmem_mt %zu bytes", n);
+        if (id == 0) {
+            st_fill(s, n, root, seed);
+            memset(d, 0xEE, n);
+            CHECK_EQ_I(shmem_team_sync(team), 0);
+        }
+        pthread_barrier_wait(&pair_bar[pair]);
+        CHECK_EQ_I(shmemx_team_broadcastmem_mt(team, d, s, n, root, 2, id), 0);
+        pthread_barrier_wait(&pair_bar[pair]);
+        if (id == 0)
+            CHECK_PATTERN(d, n, root, seed);
+        pthread_barrier_wait(&pair_bar[pair]);
+    }
+    return NULL;
+}
+
+static void run_two_teams(void)
+{
+    pthread_t th[4];
+    CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &dup_team), 0);
+    src2 = shmem_malloc(MAXBYTES);
+    dst2 = shmem_malloc(MAXBYTES);
+    CHECK(src2 && dst2);
+    for (int p = 0; p < 2; p++)
+        CHECK(pthread_barrier_init(&pair_bar[p], NULL, 2) == 0);
+    for (int t = 0; t < 4; t++)
+        CHECK(pthread_create(&th[t], NULL, pair_worker, (void *)(intptr_t)t) == 0);
+    for (int t = 0; t < 4; t++)
+        CHECK(pthread_join(th[t], NULL) == 0);
+    for (int p = 0; p < 2; p++)
+        pthread_barrier_destroy(&pair_bar[p]);
+    shmem_barrier_all();
+    shmem_free(src2);
+    shmem_free(dst2);
+    shmem_team_destroy(dup_team);
+}
+
 /* ------------------------------------------------------------- misuse */
 
 static void *dup_tid(void *arg)
@@ -300,6 +358,7 @@ int main(int argc, char **argv)
                    0);
     for (int t = 1; t <= MAXT; t++)
         run_threads(t);
+    run_two_teams();
     if (half != SHMEM_TEAM_INVALID)
         shmem_team_destroy(half);
     shmem_finalize();
