@@ -25,6 +25,13 @@
 
 static const size_t sizes[] = {0, 1, 3, 63, 64, 65, 127, 1000, 4099, 16384, 16447, 65599, MAXBYTES};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
+/* Over the network (a UCX variant) every transfer costs a round trip:
+ * the odd sizes only, and 1, 2, 4 threads, keep the run to seconds. */
+static int over_net;
+static int skip_size(size_t k)
+{
+    return over_net && k != 0 && sizes[k] % 2 == 0;
+}
 
 static int me, npes;
 static unsigned char *src, *dst, *ref; /* symmetric; dst/ref hold npes blocks */
@@ -195,6 +202,8 @@ static void *worker(void *arg)
 {
     int tid = (int)(intptr_t)arg;
     for (size_t k = 0; k < NSIZES; k++) {
+        if (skip_size(k))
+            continue;
         size_t n = sizes[k];
         unsigned seed = 1 + (unsigned)k * 8; /* the same on every PE, whatever its teams */
         bcast_case(tid, SHMEM_TEAM_WORLD, n, seed++);
@@ -237,6 +246,8 @@ static void *pair_worker(void *arg)
     shmem_team_t team = pair ? dup_team : SHMEM_TEAM_WORLD;
     unsigned char *s = pair ? src2 : src, *d = pair ? dst2 : dst;
     for (size_t k = 0; k < NSIZES; k++) {
+        if (skip_size(k))
+            continue;
         size_t n = sizes[k];
         unsigned seed = 1000 + (unsigned)k * 2 + (unsigned)pair;
         int root = (int)((n + (size_t)pair) % (size_t)npes);
@@ -356,8 +367,10 @@ int main(int argc, char **argv)
     if (npes > 1)
         CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &half),
                    0);
+    over_net = npes > 1 && !st_mapped(0, npes - 1, npes); /* the same on every PE */
     for (int t = 1; t <= MAXT; t++)
-        run_threads(t);
+        if (!over_net || t != 3)
+            run_threads(t);
     run_two_teams();
     if (half != SHMEM_TEAM_INVALID)
         shmem_team_destroy(half);
