@@ -4,6 +4,7 @@
  * processes (a no-op on x86 beyond the compiler barrier; a real fence on
  * weakly ordered CPUs) and complete the network side. */
 #include "core/ops.h"
+#include "core/request.h"
 
 /* [lo, hi) byte extent of nblocks blocks of bsize elements, stride apart. */
 static void extent(ptrdiff_t stride, size_t bsize, size_t nblocks, size_t elem, ptrdiff_t *lo,

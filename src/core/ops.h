@@ -228,8 +228,4 @@ void shoal_fence(shmem_ctx_t ctx, const char *fn);
 void shoal_quiet(shmem_ctx_t ctx, const char *fn);
 void shoal_pe_quiet(shmem_ctx_t ctx, const int *pes, size_t npes, const char *fn);
 
-/* The explicit non-blocking operations (shmemx _nbe) for the generated
- * wrappers, which include only this header. */
-#include "core/request_ops.h"
-
 #endif

@@ -314,10 +314,11 @@ int shoal_request_alloc(const shmemx_request_params_t *params, shmemx_request_h 
     int how = params ? params->resource : SHMEMX_REQUEST_RESOURCE_DEFAULT;
     if (how != SHMEMX_REQUEST_RESOURCE_DEFAULT && how != SHMEMX_REQUEST_RESOURCE_DEDICATED &&
         how != SHMEMX_REQUEST_RESOURCE_SHARED)
-        shoal_fatal(fn,
-                    "argument 'params->resource' = %d is not one of SHMEMX_REQUEST_RESOURCE_DEFAULT, "
-                    "_DEDICATED, _SHARED",
-                    how);
+        shoal_fatal(
+            fn,
+            "argument 'params->resource' = %d is not one of SHMEMX_REQUEST_RESOURCE_DEFAULT, "
+            "_DEDICATED, _SHARED",
+            how);
     struct shmemx_request *r = shoal_request_new(fn);
     if (how != SHMEMX_REQUEST_RESOURCE_DEFAULT && shoal_g.net_active &&
         shoal_net_req_reserve(shoal_request_net(r),
@@ -374,18 +375,16 @@ int shoal_request_merge(size_t count, shmemx_request_h **requests, shmemx_reques
                         i);
         for (size_t j = 0; j < i; j++)
             if (*requests[j] == h)
-                shoal_fatal(fn, "arguments 'requests[%zu]' and 'requests[%zu]' are the same request",
-                            j, i);
+                shoal_fatal(
+                    fn, "arguments 'requests[%zu]' and 'requests[%zu]' are the same request", j, i);
     }
+    if (!into)
+        into = shoal_request_new(fn);
     for (size_t i = 0; i < count; i++) {
         struct shmemx_request *h = *requests[i];
         if (h == SHMEMX_REQUEST_NULL)
             continue;
         *requests[i] = SHMEMX_REQUEST_NULL;
-        if (!into) {
-            into = h; /* the first one carries the others */
-            continue;
-        }
         /* h and what was merged into it join into's flat list. */
         struct shmemx_request *tail = h;
         while (tail->next)
@@ -403,8 +402,6 @@ int shoal_request_merge(size_t count, shmemx_request_h **requests, shmemx_reques
         }
         __atomic_store_n(&h->magic, SHOAL_REQ_MERGED, __ATOMIC_RELEASE);
     }
-    if (!into)
-        into = shoal_request_new(fn); /* nothing to merge: an empty request */
     *merged = into;
     return 0;
 }

@@ -29,11 +29,11 @@
 
 struct shmemx_request {
     uint32_t magic;
-    int waiting;                   /* SHMEM_DEBUG: a thread waits on it (atomic) */
-    unsigned long pending;         /* operations of other engines not yet done (atomic) */
-    int failed;                    /* one of them failed (atomic) */
-    struct shmemx_request *merged; /* the requests merged into this one (flat list) */
-    struct shmemx_request *next;   /* in a merged list, or a free list */
+    int waiting;                      /* SHMEM_DEBUG: a thread waits on it (atomic) */
+    unsigned long pending;            /* operations of other engines not yet done (atomic) */
+    int failed;                       /* one of them failed (atomic) */
+    struct shmemx_request *merged;    /* the requests merged into this one (flat list) */
+    struct shmemx_request *next;      /* in a merged list, or a free list */
     _Alignas(16) unsigned char net[]; /* struct shoal_net_req (shoal_net_req_size bytes) */
 };
 

@@ -100,8 +100,7 @@ static struct req_slot *take(int how, const char *fn)
         struct req_slot *c = &slots[(hint + (unsigned)i) % (unsigned)n_slots];
         int zero = 0;
         if (__atomic_load_n(&c->users, __ATOMIC_RELAXED) == 0 &&
-            __atomic_compare_exchange_n(&c->users, &zero, 1, 0, __ATOMIC_ACQUIRE,
-                                        __ATOMIC_RELAXED))
+            __atomic_compare_exchange_n(&c->users, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
             s = c;
     }
     if (s) {
