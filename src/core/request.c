@@ -29,8 +29,11 @@ static struct chunk *chunks;
 static unsigned generation = 1; /* bumped at teardown: thread lists go stale */
 static size_t obj_size;
 
-static __thread struct shmemx_request *tl_free;
-static __thread unsigned tl_generation;
+/* initial-exec: a free list is touched at every request's start and end,
+ * and the general model costs a call into the dynamic linker each time. */
+#define TLS_FAST __attribute__((tls_model("initial-exec")))
+static __thread struct shmemx_request *tl_free TLS_FAST;
+static __thread unsigned tl_generation TLS_FAST;
 
 /* ---------------------------------------------------------- allocation */
 
@@ -76,7 +79,7 @@ struct shmemx_request *shoal_request_new(const char *fn)
         refill(fn);
     struct shmemx_request *r = tl_free;
     tl_free = r->next;
-    memset(r->net, 0, obj_size - sizeof *r);
+    r->net_used = 0;
     r->waiting = 0;
     r->pending = 0;
     r->failed = 0;
@@ -85,10 +88,19 @@ struct shmemx_request *shoal_request_new(const char *fn)
     return r;
 }
 
+void shoal_request_net_begin(struct shmemx_request *r)
+{
+    memset(r->net, 0, obj_size - sizeof *r);
+    r->net_used = 1;
+    if (!__atomic_load_n(&shoal_request_net_used, __ATOMIC_RELAXED))
+        __atomic_store_n(&shoal_request_net_used, 1, __ATOMIC_RELAXED);
+}
+
 /* A complete request back to the calling thread's list. */
 static void release(struct shmemx_request *r)
 {
-    shoal_net_req_release(shoal_request_net(r));
+    if (r->net_used)
+        shoal_net_req_release(shoal_request_net(r));
     __atomic_store_n(&r->magic, SHOAL_REQ_FREE, __ATOMIC_RELEASE);
     if (tl_generation != __atomic_load_n(&generation, __ATOMIC_RELAXED))
         return;
@@ -150,7 +162,7 @@ static int own_done(struct shmemx_request *r, const char *fn)
 {
     if (__atomic_load_n(&r->pending, __ATOMIC_ACQUIRE))
         return 0;
-    return shoal_net_req_test(shoal_request_net(r), fn);
+    return !r->net_used || shoal_net_req_test(shoal_request_net(r), fn);
 }
 
 /* One step towards completing r: progresses its network part and those of
@@ -421,7 +433,6 @@ void shoal_put_signal_nbe(shmem_ctx_t ctx, void *dest, const void *src, size_t n
     char *sig = shoal_addr(sig_addr, 8, wpe, fn, "sig_addr");
     if (SHOAL_UNLIKELY(shoal_g.debug))
         shoal_debug_check_align(sig_addr, 8, fn, "sig_addr");
-    struct shoal_net_req *nr = shoal_request_net(r);
     if (n) {
         char *rp = shoal_addr(dest, n, wpe, fn, "dest");
         if (SHOAL_UNLIKELY(shoal_g.debug))
@@ -430,8 +441,7 @@ void shoal_put_signal_nbe(shmem_ctx_t ctx, void *dest, const void *src, size_t n
         if (rp) {
             memcpy(rp, src, n); /* the signal below rings */
         } else {
-            shoal_request_note_net();
-            shoal_net_req_put(nr, dest, src, n, wpe, fn);
+            shoal_net_req_put(shoal_request_net(r), dest, src, n, wpe, fn);
         }
     }
     int op = sig_op == SHMEM_SIGNAL_SET ? SHOAL_AMO_SET : SHOAL_AMO_ADD;
@@ -441,9 +451,8 @@ void shoal_put_signal_nbe(shmem_ctx_t ctx, void *dest, const void *src, size_t n
         return;
     }
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    shoal_request_note_net();
-    shoal_net_req_fence(nr, fn);
-    shoal_net_req_amo(nr, op, NULL, sig_addr, 8, signal, 0, wpe, fn);
+    shoal_net_req_fence(shoal_request_net(r), fn);
+    shoal_net_req_amo(shoal_request_net(r), op, NULL, sig_addr, 8, signal, 0, wpe, fn);
 }
 
 /* ------------------------------------------------------------- teardown */

@@ -29,6 +29,7 @@
 
 struct shmemx_request {
     uint32_t magic;
+    int net_used;                     /* its network part is set up (at its first use) */
     int waiting;                      /* SHMEM_DEBUG: a thread waits on it (atomic) */
     unsigned long pending;            /* operations of other engines not yet done (atomic) */
     int failed;                       /* one of them failed (atomic) */
@@ -37,18 +38,20 @@ struct shmemx_request {
     _Alignas(16) unsigned char net[]; /* struct shoal_net_req (shoal_net_req_size bytes) */
 };
 
-static inline struct shoal_net_req *shoal_request_net(struct shmemx_request *r)
-{
-    return (struct shoal_net_req *)(void *)r->net;
-}
-
 /* Set at the first request operation that goes through the network: from
  * then on quiet and fence also cover the request workers (ops.c). */
 extern int shoal_request_net_used;
-static inline void shoal_request_note_net(void)
+
+/* The first network operation of a request sets up its network part (a
+ * request that stays on this node never touches it). */
+void shoal_request_net_begin(struct shmemx_request *r);
+
+/* r's network part, for an operation that goes through the network. */
+static inline struct shoal_net_req *shoal_request_net(struct shmemx_request *r)
 {
-    if (SHOAL_UNLIKELY(!__atomic_load_n(&shoal_request_net_used, __ATOMIC_RELAXED)))
-        __atomic_store_n(&shoal_request_net_used, 1, __ATOMIC_RELAXED);
+    if (SHOAL_UNLIKELY(!r->net_used))
+        shoal_request_net_begin(r);
+    return (struct shoal_net_req *)(void *)r->net;
 }
 
 /* The slow paths of shoal_request_join: a new request, and the checks of

@@ -32,7 +32,6 @@ static inline void shoal_rma_nbe(shmem_ctx_t ctx, int is_put, void *local, const
             shoal_shm_get(local, rp, n);
         return;
     }
-    shoal_request_note_net();
     if (is_put)
         shoal_net_req_put(shoal_request_net(r), (void *)remote, local, n, wpe, fn);
     else
@@ -64,7 +63,6 @@ static inline void shoal_amo_nbe(shmem_ctx_t ctx, int op, void *fetch, const voi
         }
         return;
     }
-    shoal_request_note_net();
     shoal_net_req_amo(shoal_request_net(r), op, fetch, dest, size, value, cond, wpe, fn);
 }
 
