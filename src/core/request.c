@@ -247,6 +247,13 @@ void shoal_request_wait(shmemx_request_h *req, const char *fn)
     if (*req == SHMEMX_REQUEST_NULL)
         return;
     struct shmemx_request *r = live(*req, fn, "req");
+    if (SHOAL_LIKELY(!r->net_used && !r->merged && !shoal_g.debug) &&
+        !__atomic_load_n(&r->pending, __ATOMIC_ACQUIRE)) {
+        /* Only on-node operations, complete at issue. */
+        *req = SHMEMX_REQUEST_NULL;
+        release(r);
+        return;
+    }
     if (SHOAL_UNLIKELY(shoal_g.debug) && __atomic_exchange_n(&r->waiting, 1, __ATOMIC_ACQ_REL))
         shoal_fatal(fn,
                     "argument 'req' = %p: another thread is already waiting on this request "
