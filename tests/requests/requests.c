@@ -12,7 +12,8 @@
  *   threads      SHMEM_THREAD_MULTIPLE, each thread with its own requests
  *   alloc        shmemx_request_alloc's resource choices
  * and the error cases (they end the job): null_req, freed, merged_handle,
- * merge_self, merge_twice, foreign (SHMEM_DEBUG), two_waiters (SHMEM_DEBUG). */
+ * merge_self, merge_twice, foreign (SHMEM_DEBUG), two_waiters (SHMEM_DEBUG),
+ * dead_peer (a request on a PE that died ends the job instead of hanging). */
 #include "shoal_test.h"
 
 #include <shmemx.h>
@@ -543,6 +544,16 @@ static void mode_error(const char *m)
             pthread_join(t2, NULL);
         }
         shmem_barrier_all();
+    } else if (!strncmp(m, "dead_peer", 9)) {
+        /* PE 1 dies; PE 0 then waits on a get from it: the job must end
+         * with PE 1's status reported, not hang in the wait. */
+        shmem_barrier_all();
+        if (me == 1)
+            _exit(5);
+        st_sleep_us(200000);
+        shmemx_get_nbe(&v, &small_dst, 1, 1, &r);
+        shmemx_request_wait(&r);
+        st_sleep_us(5000000); /* (on this node the get itself succeeds) */
     } else {
         fprintf(stderr, "unknown mode %s\n", m);
         st_die(2);
