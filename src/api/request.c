@@ -26,6 +26,8 @@ SHOAL_WEAK_ALIAS(shmemx_request_test, pshmemx_request_test)
 
 SHOAL_EXPORT void pshmemx_request_wait(shmemx_request_h *req)
 {
+    if (SHOAL_LIKELY(shoal_request_wait_fast(req)))
+        return;
     shoal_request_wait(req, "shmemx_request_wait");
 }
 SHOAL_WEAK_ALIAS(shmemx_request_wait, pshmemx_request_wait)

@@ -26,14 +26,10 @@ struct chunk {
 
 static pthread_mutex_t chunk_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct chunk *chunks;
-static unsigned generation = 1; /* bumped at teardown: thread lists go stale */
+unsigned shoal_request_generation = 1; /* bumped at teardown: thread lists go stale */
 static size_t obj_size;
 
-/* initial-exec: a free list is touched at every request's start and end,
- * and the general model costs a call into the dynamic linker each time. */
-#define TLS_FAST __attribute__((tls_model("initial-exec")))
-static __thread struct shmemx_request *tl_free TLS_FAST;
-static __thread unsigned tl_generation TLS_FAST;
+__thread struct shoal_request_tls shoal_request_tl;
 
 /* ---------------------------------------------------------- allocation */
 
@@ -57,34 +53,29 @@ static void refill(const char *fn)
     c->obj_size = obj_size;
     c->older = chunks;
     chunks = c;
-    unsigned gen = generation;
+    unsigned gen = shoal_request_generation;
     pthread_mutex_unlock(&chunk_lock);
     memset(c->objs, 0, obj_size * CHUNK_REQS);
+    if (shoal_request_tl.generation != gen)
+        shoal_request_tl.free = NULL; /* carved before the last finalize: gone */
     for (int i = CHUNK_REQS - 1; i >= 0; i--) {
         struct shmemx_request *r = obj_at(c, i);
         r->magic = SHOAL_REQ_FREE;
-        r->next = tl_free;
-        tl_free = r;
+        r->next = shoal_request_tl.free;
+        shoal_request_tl.free = r;
     }
-    tl_generation = gen;
+    shoal_request_tl.generation = gen;
 }
 
 struct shmemx_request *shoal_request_new(const char *fn)
 {
     if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
         shoal_err_not_init(fn);
-    if (SHOAL_UNLIKELY(tl_generation != __atomic_load_n(&generation, __ATOMIC_RELAXED)))
-        tl_free = NULL; /* carved before the last finalize: gone */
-    if (SHOAL_UNLIKELY(!tl_free))
+    struct shmemx_request *r = shoal_request_pop();
+    if (!r) {
         refill(fn);
-    struct shmemx_request *r = tl_free;
-    tl_free = r->next;
-    r->net_used = 0;
-    r->waiting = 0;
-    r->pending = 0;
-    r->failed = 0;
-    r->merged = r->next = NULL;
-    __atomic_store_n(&r->magic, SHOAL_REQ_LIVE, __ATOMIC_RELEASE);
+        r = shoal_request_pop();
+    }
     return r;
 }
 
@@ -101,11 +92,7 @@ static void release(struct shmemx_request *r)
 {
     if (r->net_used)
         shoal_net_req_release(shoal_request_net(r));
-    __atomic_store_n(&r->magic, SHOAL_REQ_FREE, __ATOMIC_RELEASE);
-    if (tl_generation != __atomic_load_n(&generation, __ATOMIC_RELAXED))
-        return;
-    r->next = tl_free;
-    tl_free = r;
+    shoal_request_push(r);
 }
 
 /* ---------------------------------------------------------------- checks */
@@ -472,8 +459,8 @@ void shoal_request_teardown(void)
         chunks = c->older;
         free(c);
     }
-    __atomic_store_n(&generation, generation + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&shoal_request_generation, shoal_request_generation + 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&chunk_lock);
-    tl_free = NULL;
+    shoal_request_tl.free = NULL;
     __atomic_store_n(&shoal_request_net_used, 0, __ATOMIC_RELAXED);
 }

@@ -60,6 +60,60 @@ struct shmemx_request *shoal_request_new(const char *fn);
 struct shmemx_request *shoal_request_check(shmemx_request_h h, const char *fn, const char *arg);
 _Noreturn void shoal_request_err_null(const char *fn, const char *arg);
 
+/* The calling thread's free list (request.c), inline on the paths that
+ * start and end a request.  initial-exec TLS: the general model costs a
+ * call into the dynamic linker at each access.  `generation` is the
+ * library's at the time the list was filled: a list from before the last
+ * finalize is stale (its chunks are gone). */
+struct shoal_request_tls {
+    struct shmemx_request *free;
+    unsigned generation;
+};
+extern __thread struct shoal_request_tls shoal_request_tl
+    __attribute__((tls_model("initial-exec")));
+extern unsigned shoal_request_generation;
+
+/* A fresh request from the list, or NULL (then shoal_request_new). */
+static inline struct shmemx_request *shoal_request_pop(void)
+{
+    struct shmemx_request *r = shoal_request_tl.free;
+    if (SHOAL_UNLIKELY(!r || shoal_request_tl.generation !=
+                                 __atomic_load_n(&shoal_request_generation, __ATOMIC_RELAXED)))
+        return NULL;
+    shoal_request_tl.free = r->next;
+    r->net_used = 0;
+    r->waiting = 0;
+    r->pending = 0;
+    r->failed = 0;
+    r->merged = r->next = NULL;
+    __atomic_store_n(&r->magic, SHOAL_REQ_LIVE, __ATOMIC_RELEASE);
+    return r;
+}
+
+/* A complete request whose network part is released back to the list. */
+static inline void shoal_request_push(struct shmemx_request *r)
+{
+    __atomic_store_n(&r->magic, SHOAL_REQ_FREE, __ATOMIC_RELEASE);
+    if (shoal_request_tl.generation != __atomic_load_n(&shoal_request_generation, __ATOMIC_RELAXED))
+        return;
+    r->next = shoal_request_tl.free;
+    shoal_request_tl.free = r;
+}
+
+/* wait's fast path: a request with only on-node operations (complete at
+ * issue) is freed at once.  1 when done, 0: take the full path. */
+static inline int shoal_request_wait_fast(shmemx_request_h *req)
+{
+    struct shmemx_request *r;
+    if (SHOAL_UNLIKELY(!req || !(r = *req) || r->magic != SHOAL_REQ_LIVE || r->net_used ||
+                       r->merged || shoal_g.debug ||
+                       __atomic_load_n(&r->pending, __ATOMIC_ACQUIRE)))
+        return 0;
+    *req = SHMEMX_REQUEST_NULL;
+    shoal_request_push(r);
+    return 1;
+}
+
 /* The request an operation joins: *req, or a new one when *req is
  * SHMEMX_REQUEST_NULL (stored back into *req). */
 static inline struct shmemx_request *shoal_request_join(shmemx_request_h *req, const char *fn)
@@ -67,8 +121,10 @@ static inline struct shmemx_request *shoal_request_join(shmemx_request_h *req, c
     if (SHOAL_UNLIKELY(req == NULL))
         shoal_request_err_null(fn, "req");
     struct shmemx_request *r = *req;
-    if (r == NULL)
-        return *req = shoal_request_new(fn);
+    if (r == NULL) {
+        r = shoal_request_pop();
+        return *req = SHOAL_LIKELY(r != NULL) ? r : shoal_request_new(fn);
+    }
     if (SHOAL_UNLIKELY(shoal_g.debug || r->magic != SHOAL_REQ_LIVE))
         return shoal_request_check(r, fn, "req");
     return r;
