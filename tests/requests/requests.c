@@ -303,7 +303,7 @@ static void mode_quiet(void)
 
 /* ----------------------------------------------------------------- delay */
 
-static long dsrc_word;
+static long dsrc_word, issued;
 
 /* PE 1 stores 1, then computes without calling Shoal for a while, then
  * stores 2 and enters the barrier.  PE 0 gets the word with an _nbe get
@@ -318,9 +318,16 @@ static void mode_delay(void)
         return;
     }
     dsrc_word = 1;
+    issued = 0;
     shmem_barrier_all();
     if (me == 1) {
-        st_sleep_us(400000);
+        /* On PE 0's node, wait until its get was issued (it completes at
+         * issue, and a loaded machine may hold PE 0 back for long); off it,
+         * compute without calling Shoal. */
+        if (shmem_ptr(&dsrc_word, 0) != NULL)
+            shmem_long_wait_until(&issued, SHMEM_CMP_EQ, 1);
+        else
+            st_sleep_us(400000);
         dsrc_word = 2;
     } else if (me == 0) {
         long v = 0;
@@ -332,6 +339,8 @@ static void mode_delay(void)
             tests++;
         }
         int on_node = shmem_ptr(&dsrc_word, 1) != NULL;
+        if (on_node)
+            shmem_long_atomic_set(&issued, 1, 1);
         const char *tr = getenv("SHOAL_TRANSPORTS");
         const char *pt = getenv("SHOAL_PROGRESS_THREAD");
         int slow_target = !on_node && tr && !strcmp(tr, "ucx") && pt && !strcmp(pt, "0") &&
