@@ -57,6 +57,8 @@ CSV_FIELDS = ["benchmark", "config", "pes", "threads", "size_bytes", "metric", "
 TARGET_CTX = 0.95      # ctx / pes message rate, per thread count and size
 TARGET_DEFAULT = 0.80  # default / pes message rate
 TARGET_FLOOR = 1.30    # 8-byte latency / machine floor measured in the same run
+TARGET_MT_BCAST = 0.70  # mt_bcast: 2-thread / 1-thread broadcast time at >= 1 MiB
+MT_BCAST_FROM = 1 << 20
 
 
 @dataclass
@@ -72,6 +74,7 @@ class Bench:
     headline: list = field(default_factory=list)    # [(metric, size)] for the top table
     floors: dict = field(default_factory=dict)      # metric -> its floor metric (same job)
     floor_targets: tuple = ()     # latencies whose 8-byte figure has the floor target
+    shoal_only: bool = False      # uses Shoal's extensions (shmemx.h): Shoal alone runs it
     about: str = ""
 
 
@@ -142,6 +145,13 @@ SUITE = {
         about="Collectives latency on SHMEM_TEAM_WORLD (barrier, team sync, broadcast, "
               "sum reduction, alltoall, fcollect) next to the 8-byte put latency measured "
               "in the same run."),
+    "mt_bcast": Bench(
+        csv=True, shoal_only=True,
+        headline=[("broadcastmem_mt", 1 << 20), ("broadcastmem", 1 << 20)],
+        about="Shoal's multi-threaded broadcast (shmemx_team_broadcastmem_mt) with 1, 2 and 4 "
+              "threads per PE next to shmem_broadcastmem in the same job, 8 B .. 8 MiB; "
+              "target: 2 threads <= 0.7x 1 thread from 1 MiB (needs a free core per thread: "
+              "PEs x 2 threads must fit the machine)."),
 }
 # A bench/*.c missing from SUITE still runs (with --smoke, pass/fail only).
 UNLISTED = Bench(args=["--smoke"], about="Not in the suite table: run with --smoke, "
@@ -425,6 +435,8 @@ def build_all(impls, benches, outdir, jobs):
         d = outdir / "build" / impl.name
         d.mkdir(parents=True, exist_ok=True)
         for b in benches + ["finalize_probe"]:
+            if impl.name != "shoal" and SUITE.get(b, UNLISTED).shoal_only:
+                continue
             src = probe_src if b == "finalize_probe" else BENCH_DIR / f"{b}.c"
             tasks.append((impl, b, src, d / b, d / f"{b}.log"))
 
@@ -520,6 +532,8 @@ def plan_jobs(args, impls, benches, built, outdir):
     for r in range(1, args.rounds + 1):
         for b, c, t, base, npes, a in combos:
             for impl in impls:
+                if impl.name != "shoal" and SUITE.get(b, UNLISTED).shoal_only:
+                    continue
                 j = Job(len(jobs) + 1, r, b, impl, c, t, base, npes, a)
                 j.stem = f"r{r}.{b}.{c or 'none'}.T{t or 1}.p{npes}.{impl.name}"
                 j.log = f"logs/{j.stem}.err"
@@ -660,6 +674,29 @@ def fsize(n):
 
 def lower_is_better(unit):
     return unit in ("ns", "us", "ms", "s", "cycles")
+
+
+def mt_bcast_target(d, L, tally):
+    """mt_bcast: 2-thread / 1-thread time of the multi-threaded broadcast
+    from MT_BCAST_FROM bytes, measured in the same job."""
+    rows = []
+    for k in sorted(d):
+        metric, unit, base, threads, config, size, impl = k
+        if metric != "broadcastmem_mt" or threads != 2 or size < MT_BCAST_FROM:
+            continue
+        one = d.get((metric, unit, base, 1, config, size, impl))
+        if not one or not one["med"]:
+            continue
+        r = d[k]["med"] / one["med"]
+        rows.append([impl, base, fsize(size), fnum(one["med"]), fnum(d[k]["med"]),
+                     f"{r:.2f} {verdict(r <= TARGET_MT_BCAST)}"])
+        tk = (impl, f"mt_bcast 2 threads / 1 thread <= {TARGET_MT_BCAST} from 1 MiB")
+        tally.setdefault(tk, [0, 0])[0 if r <= TARGET_MT_BCAST else 1] += 1
+    if rows:
+        L.append(f"mt_bcast, 2 threads against 1 (target <= {TARGET_MT_BCAST}x from 1 MiB; "
+                 "needs a free core per thread)\n")
+        L.append(md_table(["impl", "PEs", "size", "T=1 us", "T=2 us", "ratio"], rows))
+        L.append("")
 
 
 def aggregate(jobs):
@@ -1040,6 +1077,8 @@ def write_report(args, impls, jobs, agg, plots, plot_note, outdir, started, load
                                       sorted(frows, key=lambda r: names.index(r[0])
                                              if r[0] in names else 99)))
                     L.append("")
+
+    mt_bcast_target(agg.get("mt_bcast", {}), L, tally)
 
     summ = ["## Targets\n"]
     if tally:

@@ -1,11 +1,18 @@
-/* Broadcast, two algorithms:
+/* Broadcast, three algorithms:
+ *  - ring (teams on one node, up to SHOAL_BCAST_INLINE bytes,
+ *    bcast_ring.c): the tree below, but the data and its round number
+ *    travel in one cache line of the child's ring, and nobody waits for
+ *    acknowledgements: the root returns once its children have their lines.
  *  - tree: binomial tree rooted at the root; a parent puts the data into
  *    its child's dest and then signals it; the child forwards to its own
- *    subtree, waits for every child's acknowledgement and acknowledges to
- *    its parent.  ceil(log2 N) hops down and up, no entry sync: best for
- *    small data.  The root returns once every member has its data, and a
- *    member once its subtree has, so a back-to-back broadcast into the
- *    same dest cannot overwrite data a member still has to forward.
+ *    subtree.  ceil(log2 N) hops, no entry sync: best for small data.  A
+ *    back-to-back broadcast into the same dest must not overwrite data a
+ *    member still has to forward: on a team on one node a parent checks
+ *    that the child has published the end of its previous round
+ *    (bcast_ring.c); elsewhere each member waits for its children's
+ *    acknowledgements before acknowledging to its parent (the root returns
+ *    once every member has its data), and a change of root, which changes
+ *    the tree, starts with a sync.
  *  - get: sync; every member pulls the root's source; on one node these
  *    are concurrent loads from the root's mapped memory, best for large
  *    data (the tree would copy it log2 N times in sequence); then a sync,
@@ -27,10 +34,26 @@ void shoal_coll_bcast_config(int which, size_t crossover)
 
 #define TREE_ACK_WORD (SHOAL_GROUP_TREE_WORD + 1)
 
+/* Before a tree broadcast on a team whose members are not all on this
+ * node: a new root makes a new tree, whose parents may write into members
+ * still forwarding the previous broadcast, so everyone must be done. */
+static void sync_on_new_root(const struct shoal_group *g, int root, const char *fn)
+{
+    if (!g->ring)
+        return;
+    if (g->ring->last_root && g->ring->last_root != root + 1)
+        shoal_group_sync(g, fn);
+    g->ring->last_root = root + 1;
+}
+
 static void bcast_tree(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
                        int root, int update_root, const char *fn)
 {
     const int n = g->size, r = (g->me - root + n) % n; /* rank relative to the root */
+    const int acks = !(g->ring && g->on_node);
+    const uint64_t round = acks ? 0 : shoal_bcast_round_begin(g);
+    if (acks)
+        sync_on_new_root(g, root, fn);
     const void *from = source;
     int mask = 1;
     if (r == 0) {
@@ -56,12 +79,18 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
             continue;
         int child = (r + m + root) % n;
         int wpe = shoal_group_pe(g, child);
+        if (!acks)
+            shoal_bcast_wait_child(g, child, round - 1, fn);
         shoal_put(SHMEM_CTX_DEFAULT, dest, from, nbytes, wpe, fn);
         shoal_fence(SHMEM_CTX_DEFAULT, fn); /* data before the signal */
         shoal_group_signal(g, child, SHOAL_GROUP_TREE_WORD, fn);
         children++;
     }
     shoal_quiet(SHMEM_CTX_DEFAULT, fn);
+    if (!acks) {
+        shoal_bcast_round_end(g, round);
+        return;
+    }
     for (int k = 0; k < children; k++)
         shoal_group_wait(g, TREE_ACK_WORD, fn); /* that subtree has its data */
     if (parent >= 0)
@@ -81,6 +110,11 @@ static void broadcast_group(const struct shoal_group *g, void *dest, const void 
     int use = algo;
     if (use == BCAST_AUTO)
         use = nbytes <= tree_max ? BCAST_TREE : BCAST_GET;
+    if (use == BCAST_TREE && g->ring && g->on_node && nbytes <= SHOAL_BCAST_INLINE &&
+        algo == BCAST_AUTO) {
+        shoal_bcast_ring(g, dest, source, nbytes, root, update_root, fn);
+        return;
+    }
     if (use == BCAST_TREE) {
         bcast_tree(g, dest, source, nbytes, root, update_root, fn);
         return;

@@ -24,6 +24,8 @@ void shoal_coll_env_register(void);
 void shoal_coll_init(int reduce_algo, size_t reduce_crossover);
 /* bcast_algo 0 auto, 1 get, 2 tree; auto uses the tree up to crossover bytes. */
 void shoal_coll_bcast_config(int bcast_algo, size_t crossover);
+/* Smallest multi-threaded collective (bytes) whose data the threads split. */
+void shoal_coll_mt_config(size_t min_bytes);
 
 /* Reduction operators and element types (generated wrappers name them).
  * The types are the spec's reduction types table, SHOAL_FOREACH_REDUCE_TYPE
@@ -60,6 +62,19 @@ int shoal_coll_reduce(shmem_team_t team, void *dest, const void *source, size_t 
 int shoal_coll_scan(shmem_team_t team, void *dest, const void *source, size_t nelems, int exclusive,
                     int type, const char *fn);
 int shoal_coll_team_sync(shmem_team_t team, const char *fn);
+
+/* Multi-threaded team forms (shmemx_*_mt): called by each of nthreads
+ * threads of every member with the same arguments and its own thread_id
+ * (0..nthreads-1); each thread moves its share and returns once the whole
+ * collective is complete at this PE (coll/mt_sync.h; shares: mt_*.c). */
+int shoal_coll_broadcast_mt(shmem_team_t team, void *dest, const void *source, size_t nbytes,
+                            int root, int nthreads, int thread_id, const char *fn);
+int shoal_coll_fcollect_mt(shmem_team_t team, void *dest, const void *source, size_t nbytes,
+                           int nthreads, int thread_id, const char *fn);
+int shoal_coll_alltoall_mt(shmem_team_t team, void *dest, const void *source, size_t nbytes,
+                           int nthreads, int thread_id, const char *fn);
+int shoal_coll_reduce_mt(shmem_team_t team, void *dest, const void *source, size_t nreduce, int op,
+                         int type, int nthreads, int thread_id, const char *fn);
 
 /* Active-set forms (deprecated). */
 void shoal_coll_aset_barrier(int start, int log_stride, int size, long *pSync, int quiet,

@@ -44,8 +44,13 @@ static int load(char *err, size_t errlen)
         algo_and_size(COLL_ENV_COLL_BCAST, bcast, "one of auto, get, tree",
                       COLL_ENV_COLL_BCAST_CROSSOVER, &ba, &bx, err, errlen) < 0)
         return -1;
+    const char *used, *v = shoal_env_value(&rows[COLL_ENV_COLL_MT_MIN], &used);
+    size_t mt_min;
+    if (shoal_parse_size(v, &mt_min) < 0)
+        return shoal_env_bad(err, errlen, used, v, SIZE_WANT);
     shoal_coll_init(ra, rx);
     shoal_coll_bcast_config(ba, bx);
+    shoal_coll_mt_config(mt_min);
     return 0;
 }
 

@@ -11,3 +11,6 @@ SHOAL_ENV(COLL_BCAST, "SHOAL_COLL_BCAST", NULL, STRING, "auto",
           "root), auto (tree up to SHOAL_COLL_BCAST_CROSSOVER bytes)")
 SHOAL_ENV(COLL_BCAST_CROSSOVER, "SHOAL_COLL_BCAST_CROSSOVER", NULL, SIZE, "16K",
           "Largest broadcast (bytes) that auto sends down the tree")
+SHOAL_ENV(COLL_MT_MIN, "SHOAL_COLL_MT_MIN", NULL, SIZE, "16K",
+          "Smallest multi-threaded collective (shmemx_*_mt; bytes of dest, K/M/G suffixes) whose "
+          "data the threads split; smaller ones are run by thread 0 alone")

@@ -14,4 +14,27 @@ int shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int si
  * that is not a team (destroyed or garbage). */
 int shoal_team_usable(shmem_team_t team, const char *fn);
 
+/* Broadcast rounds of a team on one node (bcast_ring.c): count this round
+ * (returns its number), wait until member `child` has finished round
+ * `need` (0: nothing to wait for), publish that this PE has finished. */
+uint64_t shoal_bcast_round_begin(const struct shoal_group *g);
+void shoal_bcast_wait_child(const struct shoal_group *g, int child, uint64_t need, const char *fn);
+void shoal_bcast_round_end(const struct shoal_group *g, uint64_t round);
+/* The small-data broadcast of such a team (nbytes <= SHOAL_BCAST_INLINE). */
+void shoal_bcast_ring(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
+                      int root, int update_root, const char *fn);
+
+/* Reductions (reduce.c), shared with the multi-threaded form (mt_reduce.c).
+ * The bytes of n elements of `type` in dest and source, checked: a count
+ * that overflows or runs past the symmetric objects is fatal, naming
+ * argument `count`. */
+size_t shoal_red_checked_bytes(void *dest, const void *source, size_t n, int type,
+                               const char *count, const char *fn);
+/* acc = OP over members [first, last] of elements [lo, lo+n) of source, in
+ * member order; `bounce` (n elements) receives what cannot be read in
+ * place. */
+void shoal_red_range(const struct shoal_group *g, int first, int last, void *acc,
+                     const void *source, size_t lo, size_t n, int op, int type, void *bounce,
+                     const char *fn);
+
 #endif

@@ -43,8 +43,8 @@ static void *xmalloc(size_t n, const char *fn)
  * to hold them: a count too large for the symmetric objects is the
  * caller's mistake and is named as such, before it sizes a private buffer
  * ("out of memory" would blame the machine). */
-static size_t checked_bytes(void *dest, const void *source, size_t n, int type, const char *count,
-                            const char *fn)
+size_t shoal_red_checked_bytes(void *dest, const void *source, size_t n, int type,
+                               const char *count, const char *fn)
 {
     size_t es = shoal_red_size(type);
     if (n > SIZE_MAX / es)
@@ -56,9 +56,9 @@ static size_t checked_bytes(void *dest, const void *source, size_t n, int type, 
 }
 
 /* acc = OP over members [first, last] of elements [lo, lo+n) of source. */
-static void reduce_range(const struct shoal_group *g, int first, int last, void *acc,
-                         const void *source, size_t lo, size_t n, int op, int type, void *bounce,
-                         const char *fn)
+void shoal_red_range(const struct shoal_group *g, int first, int last, void *acc,
+                     const void *source, size_t lo, size_t n, int op, int type, void *bounce,
+                     const char *fn)
 {
     size_t es = shoal_red_size(type);
     const char *src = (const char *)source + lo * es;
@@ -72,7 +72,7 @@ static void reduce_gather(const struct shoal_group *g, void *dest, const void *s
 {
     size_t bytes = n * shoal_red_size(type);
     char *acc = xmalloc(2 * bytes, fn);
-    reduce_range(g, 0, g->size - 1, acc, source, 0, n, op, type, acc + bytes, fn);
+    shoal_red_range(g, 0, g->size - 1, acc, source, 0, n, op, type, acc + bytes, fn);
     shoal_group_sync(g, fn); /* every source read: dest may be written */
     memcpy(dest, acc, bytes);
     free(acc);
@@ -86,7 +86,7 @@ static void reduce_rsag(const struct shoal_group *g, void *dest, const void *sou
     size_t cnt = lo >= n ? 0 : (n - lo < per ? n - lo : per);
     if (cnt) {
         char *acc = xmalloc(2 * cnt * es, fn);
-        reduce_range(g, 0, g->size - 1, acc, source, lo, cnt, op, type, acc + cnt * es, fn);
+        shoal_red_range(g, 0, g->size - 1, acc, source, lo, cnt, op, type, acc + cnt * es, fn);
         /* Start with the next member so that no member is everyone's
          * first target. */
         for (int k = 1; k <= g->size; k++) {
@@ -105,7 +105,7 @@ static void reduce_group(const struct shoal_group *g, void *dest, const void *so
 {
     if (n == 0)
         return;
-    size_t bytes = checked_bytes(dest, source, n, type, "nreduce", fn);
+    size_t bytes = shoal_red_checked_bytes(dest, source, n, type, "nreduce", fn);
     if (g->size == 1) {
         if (dest != source)
             memmove(dest, source, bytes);
@@ -168,7 +168,7 @@ int shoal_coll_scan(shmem_team_t team, void *dest, const void *source, size_t ne
     struct shoal_group g;
     shoal_group_of_team(&g, team);
     shoal_group_debug_check(&g, fn, nelems, 0);
-    size_t bytes = checked_bytes(dest, source, nelems, type, "nelems", fn);
+    size_t bytes = shoal_red_checked_bytes(dest, source, nelems, type, "nelems", fn);
     if (g.size > 1)
         shoal_group_sync(&g, fn);
     int last = exclusive ? g.me - 1 : g.me;
@@ -176,7 +176,7 @@ int shoal_coll_scan(shmem_team_t team, void *dest, const void *source, size_t ne
     if (last < 0)
         memset(acc, 0, bytes); /* all-zero bits are 0 for every scan type */
     else
-        reduce_range(&g, 0, last, acc, source, 0, nelems, SHOAL_RED_SUM, type, acc + bytes, fn);
+        shoal_red_range(&g, 0, last, acc, source, 0, nelems, SHOAL_RED_SUM, type, acc + bytes, fn);
     if (g.size > 1)
         shoal_group_sync(&g, fn);
     memcpy(dest, acc, bytes);

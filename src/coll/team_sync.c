@@ -64,6 +64,8 @@ int shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int si
     g->scratch = (uint64_t *)pSync + SHOAL_GROUP_SYNC_WORDS;
     g->team_slot = -2;
     g->seq = 0;
+    g->ring = NULL;
+    g->on_node = 0;
     return 0;
 }
 

@@ -28,6 +28,7 @@ struct shoal_team {
     int slot;          /* its block in every member's ctl (struct shoal_team_block) */
     long config_mask;  /* as given at creation */
     uint64_t coll_seq; /* collectives this PE has entered on the team (hang reports) */
+    int on_node;       /* every member is on this node (reachable by load/store) */
 };
 #define SHOAL_TEAM_LIVE 0x7ea11eafu
 
@@ -56,11 +57,35 @@ struct shoal_coll_sig {
     uint64_t seq;  /* collective number on the team */
     uint64_t a, b; /* sizes: element count, root, strides (0: unused) */
 };
+/* Small broadcasts of a team whose members share a node (coll/broadcast.c):
+ * a parent writes the data and its round number into one cache line of
+ * its child's ring, so one line moves per hop, and it reuses a line only
+ * after the child has published (`done`) that it consumed the round that
+ * line last carried.  Lines are per round, not per parent, so the tree
+ * may change with the root.  Zeroed when the team is destroyed. */
+#define SHOAL_BCAST_RING_SLOTS 4
+#define SHOAL_BCAST_INLINE 56 /* payload bytes of a line */
+#define SHOAL_BCAST_SEEN 8    /* children whose `done` a parent remembers */
+struct shoal_bcast_line {
+    unsigned char data[SHOAL_BCAST_INLINE];
+    uint64_t round; /* 1 + the team's small-broadcast count it carries */
+};
+struct shoal_bcast_ring {
+    _Alignas(SHOAL_CACHELINE) uint64_t done; /* rounds consumed; read by parents */
+    /* Private to the owner: its round count, and lower bounds of some
+     * children's `done` (values only grow, so a stale one is still safe). */
+    _Alignas(SHOAL_CACHELINE) uint64_t rounds;
+    int last_root; /* root of the previous tree broadcast + 1; 0: none yet */
+    int seen_pe[SHOAL_BCAST_SEEN];
+    uint64_t seen_done[SHOAL_BCAST_SEEN];
+    _Alignas(SHOAL_CACHELINE) struct shoal_bcast_line line[SHOAL_BCAST_RING_SLOTS];
+};
 struct shoal_team_block {
     uint64_t sync[SHOAL_SYNC_WORDS];
     uint64_t scratch[SHOAL_SCRATCH_WORDS];
     uint64_t dbg_sync[2]; /* SHMEM_DEBUG: "my signature is written" / "read yours" */
     struct shoal_coll_sig dbg_sig;
+    struct shoal_bcast_ring bcast;
 };
 
 /* The control block that starts every PE's heap segment.  It is symmetric
@@ -89,7 +114,7 @@ struct shoal_ctl {
      * its parent team at creation (core/team.c). */
     _Alignas(SHOAL_CACHELINE) struct shoal_team_block teams[SHOAL_TEAM_SLOTS];
 };
-#define SHOAL_CTL_SIZE ((size_t)128 * 1024)
+#define SHOAL_CTL_SIZE ((size_t)256 * 1024)
 _Static_assert(sizeof(struct shoal_ctl) <= SHOAL_CTL_SIZE, "ctl block too large");
 
 struct shoal_state {

@@ -22,6 +22,8 @@ void shoal_group_of_team(struct shoal_group *g, struct shoal_team *t)
     g->scratch = b->scratch;
     g->team_slot = t->slot;
     g->seq = ++t->coll_seq;
+    g->ring = &b->bcast;
+    g->on_node = t->on_node;
 }
 
 void shoal_group_signal(const struct shoal_group *g, int i, int w, const char *fn)

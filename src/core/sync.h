@@ -17,12 +17,14 @@
 #include "core/ops.h"
 
 struct shoal_group {
-    int start, stride, size; /* member i is world PE start + i*stride */
-    int me;                  /* my index */
-    uint64_t *sync;          /* symmetric, >= SHOAL_GROUP_SYNC_WORDS */
-    uint64_t *scratch;       /* symmetric, >= 2 words */
-    int team_slot;           /* the team's ctl slot; -2 for an active set */
-    uint64_t seq;            /* which collective on the team this is, from 1 */
+    int start, stride, size;       /* member i is world PE start + i*stride */
+    int me;                        /* my index */
+    uint64_t *sync;                /* symmetric, >= SHOAL_GROUP_SYNC_WORDS */
+    uint64_t *scratch;             /* symmetric, >= 2 words */
+    int team_slot;                 /* the team's ctl slot; -2 for an active set */
+    uint64_t seq;                  /* which collective on the team this is, from 1 */
+    struct shoal_bcast_ring *ring; /* the team's broadcast ring here; NULL: active set */
+    int on_node;                   /* every member is on this node */
 };
 /* Words of `sync`: [0, 32) barrier rounds, [32, 64) tree rounds. */
 #define SHOAL_GROUP_BARRIER_WORD 0

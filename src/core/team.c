@@ -33,6 +33,9 @@ static void setup(struct shoal_team *t, int start, int stride, int size, int my_
     t->slot = slot;
     t->config_mask = 0;
     t->coll_seq = 0; /* a recycled object starts counting again, like its peers */
+    t->on_node = 1;
+    for (int i = 0; i < size && t->on_node; i++)
+        t->on_node = shoal_slot(start + i * stride) >= 0;
     t->magic = SHOAL_TEAM_LIVE;
 }
 
@@ -283,6 +286,9 @@ void shoal_team_destroy(struct shoal_team *team, const char *fn)
     shoal_group_debug_check(&g, fn, 0, 0);
     shoal_quiet(SHMEM_CTX_DEFAULT, fn);
     shoal_group_sync(&g, fn);
+    /* Every member has returned from its last collective on the team, so
+     * nobody writes into this PE's broadcast ring any more. */
+    memset(&shoal_my_ctl()->teams[team->slot].bcast, 0, sizeof(struct shoal_bcast_ring));
     team->magic = 0;
     mark(team->slot, 0);
     pthread_mutex_lock(&lock);

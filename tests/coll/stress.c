@@ -23,6 +23,15 @@
  *                  (and pWrks) for the routines that need every PE's data,
  *                  one pSync reused after a shmem_barrier for broadcast,
  *                  the even and odd halves at the same time; pSync restored
+ *   stress bcast_reuse  small broadcasts (at most SHOAL_BCAST_INLINE = 56
+ *                  bytes) back to back into ONE dest buffer, the root
+ *                  changing every few calls, each result checked right after
+ *                  the call.  The spec asks that dest be ready on every PE
+ *                  before any PE calls; on one node Shoal's ring broadcast
+ *                  does more (a PE's dest is written only by itself, and a
+ *                  parent runs at most SHOAL_BCAST_RING_SLOTS rounds ahead),
+ *                  and this checks it (local variant only: over the network
+ *                  a parent writes its children's dest directly)
  *
  * Dest buffers: a routine may only be called once dest is ready on every
  * member.  Back-to-back calls therefore rotate NSLOT dest buffers, and the
@@ -757,6 +766,38 @@ static void mode_aset(void)
         CHECK_MSG(psBar[i] == SHMEM_SYNC_VALUE, "psBar[%d] = %ld", i, psBar[i]);
 }
 
+/* =========================================================== bcast_reuse */
+
+static void bcast_reuse_on(const tdesc_t *d, int iters)
+{
+    static const size_t sizes[] = {8, 1, 56, 55, 8, 32, 17, 8, 48, 3};
+    const size_t nsizes = sizeof sizes / sizeof *sizes;
+    int n = d->m.n, t = d->m.me;
+    if (t < 0)
+        return;
+    for (int it = 0; it < iters; it++) {
+        int root = (it / 3) % n; /* a few calls per root, then the next */
+        size_t sz = sizes[(size_t)it % nsizes];
+        unsigned seed = (unsigned)it * 11u + 5u;
+        PHASE("bcast_reuse: %zu bytes on the %s team, root %d, iteration %d", sz, d->name, root,
+              it);
+        st_fill(src, sz, t, seed);
+        CHECK_EQ_I(shmem_broadcastmem(d->t, dst, src, sz, root), 0);
+        size_t bad = st_verify(dst, sz, root, seed);
+        CHECK_MSG(bad == SIZE_MAX,
+                  "broadcast %d of %zu bytes from team PE %d into the reused dest: byte %zu "
+                  "wrong",
+                  it, sz, root, bad);
+    }
+}
+
+static void mode_bcast_reuse(void)
+{
+    bcast_reuse_on(&tw, 3000);
+    bcast_reuse_on(&trev, 1000);
+    bcast_reuse_on(&todd, 1000);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "sizes";
@@ -780,6 +821,8 @@ int main(int argc, char **argv)
         mode_float();
     else if (!strcmp(mode, "aset"))
         mode_aset();
+    else if (!strcmp(mode, "bcast_reuse"))
+        mode_bcast_reuse();
     else
         CHECK_MSG(0, "unknown mode %s", mode);
     free_teams();

@@ -1029,12 +1029,44 @@ EXT_FAMILIES = [
     *_REQ_FAMILIES,
     # ----------------------------------------- active messages (issue 15)
     # ------------------------------ multi-threaded collectives (issue 15)
+    # Every one of nthreads threads of every member calls with the same
+    # arguments and its own thread_id; coll/mt_*.c (docs/mt_collectives.md).
+    ext_family(S_X_MT, 'shmemx_team_broadcastmem_mt', [
+        single('int shmemx_team_broadcastmem_mt(shmem_team_t team, void *dest, '
+               'const void *source, size_t nelems, int PE_root, int nthreads, int thread_id)'),
+    ], impl='coll',
+        body='return shoal_coll_broadcast_mt(team, dest, source, nelems, PE_root, nthreads, '
+             'thread_id, {FN});'),
+    ext_family(S_X_MT, 'shmemx_team_fcollectmem_mt', [
+        single('int shmemx_team_fcollectmem_mt(shmem_team_t team, void *dest, '
+               'const void *source, size_t nelems, int nthreads, int thread_id)'),
+    ], impl='coll',
+        body='return shoal_coll_fcollect_mt(team, dest, source, nelems, nthreads, thread_id, '
+             '{FN});'),
+    ext_family(S_X_MT, 'shmemx_team_alltoallmem_mt', [
+        single('int shmemx_team_alltoallmem_mt(shmem_team_t team, void *dest, '
+               'const void *source, size_t nelems, int nthreads, int thread_id)'),
+    ], impl='coll',
+        body='return shoal_coll_alltoall_mt(team, dest, source, nelems, nthreads, thread_id, '
+             '{FN});'),
+    *[ext_family(S_X_MT, 'shmemx_%s_reduce_mt' % op, [
+        typed(('teamreducetypes', col),
+              'int shmemx_{T}_%s_reduce_mt(shmem_team_t team, TYPE *dest, const TYPE *source, '
+              'size_t nreduce, int nthreads, int thread_id)' % op),
+    ], impl='coll',
+        body='return shoal_coll_reduce_mt(team, dest, source, nreduce, SHOAL_RED_%s, '
+             'SHOAL_DT_{TNU}, nthreads, thread_id, {FN});' % col)
+      for op, col in (('and', 'AND'), ('or', 'OR'), ('xor', 'XOR'), ('max', 'MAX'),
+                      ('min', 'MIN'), ('sum', 'SUM'), ('prod', 'PROD'))],
 ]
 
 EXT_GENERICS = [
     # ---------------------------------------------- requests (issue 14)
     *_REQ_GENERICS,
     # ------------------------------ multi-threaded collectives (issue 15)
+    *[generic('shmemx_%s_reduce_mt' % op, 'shmemx_{T}_%s_reduce_mt' % op,
+              ('teamreducetypes', op.upper()), arg=1)
+      for op in ('and', 'or', 'xor', 'max', 'min', 'sum', 'prod')],
 ]
 
 # ----------------------------------------------------------------- helpers

@@ -1,0 +1,94 @@
+/* Broadcast rounds of a team whose members share this node (the ring in
+ * core/state.h): the small-data algorithm, and the bookkeeping that lets
+ * every tree broadcast on such a team return without acknowledgements.
+ *
+ * Every member counts the team's broadcasts (`rounds`) and, once it no
+ * longer reads the round's data, publishes the count (`done`).  Before a
+ * parent writes into a child for round R it makes sure the child is done
+ * with the round whose data that write could disturb: R - 1 when it writes
+ * the child's dest (tree), R - SLOTS when it writes a ring line.  The
+ * check reads the child's `done` only when the remembered lower bound is
+ * not enough, so a parent that keeps ahead of its child pays nothing, and
+ * the root returns as soon as its children have their lines. */
+#include <string.h>
+
+#include "coll/coll.h"
+#include "coll/coll_internal.h"
+#include "core/wait.h"
+#include "core/wait_record.h"
+
+static struct shoal_bcast_ring *ring_of(const struct shoal_group *g, int i)
+{
+    int slot = shoal_slot(shoal_group_pe(g, i));
+    return &shoal_ctl_of_slot(slot)->teams[g->team_slot].bcast;
+}
+
+uint64_t shoal_bcast_round_begin(const struct shoal_group *g)
+{
+    return ++g->ring->rounds;
+}
+
+void shoal_bcast_wait_child(const struct shoal_group *g, int child, uint64_t need, const char *fn)
+{
+    struct shoal_bcast_ring *mine = g->ring;
+    const int wpe = shoal_group_pe(g, child), k = child % SHOAL_BCAST_SEEN;
+    if (need == 0 || (mine->seen_pe[k] == wpe + 1 && mine->seen_done[k] >= need))
+        return;
+    struct shoal_bcast_ring *theirs = ring_of(g, child);
+    uint64_t done = __atomic_load_n(&theirs->done, __ATOMIC_ACQUIRE);
+    if (done < need) {
+        shoal_wait_note_peer(g->team_slot, g->seq, wpe, "its use of an earlier broadcast's data");
+        shoal_wait_mapped(SHOAL_W_U64, &theirs->done, shoal_slot(wpe), SHMEM_CMP_GE, &need, fn);
+        shoal_wait_note_clear();
+        done = __atomic_load_n(&theirs->done, __ATOMIC_ACQUIRE);
+    }
+    mine->seen_pe[k] = wpe + 1;
+    mine->seen_done[k] = done;
+}
+
+void shoal_bcast_round_end(const struct shoal_group *g, uint64_t round)
+{
+    __atomic_store_n(&g->ring->done, round, __ATOMIC_RELEASE);
+    /* A parent may sleep on this PE's bell waiting for `done`. */
+    shoal_bell_ring_if_armed(shoal_bell_of(shoal_g.my_pe));
+}
+
+/* The binomial tree of broadcast.c, one line per hop: wait for my line
+ * (not the root), pass it on to my children, copy it into dest. */
+void shoal_bcast_ring(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
+                      int root, int update_root, const char *fn)
+{
+    const int n = g->size, r = (g->me - root + n) % n;
+    const uint64_t round = shoal_bcast_round_begin(g);
+    const unsigned idx = (unsigned)((round - 1) % SHOAL_BCAST_RING_SLOTS);
+    const unsigned char *data = source;
+    int mask = 1;
+    if (r != 0) {
+        while (!(r & mask))
+            mask <<= 1;
+        struct shoal_bcast_line *in = &g->ring->line[idx];
+        shoal_wait_note_peer(g->team_slot, g->seq, shoal_group_pe(g, (r - mask + root) % n),
+                             "its broadcast data");
+        shoal_wait_until(SHOAL_W_U64, &in->round, SHMEM_CMP_GE, &round, fn);
+        shoal_wait_note_clear();
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        data = in->data;
+    } else {
+        while (mask < n)
+            mask <<= 1;
+    }
+    for (int m = mask >> 1; m >= 1; m >>= 1) {
+        if (r + m >= n)
+            continue;
+        const int child = (r + m + root) % n;
+        shoal_bcast_wait_child(
+            g, child, round > SHOAL_BCAST_RING_SLOTS ? round - SHOAL_BCAST_RING_SLOTS : 0, fn);
+        struct shoal_bcast_line *out = &ring_of(g, child)->line[idx];
+        memcpy(out->data, data, nbytes);
+        __atomic_store_n(&out->round, round, __ATOMIC_RELEASE);
+        shoal_bell_ring_if_armed(shoal_bell_of(shoal_group_pe(g, child)));
+    }
+    if (r != 0 || (update_root && dest != source))
+        memmove(dest, data, nbytes);
+    shoal_bcast_round_end(g, round);
+}
