@@ -327,10 +327,14 @@ static void mode_delay(void)
         if (shmem_ptr(&dsrc_word, 0) != NULL)
             shmem_long_wait_until(&issued, SHMEM_CMP_EQ, 1);
         else
-            st_sleep_us(400000);
+            st_sleep_us(800000);
         dsrc_word = 2;
     } else if (me == 0) {
         long v = 0;
+        /* Off the node, give PE 1 time to leave the barrier (whose loop
+         * still serves requests) and start computing. */
+        if (shmem_ptr(&dsrc_word, 1) == NULL)
+            st_sleep_us(200000);
         shmemx_request_h r = SHMEMX_REQUEST_NULL;
         shmemx_get_nbe(&v, &dsrc_word, 1, 1, &r);
         int done = 0, tests = 0;
