@@ -105,9 +105,9 @@ static inline void shoal_request_push(struct shmemx_request *r)
 static inline int shoal_request_wait_fast(shmemx_request_h *req)
 {
     struct shmemx_request *r;
-    if (SHOAL_UNLIKELY(!req || !(r = *req) || r->magic != SHOAL_REQ_LIVE || r->net_used ||
-                       r->merged || shoal_g.debug ||
-                       __atomic_load_n(&r->pending, __ATOMIC_ACQUIRE)))
+    /* (SHMEM_DEBUG first: it checks that a handle is ours before reading it) */
+    if (SHOAL_UNLIKELY(shoal_g.debug || !req || !(r = *req) || r->magic != SHOAL_REQ_LIVE ||
+                       r->net_used || r->merged || __atomic_load_n(&r->pending, __ATOMIC_ACQUIRE)))
         return 0;
     *req = SHMEMX_REQUEST_NULL;
     shoal_request_push(r);
