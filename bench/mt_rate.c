@@ -29,10 +29,23 @@
  * receiver's pattern landed, the local buffer cleared beforehand; add and
  * inc: the exact count; fetching atomics: every returned value is the one
  * expected, since each sender alone updates its word).
- * Uses only standard OpenSHMEM 1.4 routines and pthreads. */
+ *
+ *   config req      (Shoal's shmemx _nbe extension, built where <shmemx.h>
+ *                   declares it) the threads of config default, each with
+ *                   its own request on SHMEM_CTX_DEFAULT: the windowed
+ *                   operations are _nbe into one request per window, then
+ *                   shmemx_request_wait instead of quiet; the fetching
+ *                   atomics are _nbe, each waited for at once
+ *
+ * Uses only standard OpenSHMEM 1.4 routines and pthreads, except config req. */
 #include "bench_stats.h"
 #include <pthread.h>
 #include <shmem.h>
+#if defined(__has_include)
+#if __has_include(<shmemx.h>)
+#include <shmemx.h>
+#endif
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +53,7 @@
 
 static void usage(void)
 {
-    printf("usage: oshrun -n 2 mt_rate [--config default|ctx] [--threads T] [options]\n"
+    printf("usage: oshrun -n 2 mt_rate [--config default|ctx|req] [--threads T] [options]\n"
            "       oshrun -n 2T mt_rate --config pes [--threads T] [options]\n"
            "Multi-threaded message rate (millions of messages per second, Mmsg/s).\n"
            "T senders each drive their own segment of a passive receiving PE:\n"
@@ -53,7 +66,8 @@ static void usage(void)
            "sender.  Median and min..max over R interleaved rounds.  Every run's data is\n"
            "checked (put/get payloads, exact AMO counts and return values); exit 1 if wrong.\n"
            "Options:\n"
-           "  --config C   default (default), ctx or pes; one configuration per process\n"
+           "  --config C   default (default), ctx, pes or req (Shoal: _nbe requests on\n"
+           "               SHMEM_CTX_DEFAULT, one per thread); one configuration per process\n"
            "  --threads T  senders (default 1; pes: number of PEs / 2)\n"
            "  -s SIZES     RMA sizes: list 8,64,4K or range MIN:MAX[:FACTOR]\n"
            "               (default 8:64K:2, i.e. powers of 2 from 8 B to 64 KiB)\n"
@@ -73,8 +87,13 @@ static void usage(void)
            "               without --config both default and ctx in the same process\n");
 }
 
-enum config { CFG_DEFAULT, CFG_CTX, CFG_PES };
-static const char *const cfg_name[] = {"default", "ctx", "pes"};
+enum config { CFG_DEFAULT, CFG_CTX, CFG_PES, CFG_REQ, NCFG };
+static const char *const cfg_name[] = {"default", "ctx", "pes", "req"};
+#ifdef SHMEMX_REQUEST_NULL
+#define HAVE_REQ 1
+#else
+#define HAVE_REQ 0
+#endif
 
 enum op {
     OP_PUT,
@@ -138,7 +157,7 @@ static struct {
 static pthread_barrier_t bar_go, bar_start, bar_done;
 
 struct thr {
-    int seg, peer, use_ctx, ctx_failed;
+    int seg, peer, use_ctx, ctx_failed, use_req;
     shmem_ctx_t ctx;
     unsigned char *src, *dst, *chk; /* private, seg_stride bytes each */
     uint64_t expect[NOPS];          /* value of this sender's AMO word */
@@ -200,6 +219,17 @@ static void rma_loop(struct thr *th, enum op op, size_t size, long n)
         }
     } else if (op == OP_PUT) {
         char *dst = put_base + (size_t)th->seg * seg_stride;
+#if HAVE_REQ
+        if (th->use_req) {
+            for (long i = 0; i < n; i += W) {
+                shmemx_request_h rq = SHMEMX_REQUEST_NULL;
+                for (long j = 0; j < W; j++)
+                    shmemx_putmem_nbe(dst, th->src, size, pe, &rq);
+                shmemx_request_wait(&rq);
+            }
+            return;
+        }
+#endif
         if (th->use_ctx)
             for (long i = 0; i < n; i += W) {
                 for (long j = 0; j < W; j++)
@@ -214,6 +244,17 @@ static void rma_loop(struct thr *th, enum op op, size_t size, long n)
             }
     } else {
         const char *src = get_base + (size_t)th->seg * seg_stride;
+#if HAVE_REQ
+        if (th->use_req) {
+            for (long i = 0; i < n; i += W) {
+                shmemx_request_h rq = SHMEMX_REQUEST_NULL;
+                for (long j = 0; j < W; j++)
+                    shmemx_getmem_nbe(th->dst, src, size, pe, &rq);
+                shmemx_request_wait(&rq);
+            }
+            return;
+        }
+#endif
         if (th->use_ctx)
             for (long i = 0; i < n; i += W) {
                 for (long j = 0; j < W; j++)
@@ -324,6 +365,57 @@ static void rma_loop(struct thr *th, enum op op, size_t size, long n)
 AMO_LOOP(long, long)
 AMO_LOOP(ulonglong, unsigned long long)
 
+#if HAVE_REQ
+/* Config req: the same traffic through _nbe operations on this thread's
+ * own requests (SHMEM_CTX_DEFAULT).  Posted AMOs: one request per window;
+ * fetching ones: a request per operation, waited for at once, so that
+ * every fetched value is checked in order as above. */
+#define AMO_REQ_LOOP(TN, T)                                                                    \
+    static long amo_req_loop_##TN(struct thr *th, enum op op, long n)                          \
+    {                                                                                          \
+        T *w = (T *)(void *)(amo_base + (size_t)th->seg * AMO_STRIDE) + op;                    \
+        int pe = th->peer;                                                                     \
+        long W = window, bad = 0;                                                              \
+        T e = (T)th->expect[op], r = 0;                                                        \
+        shmemx_request_h q = SHMEMX_REQUEST_NULL;                                              \
+        switch (op) {                                                                          \
+        case OP_ADD:                                                                           \
+        case OP_INC:                                                                           \
+            for (long i = 0; i < n; i += W) {                                                  \
+                for (long j = 0; j < W; j++)                                                   \
+                    if (op == OP_ADD)                                                          \
+                        shmemx_##TN##_atomic_add_nbe(w, (T)ADD_VAL, pe, &q);                   \
+                    else                                                                       \
+                        shmemx_##TN##_atomic_inc_nbe(w, pe, &q);                               \
+                shmemx_request_wait(&q);                                                       \
+            }                                                                                  \
+            e += (T)((op == OP_ADD ? ADD_VAL : 1) * n);                                        \
+            break;                                                                             \
+        default:                                                                               \
+            for (long i = 0; i < n; i++) {                                                     \
+                switch (op) {                                                                  \
+                case OP_FADD: shmemx_##TN##_atomic_fetch_add_nbe(&r, w, (T)ADD_VAL, pe, &q);   \
+                    break;                                                                     \
+                case OP_FINC: shmemx_##TN##_atomic_fetch_inc_nbe(&r, w, pe, &q); break;        \
+                case OP_CSWAP:                                                                 \
+                    shmemx_##TN##_atomic_compare_swap_nbe(&r, w, e, (T)(e + 1), pe, &q);       \
+                    break;                                                                     \
+                case OP_SWAP: shmemx_##TN##_atomic_swap_nbe(&r, w, (T)(e + 1), pe, &q); break; \
+                default: shmemx_##TN##_atomic_fetch_nbe(&r, w, pe, &q); break;                 \
+                }                                                                              \
+                shmemx_request_wait(&q);                                                       \
+                bad += r != e;                                                                 \
+                e += op == OP_FADD ? (T)ADD_VAL : op == OP_FETCH ? (T)0 : (T)1;                \
+            }                                                                                  \
+            break;                                                                             \
+        }                                                                                      \
+        th->expect[op] = (uint64_t)e;                                                          \
+        return bad;                                                                            \
+    }
+AMO_REQ_LOOP(long, long)
+AMO_REQ_LOOP(ulonglong, unsigned long long)
+#endif
+
 /* Untimed: clear what the run is to fill, so the check cannot pass on data
  * left by an earlier run. */
 static void prepare(struct thr *th, long seed)
@@ -376,8 +468,14 @@ static void run_job(struct thr *th)
         rma_loop(th, job.op, job.size, job.n);
         bad = 0;
     } else {
-        bad = amo_ulonglong ? amo_loop_ulonglong(th, job.op, job.n)
-                            : amo_loop_long(th, job.op, job.n);
+#if HAVE_REQ
+        if (th->use_req)
+            bad = amo_ulonglong ? amo_req_loop_ulonglong(th, job.op, job.n)
+                                : amo_req_loop_long(th, job.op, job.n);
+        else
+#endif
+            bad = amo_ulonglong ? amo_loop_ulonglong(th, job.op, job.n)
+                                : amo_loop_long(th, job.op, job.n);
     }
     th->elapsed = now() - t0;
     bad += verify(th, seed);
@@ -392,6 +490,7 @@ static void thread_setup(struct thr *th, enum config cfg)
 {
     th->ctx = SHMEM_CTX_DEFAULT;
     th->use_ctx = 0;
+    th->use_req = cfg == CFG_REQ;
     if (cfg == CFG_CTX) {
         if (shmem_ctx_create(SHMEM_CTX_PRIVATE, &th->ctx) == 0) {
             th->use_ctx = 1;
@@ -688,10 +787,14 @@ int main(int argc, char **argv)
             smoke = 1;
         } else if (!strcmp(a, "--config") && more) {
             a = argv[++i];
-            for (cfg = 0; cfg < 3 && strcmp(a, cfg_name[cfg]); cfg++)
+            for (cfg = 0; cfg < NCFG && strcmp(a, cfg_name[cfg]); cfg++)
                 ;
-            if (cfg == 3) {
+            if (cfg == NCFG) {
                 fprintf(stderr, "mt_rate: unknown config '%s'\n", a);
+                return 2;
+            }
+            if (cfg == CFG_REQ && !HAVE_REQ) {
+                fprintf(stderr, "mt_rate: config req needs Shoal's shmemx.h (_nbe requests)\n");
                 return 2;
             }
         } else if ((!strcmp(a, "--threads") || !strcmp(a, "-t")) && more) {
@@ -779,7 +882,7 @@ int main(int argc, char **argv)
         nthreads = threads ? threads : 1;
         if (npes != 2) {
             if (me == 0)
-                fprintf(stderr, "mt_rate: configs default and ctx run on exactly 2 PEs "
+                fprintf(stderr, "mt_rate: configs default, ctx and req run on exactly 2 PEs "
                                 "(oshrun -n 2)\n");
             shmem_finalize();
             return 2;

@@ -13,9 +13,17 @@
  * 1 when the transfer proceeds entirely while the CPU computes, 0 when
  * the put costs the CPU its whole duration wherever the work is placed.
  * Median and min..max over R interleaved rounds.  PE 1 checks the payload
- * of every size.  Uses only standard OpenSHMEM 1.4 routines. */
+ * of every size.  Uses only standard OpenSHMEM 1.4 routines, except
+ * --config req: Shoal's explicit non-blocking put (shmemx_putmem_nbe) and
+ * shmemx_request_wait in place of putmem_nbi and quiet (built only where
+ * <shmemx.h> declares them). */
 #include "bench_stats.h"
 #include <shmem.h>
+#if defined(__has_include)
+#if __has_include(<shmemx.h>)
+#include <shmemx.h>
+#endif
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +31,7 @@
 
 static void usage(void)
 {
-    printf("usage: oshrun -n 2 overlap [--config default|ctx|pes] [-s SIZES] [options]\n"
+    printf("usage: oshrun -n 2 overlap [--config default|ctx|pes|req] [-s SIZES] [options]\n"
            "Computation/communication overlap of shmem_putmem_nbi, PE 0 -> PE 1.\n"
            "Per size and round (means over N iterations):\n"
            "  t_comm   putmem_nbi + quiet\n"
@@ -44,7 +52,9 @@ static void usage(void)
            "Options:\n"
            "  --config C   default (SHMEM_CTX_DEFAULT, the default), ctx (a private\n"
            "               context and the shmem_ctx_* forms) or pes (= default; the\n"
-           "               benchmark is single-threaded, so --threads must be 1)\n"
+           "               benchmark is single-threaded, so --threads must be 1), or\n"
+           "               req (Shoal's shmemx_putmem_nbe into a request, then\n"
+           "               shmemx_request_wait instead of quiet)\n"
            "  -s SIZES     comma list of sizes, K/M suffixes (default 64,6M)\n"
            "  -b SECONDS   target time per measurement, sets N (default 0.05)\n"
            "  -r R         rounds (default 11)\n"
@@ -118,10 +128,19 @@ static void size_label(char *buf, size_t len, size_t n)
 }
 
 static shmem_ctx_t ctx;
-static int use_ctx;
+static int use_ctx, use_req;
+#ifdef SHMEMX_REQUEST_NULL
+static shmemx_request_h req = SHMEMX_REQUEST_NULL;
+#endif
 
 static inline void post(void *dst, const void *src, size_t n)
 {
+#ifdef SHMEMX_REQUEST_NULL
+    if (use_req) {
+        shmemx_putmem_nbe(dst, src, n, 1, &req);
+        return;
+    }
+#endif
     if (use_ctx)
         shmem_ctx_putmem_nbi(ctx, dst, src, n, 1);
     else
@@ -130,6 +149,12 @@ static inline void post(void *dst, const void *src, size_t n)
 
 static inline void quiet(void)
 {
+#ifdef SHMEMX_REQUEST_NULL
+    if (use_req) {
+        shmemx_request_wait(&req);
+        return;
+    }
+#endif
     if (use_ctx)
         shmem_ctx_quiet(ctx);
     else
@@ -190,7 +215,8 @@ int main(int argc, char **argv)
             smoke = 1;
         } else if (!strcmp(a, "--config") && more) {
             cfg = argv[++i];
-            if (strcmp(cfg, "default") && strcmp(cfg, "ctx") && strcmp(cfg, "pes")) {
+            if (strcmp(cfg, "default") && strcmp(cfg, "ctx") && strcmp(cfg, "pes") &&
+                strcmp(cfg, "req")) {
                 fprintf(stderr, "overlap: unknown config '%s'\n", cfg);
                 return 2;
             }
@@ -240,6 +266,16 @@ int main(int argc, char **argv)
     }
     ctx = SHMEM_CTX_DEFAULT;
     int ctx_failed = 0;
+    if (!strcmp(cfg, "req")) {
+#ifdef SHMEMX_REQUEST_NULL
+        use_req = 1;
+#else
+        if (me == 0)
+            fprintf(stderr, "overlap: --config req needs Shoal's shmemx.h (_nbe requests)\n");
+        shmem_finalize();
+        return 2;
+#endif
+    }
     if (!strcmp(cfg, "ctx")) {
         if (shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0)
             use_ctx = 1;

@@ -110,6 +110,13 @@ SUITE = {
         about="Overlap of shmem_putmem_nbi with computation, PE 0 -> PE 1 (1 = fully in the "
               "background; a library that copies with loads and stores completes the put "
               "inside putmem_nbi, so ~0 by construction: compare t_post with t_comm)."),
+    # Shoal's explicit non-blocking requests (shmemx.h, issue 14): Shoal only.
+    "nbe_rate": Bench(
+        csv=True, threads=True, fixed_pes=2,
+        headline=[("nbe_speedup", 8), ("fadd_rate", 8)],
+        about="8-byte fetch-add rate of T threads, blocking against shmemx _nbe with one "
+              "request per window of 64 (same process; nbe_speedup = nbe / blocking). "
+              "Shoal extension: other implementations do not build it."),
     "halo3d": Bench(
         csv=True, configs=CONFIGS, threads=True,
         headline=[("halo_iter", None)],

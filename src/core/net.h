@@ -111,4 +111,39 @@ void shoal_net_quiet(struct shoal_net_ctx *net);
 void shoal_net_fence(struct shoal_net_ctx *net);
 /* Worker statistics (shmemx_net_worker_counts): created, in use, reused. */
 void shoal_net_worker_counts(long *created, long *in_use, long *reused);
+/* ---------------------------------------------------------------- requests
+ * The network part of an explicit non-blocking request (shmemx _nbe,
+ * core/request.h).  Core embeds shoal_net_req_size() bytes of it, zeroed,
+ * in each request object, and hands it to these calls; the transport takes
+ * a network resource for it (UCX: a worker of the request pool,
+ * SHOAL_REQUEST_WORKERS) at its first operation or at
+ * shoal_net_req_reserve, and gives it back at shoal_net_req_release.
+ * Requests with distinct resources are issued and completed without a
+ * lock in common.  `pe` is a world PE, addresses are this PE's symmetric
+ * addresses, as above. */
+struct shoal_net_req;
+size_t shoal_net_req_size(void);
+/* Take the resource now, at allocation: one of its own (SHOAL_NET_REQ_OWN;
+ * -1 when none is free) or one shared with other requests
+ * (SHOAL_NET_REQ_SHARE).  Returns 0 or -1. */
+enum { SHOAL_NET_REQ_OWN = 1, SHOAL_NET_REQ_SHARE = 2 };
+int shoal_net_req_reserve(struct shoal_net_req *r, int how, const char *fn);
+void shoal_net_req_put(struct shoal_net_req *r, void *dest, const void *src, size_t n, int pe,
+                       const char *fn);
+void shoal_net_req_get(struct shoal_net_req *r, void *dest, const void *src, size_t n, int pe,
+                       const char *fn);
+/* `fetch` receives the old value (NULL: a non-fetching operation). */
+void shoal_net_req_amo(struct shoal_net_req *r, int op, void *fetch, const void *dest,
+                       unsigned size, uint64_t value, uint64_t cond, int pe, const char *fn);
+/* What r issued before is delivered before what it issues after. */
+void shoal_net_req_fence(struct shoal_net_req *r, const char *fn);
+/* Progress r without blocking: 1 when every operation issued on it is
+ * complete (puts and AMOs visible at their targets, gets and fetched
+ * values in the local buffers), else 0.  Fatal (naming fn) on failure. */
+int shoal_net_req_test(struct shoal_net_req *r, const char *fn);
+/* After r tested complete: give its resource back. */
+void shoal_net_req_release(struct shoal_net_req *r);
+/* shmem_quiet: complete every request operation issued so far (by any
+ * thread, on any request). */
+void shoal_net_req_quiet_all(const char *fn);
 #endif

@@ -4,6 +4,7 @@
  * processes (a no-op on x86 beyond the compiler barrier; a real fence on
  * weakly ordered CPUs) and complete the network side. */
 #include "core/ops.h"
+#include "core/request.h"
 
 /* [lo, hi) byte extent of nblocks blocks of bsize elements, stride apart. */
 static void extent(ptrdiff_t stride, size_t bsize, size_t nblocks, size_t elem, ptrdiff_t *lo,
@@ -101,8 +102,16 @@ void shoal_fence(shmem_ctx_t ctx, const char *fn)
         return;
     shoal_ctx_check(ctx, fn);
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    if (ctx->net)
-        shoal_net_fence(ctx->net);
+    if (!ctx->net)
+        return;
+    if (SHOAL_UNLIKELY(__atomic_load_n(&shoal_request_net_used, __ATOMIC_RELAXED))) {
+        /* _nbe operations went out on request workers, which no fence of
+         * the context's worker orders: complete everything instead. */
+        shoal_net_quiet(ctx->net);
+        shoal_net_req_quiet_all(fn);
+        return;
+    }
+    shoal_net_fence(ctx->net);
 }
 
 void shoal_quiet(shmem_ctx_t ctx, const char *fn)
@@ -113,6 +122,10 @@ void shoal_quiet(shmem_ctx_t ctx, const char *fn)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (ctx->net)
         shoal_net_quiet(ctx->net);
+    /* Quiet also completes the _nbe operations issued so far (of every
+     * request: their workers are not the context's). */
+    if (SHOAL_UNLIKELY(__atomic_load_n(&shoal_request_net_used, __ATOMIC_RELAXED)))
+        shoal_net_req_quiet_all(fn);
 }
 
 void shoal_pe_quiet(shmem_ctx_t ctx, const int *pes, size_t npes, const char *fn)

@@ -22,6 +22,7 @@
 #include "boot/boot.h"
 #include "core/sync.h"
 #include "core/ctx.h"
+#include "core/request.h"
 #include "core/env.h"
 #include "core/error.h"
 #include "core/heap.h"
@@ -192,6 +193,7 @@ void shoal_runtime_finalize(const char *fn)
         shoal_net_fini();
     }
     shoal_boot_set_progress(NULL);
+    shoal_request_teardown();
     shoal_ctx_teardown();
     shoal_heap_teardown();
     shoal_segments_teardown();

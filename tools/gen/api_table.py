@@ -931,8 +931,102 @@ GENERICS = [
 
 S_X_REQ, S_X_AM, S_X_MT = EXT_SECTIONS
 
+# ---- requests (issue 14): explicit non-blocking operations (_nbe) that
+# join a request handle (core/request.h, core/request_ops.h).
+_REQ = 'shmemx_request_h *req'
+_REQ_INC = ('core/request_ops.h',)
+
+
+def _rma_nbe(name, op, body):
+    """shmemx_{T}_<name>, shmemx_<op>{S}_nbe, shmemx_<op>mem_nbe (+ ctx twins)."""
+    return ext_family(S_X_REQ, 'shmemx_' + name, [
+        typed('stdrmatypes', 'void shmemx_{T}_%s(%s, %s)' % (name, _RMA_ARGS, _REQ)),
+        sized('void shmemx_%s{S}_nbe(%s, %s)' % (op, _RMA_VARGS, _REQ)),
+        mem('void shmemx_%smem_nbe(%s, %s)' % (op, _RMA_VARGS, _REQ)),
+    ], ctx=True, impl='gen', body=body, includes=_REQ_INC)
+
+
+def _amo_nbe(name, table, args, op, value='{TO}(value)', cond='0', addr='dest',
+             fetching=True):
+    """shmemx_{T}_atomic_<name>_nbe: fetching ones take `TYPE *fetch` first."""
+    args = ('TYPE *fetch, ' if fetching else '') + args
+    return ext_family(S_X_REQ, 'shmemx_atomic_%s_nbe' % name, [
+        typed(table, 'void shmemx_{T}_atomic_%s_nbe(%s, %s)' % (name, args, _REQ)),
+    ], ctx=True, impl='gen', includes=_REQ_INC,
+        body='shoal_amo_nbe({ctx}, SHOAL_AMO_%s, %s, %s, sizeof({TYPE}), %s, %s, pe, req, {FN});'
+             % (op, 'fetch' if fetching else 'NULL', addr, value, cond))
+
+
+_SIG_NBE_BODY = ('shoal_put_signal_nbe({ctx}, dest, source, nelems * {ESIZE}, sig_addr, signal, '
+                 'sig_op, pe, req, {FN});')
+
+_REQ_FAMILIES = [
+    _rma_nbe('put_nbe', 'put',
+             'shoal_rma_nbe({ctx}, 1, (void *)source, dest, nelems * {ESIZE}, pe, req, {FN});'),
+    _rma_nbe('get_nbe', 'get',
+             'shoal_rma_nbe({ctx}, 0, dest, source, nelems * {ESIZE}, pe, req, {FN});'),
+    ext_family(S_X_REQ, 'shmemx_put_signal_nbe', [
+        typed('stdrmatypes', 'void shmemx_{T}_put_signal_nbe(%s, %s, %s)'
+              % (_RMA_ARGS.replace(', int pe', ''), _SIG, _REQ)),
+        sized('void shmemx_put{S}_signal_nbe(%s, %s, %s)'
+              % (_RMA_VARGS.replace(', int pe', ''), _SIG, _REQ)),
+        mem('void shmemx_putmem_signal_nbe(%s, %s, %s)'
+            % (_RMA_VARGS.replace(', int pe', ''), _SIG, _REQ)),
+    ], ctx=True, impl='gen', body=_SIG_NBE_BODY, includes=_REQ_INC),
+    # Fetching AMOs (the _nbi set) ...
+    _amo_nbe('fetch', 'extamotypes', 'const TYPE *source, int pe', 'FETCH', value='0',
+             addr='source'),
+    _amo_nbe('compare_swap', 'stdamotypes', 'TYPE *dest, TYPE cond, TYPE value, int pe', 'CSWAP',
+             cond='{TO}(cond)'),
+    _amo_nbe('swap', 'extamotypes', 'TYPE *dest, TYPE value, int pe', 'SWAP'),
+    _amo_nbe('fetch_inc', 'stdamotypes', 'TYPE *dest, int pe', 'FADD', value='1'),
+    _amo_nbe('fetch_add', 'stdamotypes', 'TYPE *dest, TYPE value, int pe', 'FADD'),
+    _amo_nbe('fetch_and', 'bitamotypes', 'TYPE *dest, TYPE value, int pe', 'FAND'),
+    _amo_nbe('fetch_or', 'bitamotypes', 'TYPE *dest, TYPE value, int pe', 'FOR'),
+    _amo_nbe('fetch_xor', 'bitamotypes', 'TYPE *dest, TYPE value, int pe', 'FXOR'),
+    # ... and the non-fetching ones.
+    _amo_nbe('set', 'extamotypes', 'TYPE *dest, TYPE value, int pe', 'SET', fetching=False),
+    _amo_nbe('inc', 'stdamotypes', 'TYPE *dest, int pe', 'ADD', value='1', fetching=False),
+    _amo_nbe('add', 'stdamotypes', 'TYPE *dest, TYPE value, int pe', 'ADD', fetching=False),
+    _amo_nbe('and', 'bitamotypes', 'TYPE *dest, TYPE value, int pe', 'AND', fetching=False),
+    _amo_nbe('or', 'bitamotypes', 'TYPE *dest, TYPE value, int pe', 'OR', fetching=False),
+    _amo_nbe('xor', 'bitamotypes', 'TYPE *dest, TYPE value, int pe', 'XOR', fetching=False),
+    # The requests themselves (src/api/request.c).
+    ext_family(S_X_REQ, 'shmemx_request_alloc', [single(
+        'int shmemx_request_alloc(const shmemx_request_params_t *params, shmemx_request_h *req)')]),
+    ext_family(S_X_REQ, 'shmemx_request_free',
+               [single('void shmemx_request_free(shmemx_request_h *req)')]),
+    ext_family(S_X_REQ, 'shmemx_request_test',
+               [single('int shmemx_request_test(shmemx_request_h *req, int *done)')]),
+    ext_family(S_X_REQ, 'shmemx_request_wait',
+               [single('void shmemx_request_wait(shmemx_request_h *req)')]),
+    ext_family(S_X_REQ, 'shmemx_request_waitall',
+               [single('void shmemx_request_waitall(size_t n, shmemx_request_h *reqs)')]),
+    ext_family(S_X_REQ, 'shmemx_request_waitany',
+               [single('size_t shmemx_request_waitany(size_t n, shmemx_request_h *reqs)')]),
+    ext_family(S_X_REQ, 'shmemx_merge_request', [single(
+        'int shmemx_merge_request(size_t count, shmemx_request_h **requests, '
+        'shmemx_request_h *merged)')]),
+]
+
+_REQ_AMO_GENERICS = [('fetch', 'extamotypes'), ('compare_swap', 'stdamotypes'),
+                     ('swap', 'extamotypes'), ('fetch_inc', 'stdamotypes'),
+                     ('fetch_add', 'stdamotypes'), ('fetch_and', 'bitamotypes'),
+                     ('fetch_or', 'bitamotypes'), ('fetch_xor', 'bitamotypes'),
+                     ('set', 'extamotypes'), ('inc', 'stdamotypes'), ('add', 'stdamotypes'),
+                     ('and', 'bitamotypes'), ('or', 'bitamotypes'), ('xor', 'bitamotypes')]
+
+_REQ_GENERICS = [
+    generic('shmemx_put_nbe', 'shmemx_{T}_put_nbe', 'stdrmatypes', ctx=True),
+    generic('shmemx_get_nbe', 'shmemx_{T}_get_nbe', 'stdrmatypes', ctx=True),
+    generic('shmemx_put_signal_nbe', 'shmemx_{T}_put_signal_nbe', 'stdrmatypes', ctx=True),
+] + [generic('shmemx_atomic_%s_nbe' % n, 'shmemx_{T}_atomic_%s_nbe' % n, t, ctx=True)
+     for n, t in _REQ_AMO_GENERICS]
+# ---- end of requests (issue 14)
+
 EXT_FAMILIES = [
     # ---------------------------------------------- requests (issue 14)
+    *_REQ_FAMILIES,
     # ----------------------------------------- active messages (issue 15)
     # ------------------------------ multi-threaded collectives (issue 15)
     # Every one of nthreads threads of every member calls with the same
@@ -968,6 +1062,7 @@ EXT_FAMILIES = [
 
 EXT_GENERICS = [
     # ---------------------------------------------- requests (issue 14)
+    *_REQ_GENERICS,
     # ------------------------------ multi-threaded collectives (issue 15)
     *[generic('shmemx_%s_reduce_mt' % op, 'shmemx_{T}_%s_reduce_mt' % op,
               ('teamreducetypes', op.upper()), arg=1)

@@ -114,6 +114,41 @@ uint64_t shoal_net_amo(struct shoal_net_ctx *ctx, int op, const void *dest, unsi
     return get_word(&out, size);
 }
 
+/* Posted, not waited for (nbi and request operations): the old value of
+ * a fetching operation lands in *fetch, the update at the target, by the
+ * next flush of the endpoint.  `fetch` NULL: a non-fetching operation
+ * (a set's reply goes to the worker's sink). */
+void ucx_post_amo(struct ucx_worker *w, int op, void *fetch, const void *dest, unsigned size,
+                  uint64_t value, uint64_t cond, int pe, const char *fn)
+{
+    ucp_ep_h ep = ucx_ep(w, pe, fn);
+    uint64_t ra;
+    ucp_rkey_h rk = ucx_target(w, pe, dest, &ra);
+    ucp_request_param_t p;
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+    p.datatype = ucp_dt_make_contig(size);
+    union word in;
+    if (op == SHOAL_AMO_SET)
+        op = SHOAL_AMO_SWAP;
+    if (!is_post(op)) {
+        p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        p.reply_buffer = fetch ? fetch : (void *)&w->sink;
+    }
+    if (op == SHOAL_AMO_CSWAP) {
+        /* The swap value goes in the reply buffer, the old value comes
+         * back there. */
+        put_word(&in, size, cond);
+        union word sw;
+        put_word(&sw, size, value);
+        memcpy(p.reply_buffer, &sw, size);
+    } else {
+        put_word(&in, size, op == SHOAL_AMO_FETCH ? 0 : value);
+    }
+    ucs_status_ptr_t r = ucp_atomic_op_nbx(ep, ucp_op[op], &in, 1, ra, rk, &p);
+    ucx_mark_dirty(w, pe);
+    ucx_forget(r, fn, pe, op_name(op));
+}
+
 void shoal_net_amo_nbi(struct shoal_net_ctx *ctx, int op, void *fetch, const void *dest,
                        unsigned size, uint64_t value, uint64_t cond, int pe, const char *fn)
 {
@@ -122,27 +157,7 @@ void shoal_net_amo_nbi(struct shoal_net_ctx *ctx, int op, void *fetch, const voi
         memcpy(fetch, &old, size); /* little-endian: the low bytes */
         return;
     }
-    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
-    ucp_ep_h ep = ucx_ep(w, pe, fn);
-    uint64_t ra;
-    ucp_rkey_h rk = ucx_target(w, pe, dest, &ra);
-    ucp_request_param_t p;
-    p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-    p.datatype = ucp_dt_make_contig(size);
-    /* The old value lands in *fetch itself by the next quiet. */
-    p.reply_buffer = fetch;
-    union word in;
-    if (op == SHOAL_AMO_CSWAP) {
-        put_word(&in, size, cond);
-        union word sw;
-        put_word(&sw, size, value);
-        memcpy(fetch, &sw, size);
-    } else {
-        put_word(&in, size, op == SHOAL_AMO_FETCH ? 0 : value);
-    }
-    ucs_status_ptr_t r = ucp_atomic_op_nbx(ep, ucp_op[op], &in, 1, ra, rk, &p);
-    ucx_mark_dirty(w, pe);
-    ucx_forget(r, fn, pe, op_name(op));
+    ucx_post_amo(ucx_ctx_worker(ctx, fn), op, fetch, dest, size, value, cond, pe, fn);
 }
 
 /* 1- and 2-byte AMOs: compare-and-swap on the enclosing aligned 32-bit

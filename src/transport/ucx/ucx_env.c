@@ -73,6 +73,10 @@ static int load(char *err, size_t errlen)
     else
         return bad(err, errlen, UCX_ENV_DEFAULT_CTX_WORKERS,
                    "shared, thread or a number from 1 to 4096");
+    long rw;
+    if (number(value(UCX_ENV_REQUEST_WORKERS), 1, 1024, &rw) < 0)
+        return bad(err, errlen, UCX_ENV_REQUEST_WORKERS, "a number from 1 to 1024");
+    ucx_cfg.request_workers = (int)rw;
     return 0;
 }
 

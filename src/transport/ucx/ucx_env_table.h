@@ -10,3 +10,7 @@ SHOAL_ENV(PROGRESS_INTERVAL_US, "SHOAL_PROGRESS_INTERVAL_US", NULL, UINT, "100",
 SHOAL_ENV(DEFAULT_CTX_WORKERS, "SHOAL_DEFAULT_CTX_WORKERS", NULL, STRING, "thread",
           "UCX, SHMEM_THREAD_MULTIPLE only: workers behind SHMEM_CTX_DEFAULT: shared (one for all "
           "threads), thread (one per thread) or a number N (threads share N round-robin)")
+SHOAL_ENV(
+    REQUEST_WORKERS, "SHOAL_REQUEST_WORKERS", NULL, UINT, "8",
+    "UCX: workers of the explicit non-blocking requests (shmemx _nbe): each request takes one "
+    "of its own while there are free ones, then requests share them round-robin (1 to 1024)")

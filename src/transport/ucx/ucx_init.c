@@ -336,6 +336,7 @@ void shoal_net_fini(void)
     }
     ucx_g.finalizing = 1;
     ucx_progress_thread_stop();
+    ucx_request_pool_fini();
     ucx_worker_pool_fini();
     if (ucx_g.target)
         ucp_worker_destroy(ucx_g.target);
@@ -393,4 +394,5 @@ void shoal_net_describe(FILE *f, const char *prefix, int initialized)
                                           : "0",
             ucx_g.sw_emulated ? "yes" : "no", ucx_g.progress_interval_us);
     ucx_describe_workers(f, prefix);
+    ucx_describe_requests(f, prefix);
 }

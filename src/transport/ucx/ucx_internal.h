@@ -67,6 +67,7 @@ struct ucx_config {
     int progress_thread; /* -1 auto, 0 off, 1 on */
     long progress_interval_us;
     int default_ctx_workers; /* enum ucx_dflt_policy or N > 0 */
+    int request_workers;     /* SHOAL_REQUEST_WORKERS: the request pool's size */
 };
 extern struct ucx_config ucx_cfg;
 
@@ -203,5 +204,22 @@ int ucx_progress_thread_start(void); /* at init: decides, then runs it or not */
 int ucx_progress_thread_run(void);
 void ucx_progress_thread_stop(void);
 void ucx_flush_worker(struct ucx_worker *w, const char *fn);
+
+/* Posted operations, not waited for (nbi and request operations): their
+ * completion comes with a flush of the endpoint (ucx_rma.c, ucx_amo.c). */
+void ucx_post_put(struct ucx_worker *w, void *dest, const void *src, size_t n, int pe,
+                  const char *fn);
+void ucx_post_get(struct ucx_worker *w, void *dest, const void *src, size_t n, int pe,
+                  const char *fn);
+void ucx_post_amo(struct ucx_worker *w, int op, void *fetch, const void *dest, unsigned size,
+                  uint64_t value, uint64_t cond, int pe, const char *fn);
+
+/* ucx_request.c: the workers of explicit non-blocking requests. */
+void ucx_request_pool_fini(void);
+void ucx_describe_requests(FILE *f, const char *prefix);
+/* The progress thread's share while the application computes: progress
+ * the request workers held by requests with operations outstanding (MULTI
+ * workers only); 1 when there were some. */
+int ucx_request_progress(void);
 
 #endif

@@ -166,19 +166,25 @@ static void *progress_main(void *arg)
          * only between sleeps, so requests would wait for it. */
         int app_active = now != seen && !ucx_g.hooks->waiters_asleep();
         seen = now;
+        /* Requests with operations in flight (a large put of an _nbe
+         * request overlapping computation) need their initiator worker
+         * moved too: then the thread polls instead of sleeping on the
+         * target's events. */
+        int req_busy = 0;
         if (!app_active) {
             unsigned did = 0, k;
             while ((k = ucp_worker_progress(ucx_g.target)) != 0)
                 did += k;
             if (did)
                 wake_local_waiters();
+            req_busy = ucx_request_progress();
         }
         if (ns <= 0) {
             sched_yield();
             continue;
         }
         struct timespec ts = {ns / 1000000000, ns % 1000000000};
-        if (app_active || efd < 0) {
+        if (app_active || efd < 0 || req_busy) {
             nanosleep(&ts, NULL);
         } else {
             if (ucp_worker_arm(ucx_g.target) == UCS_ERR_BUSY)

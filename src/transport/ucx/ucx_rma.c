@@ -29,10 +29,11 @@ void ucx_mark_dirty_slow(struct ucx_worker *w, int pe)
         pthread_mutex_unlock(&w->wire_lock);
 }
 
-void shoal_net_put(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe,
-                   int nbi, const char *fn)
+/* Posted, not waited for: remote completion comes with a flush of the
+ * endpoint (quiet, or the request's test). */
+void ucx_post_put(struct ucx_worker *w, void *dest, const void *src, size_t n, int pe,
+                  const char *fn)
 {
-    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
     ucp_ep_h ep = ucx_ep(w, pe, fn);
     uint64_t ra;
     ucp_rkey_h rk = ucx_target(w, pe, dest, &ra);
@@ -40,28 +41,54 @@ void shoal_net_put(struct shoal_net_ctx *ctx, void *dest, const void *src, size_
     p.op_attr_mask = 0;
     ucs_status_ptr_t r = ucp_put_nbx(ep, src, n, ra, rk, &p);
     mark_dirty(w, pe);
-    if (nbi)
-        ucx_forget(r, fn, pe, "put");
-    else
-        ucx_wait(w, r, fn, pe, "put");
+    ucx_forget(r, fn, pe, "put");
 }
 
-void shoal_net_get(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe,
-                   int nbi, const char *fn)
+void ucx_post_get(struct ucx_worker *w, void *dest, const void *src, size_t n, int pe,
+                  const char *fn)
 {
-    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
     ucp_ep_h ep = ucx_ep(w, pe, fn);
     uint64_t ra;
     ucp_rkey_h rk = ucx_target(w, pe, src, &ra);
     ucp_request_param_t p;
     p.op_attr_mask = 0;
     ucs_status_ptr_t r = ucp_get_nbx(ep, dest, n, ra, rk, &p);
+    mark_dirty(w, pe);
+    ucx_forget(r, fn, pe, "get");
+}
+
+void shoal_net_put(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe,
+                   int nbi, const char *fn)
+{
+    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
     if (nbi) {
-        mark_dirty(w, pe);
-        ucx_forget(r, fn, pe, "get");
-    } else {
-        ucx_wait(w, r, fn, pe, "get");
+        ucx_post_put(w, dest, src, n, pe, fn);
+        return;
     }
+    ucp_ep_h ep = ucx_ep(w, pe, fn);
+    uint64_t ra;
+    ucp_rkey_h rk = ucx_target(w, pe, dest, &ra);
+    ucp_request_param_t p;
+    p.op_attr_mask = 0;
+    ucs_status_ptr_t r = ucp_put_nbx(ep, src, n, ra, rk, &p);
+    mark_dirty(w, pe);
+    ucx_wait(w, r, fn, pe, "put");
+}
+
+void shoal_net_get(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe,
+                   int nbi, const char *fn)
+{
+    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
+    if (nbi) {
+        ucx_post_get(w, dest, src, n, pe, fn);
+        return;
+    }
+    ucp_ep_h ep = ucx_ep(w, pe, fn);
+    uint64_t ra;
+    ucp_rkey_h rk = ucx_target(w, pe, src, &ra);
+    ucp_request_param_t p;
+    p.op_attr_mask = 0;
+    ucx_wait(w, ucp_get_nbx(ep, dest, n, ra, rk, &p), fn, pe, "get");
 }
 
 /* On a MULTI worker, flushes are serialized (flush_lock): a quiet that

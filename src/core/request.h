@@ -1,0 +1,163 @@
+/* core/request.h — explicit non-blocking operations with request handles
+ * (shmemx _nbe, docs/requests.md).  A request is a core object that
+ * carries the transport's part (struct shoal_net_req, core/net.h: on UCX a
+ * worker of the request pool) and, after shmemx_merge_request, the
+ * requests merged into it.  It is complete when its own network part is,
+ * when every request merged into it is, and when no operation of another
+ * engine that joined it (shoal_request_add_pending) is still pending.
+ *
+ * On this node an operation completes at issue (load/store, CPU atomics):
+ * it only makes sure the handle is live.  Over the network it is posted on
+ * the request's resource.  Requests come from a per-thread free list, so
+ * threads with their own requests share no lock on the path that issues,
+ * tests or waits for them.
+ *
+ * May call: core (state, errors, the addressing of ops.h), the shm
+ * transport, and the network through core/net.h. */
+#ifndef SHOAL_CORE_REQUEST_H
+#define SHOAL_CORE_REQUEST_H
+
+#include <shmemx.h>
+
+#include "core/error.h"
+#include "core/net.h"
+#include "core/state.h"
+
+#define SHOAL_REQ_LIVE 0x5e9e5701u
+#define SHOAL_REQ_MERGED 0x5e9e5702u /* merged into another: the handle is spent */
+#define SHOAL_REQ_FREE 0x5e9e5700u
+
+struct shmemx_request {
+    uint32_t magic;
+    int net_used;                     /* its network part is set up (at its first use) */
+    int waiting;                      /* SHMEM_DEBUG: a thread waits on it (atomic) */
+    unsigned long pending;            /* operations of other engines not yet done (atomic) */
+    int failed;                       /* one of them failed (atomic) */
+    struct shmemx_request *merged;    /* the requests merged into this one (flat list) */
+    struct shmemx_request *next;      /* in a merged list, or a free list */
+    _Alignas(16) unsigned char net[]; /* struct shoal_net_req (shoal_net_req_size bytes) */
+};
+
+/* Set at the first request operation that goes through the network: from
+ * then on quiet and fence also cover the request workers (ops.c). */
+extern int shoal_request_net_used;
+
+/* The first network operation of a request sets up its network part (a
+ * request that stays on this node never touches it). */
+void shoal_request_net_begin(struct shmemx_request *r);
+
+/* r's network part, for an operation that goes through the network. */
+static inline struct shoal_net_req *shoal_request_net(struct shmemx_request *r)
+{
+    if (SHOAL_UNLIKELY(!r->net_used))
+        shoal_request_net_begin(r);
+    return (struct shoal_net_req *)(void *)r->net;
+}
+
+/* The slow paths of shoal_request_join: a new request, and the checks of
+ * a handle that is not live (or any handle under SHMEM_DEBUG). */
+struct shmemx_request *shoal_request_new(const char *fn);
+struct shmemx_request *shoal_request_check(shmemx_request_h h, const char *fn, const char *arg);
+_Noreturn void shoal_request_err_null(const char *fn, const char *arg);
+
+/* The calling thread's free list (request.c), inline on the paths that
+ * start and end a request.  initial-exec TLS: the general model costs a
+ * call into the dynamic linker at each access.  `generation` is the
+ * library's at the time the list was filled: a list from before the last
+ * finalize is stale (its chunks are gone). */
+struct shoal_request_tls {
+    struct shmemx_request *free;
+    unsigned generation;
+};
+extern __thread struct shoal_request_tls shoal_request_tl
+    __attribute__((tls_model("initial-exec")));
+extern unsigned shoal_request_generation;
+
+/* A fresh request from the list, or NULL (then shoal_request_new). */
+static inline struct shmemx_request *shoal_request_pop(void)
+{
+    struct shmemx_request *r = shoal_request_tl.free;
+    if (SHOAL_UNLIKELY(!r || shoal_request_tl.generation !=
+                                 __atomic_load_n(&shoal_request_generation, __ATOMIC_RELAXED)))
+        return NULL;
+    shoal_request_tl.free = r->next;
+    r->net_used = 0;
+    r->waiting = 0;
+    r->pending = 0;
+    r->failed = 0;
+    r->merged = r->next = NULL;
+    __atomic_store_n(&r->magic, SHOAL_REQ_LIVE, __ATOMIC_RELEASE);
+    return r;
+}
+
+/* A complete request whose network part is released back to the list. */
+static inline void shoal_request_push(struct shmemx_request *r)
+{
+    __atomic_store_n(&r->magic, SHOAL_REQ_FREE, __ATOMIC_RELEASE);
+    if (shoal_request_tl.generation != __atomic_load_n(&shoal_request_generation, __ATOMIC_RELAXED))
+        return;
+    r->next = shoal_request_tl.free;
+    shoal_request_tl.free = r;
+}
+
+/* wait's fast path: a request with only on-node operations (complete at
+ * issue) is freed at once.  1 when done, 0: take the full path. */
+static inline int shoal_request_wait_fast(shmemx_request_h *req)
+{
+    struct shmemx_request *r;
+    /* (SHMEM_DEBUG first: it checks that a handle is ours before reading it) */
+    if (SHOAL_UNLIKELY(shoal_g.debug || !req || !(r = *req) || r->magic != SHOAL_REQ_LIVE ||
+                       r->net_used || r->merged || __atomic_load_n(&r->pending, __ATOMIC_ACQUIRE)))
+        return 0;
+    *req = SHMEMX_REQUEST_NULL;
+    shoal_request_push(r);
+    return 1;
+}
+
+/* The request an operation joins: *req, or a new one when *req is
+ * SHMEMX_REQUEST_NULL (stored back into *req). */
+static inline struct shmemx_request *shoal_request_join(shmemx_request_h *req, const char *fn)
+{
+    if (SHOAL_UNLIKELY(req == NULL))
+        shoal_request_err_null(fn, "req");
+    struct shmemx_request *r = *req;
+    if (r == NULL) {
+        r = shoal_request_pop();
+        return *req = SHOAL_LIKELY(r != NULL) ? r : shoal_request_new(fn);
+    }
+    if (SHOAL_UNLIKELY(shoal_g.debug || r->magic != SHOAL_REQ_LIVE))
+        return shoal_request_check(r, fn, "req");
+    return r;
+}
+
+/* ---- The internal entry point for other engines (active messages, a
+ * copy thread): one more operation of request `r`, completed later by
+ * shoal_request_op_done(r, status) from any thread (status 0: success).
+ * Until then test reports r incomplete and wait keeps the network
+ * progressing (shoal_net_progress).  A failed operation makes test return
+ * nonzero and wait end the job with the routine's name. */
+static inline void shoal_request_add_pending(struct shmemx_request *r)
+{
+    __atomic_fetch_add(&r->pending, 1, __ATOMIC_RELAXED);
+}
+static inline void shoal_request_op_done(struct shmemx_request *r, int status)
+{
+    if (status)
+        __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_sub(&r->pending, 1, __ATOMIC_RELEASE);
+}
+
+/* The routines of shmemx.h (request.c). */
+int shoal_request_alloc(const shmemx_request_params_t *params, shmemx_request_h *req,
+                        const char *fn);
+void shoal_request_free(shmemx_request_h *req, const char *fn);
+int shoal_request_test(shmemx_request_h *req, int *done, const char *fn);
+void shoal_request_wait(shmemx_request_h *req, const char *fn);
+void shoal_request_waitall(size_t n, shmemx_request_h *reqs, const char *fn);
+size_t shoal_request_waitany(size_t n, shmemx_request_h *reqs, const char *fn);
+int shoal_request_merge(size_t count, shmemx_request_h **requests, shmemx_request_h *merged,
+                        const char *fn);
+/* At the last finalize, after the network is gone: drop every request. */
+void shoal_request_teardown(void);
+
+#endif
