@@ -5,6 +5,8 @@
  * weakly ordered CPUs) and complete the network side. */
 #include "core/ops.h"
 
+#include "core/am.h"
+
 /* [lo, hi) byte extent of nblocks blocks of bsize elements, stride apart. */
 static void extent(ptrdiff_t stride, size_t bsize, size_t nblocks, size_t elem, ptrdiff_t *lo,
                    ptrdiff_t *hi)
@@ -113,6 +115,8 @@ void shoal_quiet(shmem_ctx_t ctx, const char *fn)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (ctx->net)
         shoal_net_quiet(ctx->net);
+    /* A thread in quiet is inside Shoal: it runs pending handlers. */
+    shoal_am_serve(fn);
 }
 
 void shoal_pe_quiet(shmem_ctx_t ctx, const int *pes, size_t npes, const char *fn)

@@ -14,7 +14,8 @@
  * cycle, describe), ucx_worker_pool.c (workers, pools, the default
  * context's per-thread workers), ucx_ep.c (lazy endpoints and rkeys, error
  * callback), ucx_rma.c (put/get, fence/quiet), ucx_amo.c (atomics),
- * ucx_progress.c (waits on requests, progress, the progress thread). */
+ * ucx_progress.c (waits on requests, progress, the progress thread),
+ * ucx_am.c (active messages: ucp_am_send_nbx, the target's receive handler). */
 #ifndef SHOAL_UCX_INTERNAL_H
 #define SHOAL_UCX_INTERNAL_H
 
@@ -203,5 +204,9 @@ int ucx_progress_thread_start(void); /* at init: decides, then runs it or not */
 int ucx_progress_thread_run(void);
 void ucx_progress_thread_stop(void);
 void ucx_flush_worker(struct ucx_worker *w, const char *fn);
+
+/* ucx_am.c: active messages arrive at the target worker (its receive
+ * handler hands them to core through the am_arrived hook). */
+int ucx_am_setup(char *err, size_t errlen);
 
 #endif

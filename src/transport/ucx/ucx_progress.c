@@ -172,6 +172,9 @@ static void *progress_main(void *arg)
                 did += k;
             if (did)
                 wake_local_waiters();
+            /* Handlers of active messages, where core allows it here. */
+            if (ucx_g.hooks->am_run)
+                ucx_g.hooks->am_run();
         }
         if (ns <= 0) {
             sched_yield();
