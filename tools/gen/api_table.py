@@ -257,6 +257,13 @@ SECTIONS = [
     'Profiling interface',
 ]
 
+# Sections of Shoal's extensions (shmemx.h), in the order they are printed.
+EXT_SECTIONS = [
+    'Requests: explicit non-blocking operations (shmemx)',
+    'Active messages (shmemx)',
+    'Multi-threaded collectives (shmemx)',
+]
+
 # ------------------------------------------------------------ form helpers
 #
 # A prototype pattern is 'RET NAME(PARAMS)' as the spec prints it.  In typed
@@ -289,11 +296,21 @@ def single(proto, type=None, noreturn=False, esize=None):
 
 
 def family(section, name, forms, since, ctx=False, deprecated=False, impl='hand', body=None,
-           extra=False):
+           extra=False, ext=False, includes=()):
     assert impl in ('hand', 'gen', 'coll'), impl
-    assert section in SECTIONS, section
+    assert section in (EXT_SECTIONS if ext else SECTIONS), section
     return {'section': section, 'name': name, 'forms': forms, 'since': since, 'ctx': ctx,
-            'deprecated': deprecated, 'impl': impl, 'body': body, 'extra': extra}
+            'deprecated': deprecated, 'impl': impl, 'body': body, 'extra': extra, 'ext': ext,
+            'includes': tuple(includes)}
+
+
+def ext_family(section, name, forms, ctx=False, impl='hand', body=None, includes=()):
+    """A Shoal extension family (shmemx.h): routine names start with
+    shmemx_, ctx twins are shmemx_ctx_X, `since` is the Shoal version that
+    added it.  `includes` are internal headers its generated wrappers need
+    (e.g. 'core/request.h')."""
+    return family(section, name, forms, 'Shoal', ctx=ctx, impl=impl, body=body, ext=True,
+                  includes=includes)
 
 
 # ---------------------------------------------------------------- families
@@ -903,6 +920,37 @@ GENERICS = [
     generic('shmem_test_some_vector', 'shmem_{T}_test_some_vector', _P2P_GENERIC_TYPES),
 ]
 
+
+# ------------------------------------------------------------- extensions
+#
+# Shoal's extensions, declared like the standard families and generics
+# above and emitted into shmemx.h (prototypes, pshmemx_ profiling twins,
+# C11 generics, C++ overloads) with generated wrappers.  Their names start
+# with shmemx_; they are checked not to be in the spec list.  Each feature
+# keeps its own block.
+
+S_X_REQ, S_X_AM, S_X_MT = EXT_SECTIONS
+
+EXT_FAMILIES = [
+    # ---------------------------------------------- requests (issue 14)
+    # ----------------------------------------- active messages (issue 15)
+    # Hand-written in src/api/shmemx_am.c (argument checks, then core/am.h);
+    # the types and constants are in include/shmemx.h.in.
+    ext_family(S_X_AM, 'shmemx_am_register', [
+        single('int shmemx_am_register(int tag, shmemx_am_handler_t handler, void *arg)')]),
+    ext_family(S_X_AM, 'shmemx_am_unregister', [single('int shmemx_am_unregister(int tag)')]),
+    ext_family(S_X_AM, 'shmemx_am_send', [
+        single('void shmemx_am_send(shmem_ctx_t ctx, int pe, int tag, const void *payload, '
+               'size_t len)')]),
+    ext_family(S_X_AM, 'shmemx_am_poll', [single('size_t shmemx_am_poll(void)')]),
+    ext_family(S_X_AM, 'shmemx_am_quiet', [single('void shmemx_am_quiet(shmem_ctx_t ctx)')]),
+    # ------------------------------ multi-threaded collectives (issue 15)
+]
+
+EXT_GENERICS = [
+    # ---------------------------------------------- requests (issue 14)
+    # ------------------------------ multi-threaded collectives (issue 15)
+]
 
 # ----------------------------------------------------------------- helpers
 

@@ -7,7 +7,8 @@
                [--generics tools/gen/spec/generics-1.6.txt]
 
 writes  INCLUDE/shmem.h, shmemx.h, pshmem.h, mpp/shmem.h, mpp/shmemx.h
-                  from the C templates include/*.h.in
+                  from the C templates include/*.h.in (shmemx.h with the
+                  table's extension families and generics)
         SRC/api_<area>_<family>.c   one per family (pshmem_X definitions +
                   weak shmem_X aliases), from tools/gen/templates/api_family.c.in
         SRC/shoal_types.h   the type tables as X-macros for src/coll
@@ -62,6 +63,7 @@ class Routine:
         self.ctx = ctx              # a ctx twin
         self.deprecated = fam['deprecated']
         self.extra = fam['extra']   # beyond the 1.6 list
+        self.ext = fam['ext']       # a Shoal extension (shmemx.h)
         self.noreturn = form.get('noreturn', False)
         self.impl = fam['impl']
 
@@ -123,8 +125,9 @@ def _split(proto):
 
 
 def _ctx_twin(name, params):
-    assert name.startswith('shmem_'), name
-    cname = 'shmem_ctx_' + name[len('shmem_'):]
+    prefix = 'shmemx_' if name.startswith('shmemx_') else 'shmem_'
+    assert name.startswith(prefix), name
+    cname = prefix + 'ctx_' + name[len(prefix):]
     cparams = 'shmem_ctx_t ctx' if params.strip() == 'void' else 'shmem_ctx_t ctx, ' + params
     return cname, cparams
 
@@ -156,8 +159,9 @@ def expand_family(fam):
 
 
 def all_routines():
+    """Every routine: the standard families' then the extensions'."""
     out = []
-    for fam in T.FAMILIES:
+    for fam in T.FAMILIES + T.EXT_FAMILIES:
         out.extend(expand_family(fam))
     return out
 
@@ -205,6 +209,8 @@ def generic_targets(g, aliases=None):
 
 ALL = all_routines()
 BY_NAME = {r.name: r for r in ALL}
+STD = [r for r in ALL if not r.ext]   # shmem.h, pshmem.h
+EXT = [r for r in ALL if r.ext]       # shmemx.h
 
 # ------------------------------------------------------------------ check
 
@@ -223,7 +229,7 @@ def check_against_spec(symbols_tsv, generics_txt):
                 spec.append(dict(zip(header, line.rstrip('\n').split('\t'))))
     by_sym = {row['symbol']: row for row in spec}
     mine = {}
-    for r in ALL:
+    for r in STD:
         if r.name in mine:
             errors.append('duplicate routine %s' % r.name)
         mine[r.name] = r
@@ -248,8 +254,9 @@ def check_against_spec(symbols_tsv, generics_txt):
             errors.append('%s: family %r, spec %r' % (name, r.family['name'], row['family']))
         if (row['deprecated'] == 'deprecated') != r.deprecated:
             errors.append('%s: deprecated flag differs from the spec' % name)
-    if not errors and [r.name for r in ALL if not r.extra] != [row['symbol'] for row in spec]:
+    if not errors and [r.name for r in STD if not r.extra] != [row['symbol'] for row in spec]:
         errors.append('routine order differs from the spec list')
+    errors += check_extensions(by_sym, mine)
     # Generic names.
     with open(generics_txt) as f:
         spec_generics = [l.strip() for l in f if l.strip()]
@@ -257,9 +264,37 @@ def check_against_spec(symbols_tsv, generics_txt):
     if sorted(ours) != sorted(spec_generics) or len(set(ours)) != len(ours):
         errors.append('generic names differ: missing %s, extra %s' % (
             sorted(set(spec_generics) - set(ours)), sorted(set(ours) - set(spec_generics))))
-    # Every generic target exists; every non-deprecated typed routine of a
-    # generic's family is reachable (before deduplication).
-    for g in T.GENERICS:
+    errors += check_generics(T.GENERICS)
+    return errors, len(spec)
+
+
+def check_extensions(by_sym, std):
+    """Extension routines are shmemx_ names, unique, outside the spec list;
+    their generic names are shmemx_ names too, outside the spec's."""
+    errors = []
+    seen = set()
+    for r in EXT:
+        if not r.name.startswith('shmemx_'):
+            errors.append('extension routine %s does not start with shmemx_' % r.name)
+        if r.name in seen or r.name in std:
+            errors.append('duplicate routine %s' % r.name)
+        if r.name in by_sym:
+            errors.append('extension routine %s is in the spec list' % r.name)
+        seen.add(r.name)
+    names = [g['name'] for g in T.GENERICS + T.EXT_GENERICS]
+    for g in T.EXT_GENERICS:
+        if not g['name'].startswith('shmemx_'):
+            errors.append('extension generic %s does not start with shmemx_' % g['name'])
+        if names.count(g['name']) > 1:
+            errors.append('duplicate generic name %s' % g['name'])
+    return errors + check_generics(T.EXT_GENERICS)
+
+
+def check_generics(generics):
+    """Every generic target exists; every non-deprecated typed routine of a
+    generic's family is reachable (before deduplication)."""
+    errors = []
+    for g in generics:
         if g['special']:
             if g['routine'] not in BY_NAME or g['function'] not in BY_NAME:
                 errors.append('generic %s: unknown routine' % g['name'])
@@ -276,7 +311,7 @@ def check_against_spec(symbols_tsv, generics_txt):
             got = {rn for _, rn in generic_targets(g)}
             if not want <= got:
                 errors.append('generic %s misses %s' % (g['name'], sorted(want - got)))
-    return errors, len(spec)
+    return errors
 
 # -------------------------------------------------------------- templates
 #
@@ -375,6 +410,8 @@ def _prototype_block(routines, twin=False):
             family = r.family['name']
             f = r.family
             note = 'since %s' % f['since']
+            if f['ext']:
+                note = 'Shoal extension'
             if f['deprecated']:
                 note += ', deprecated'
             if f['extra']:
@@ -409,10 +446,10 @@ def gen_shmem_h(version, aliases):
         'SHOAL_CONSTANTS': '\n'.join(consts),
         'SHOAL_DEPRECATED_CONSTANTS': '\n'.join(_c_define(n, n[1:])
                                                 for n in T.DEPRECATED_CONSTANT_ALIASES),
-        'SHOAL_PROTOTYPES': _prototype_block(ALL),
+        'SHOAL_PROTOTYPES': _prototype_block(STD),
         'SHOAL_C11_TYPE_ASSERTS': c11_type_asserts(aliases),
         'SHOAL_C11_GENERICS': '\n\n'.join(_generic_macro(g, aliases) for g in T.GENERICS),
-        'SHOAL_CXX_OVERLOADS': cxx_overloads(aliases),
+        'SHOAL_CXX_OVERLOADS': cxx_overloads(T.GENERICS, aliases),
     }, values={
         'SHOAL_SPEC_MAJOR': T.SPEC_MAJOR, 'SHOAL_SPEC_MINOR': T.SPEC_MINOR,
         'SHOAL_VERSION': version, 'SHOAL_VERSION_MAJOR': major,
@@ -496,9 +533,9 @@ def _cxx_overload(name, r):
                           (r.ret, name, params, ret, r.name, args))
 
 
-def cxx_overloads(aliases):
+def cxx_overloads(generics, aliases):
     out = []
-    for g in T.GENERICS:
+    for g in generics:
         if out:
             out.append('')
         out.append('/* %s */' % g['name'])
@@ -526,19 +563,32 @@ def cxx_overloads(aliases):
 
 def gen_pshmem_h():
     return fill_file('pshmem.h', 'include/pshmem.h.in', blocks={
-        'SHOAL_PROTOTYPES': _prototype_block(ALL, twin=True),
+        'SHOAL_PROTOTYPES': _prototype_block(STD, twin=True),
+    })
+
+
+def gen_shmemx_h(aliases):
+    """shmemx.h: the hand-written extensions of the template plus the
+    table's extension families: prototypes, their pshmemx_ twins, C11
+    generics and C++ overloads."""
+    return fill_file('shmemx.h', 'include/shmemx.h.in', blocks={
+        'SHOAL_X_PROTOTYPES': _prototype_block(EXT),
+        'SHOAL_X_PROFILING': _prototype_block(EXT, twin=True),
+        'SHOAL_X_C11_GENERICS': '\n\n'.join(_generic_macro(g, aliases)
+                                              for g in T.EXT_GENERICS),
+        'SHOAL_X_CXX_OVERLOADS': cxx_overloads(T.EXT_GENERICS, aliases),
     })
 
 
 def gen_plain_header(name):
-    """shmemx.h and mpp/*.h: templates with a banner only."""
+    """mpp/*.h: templates with a banner only."""
     return fill_file(name, 'include/%s.in' % name)
 
 
 HEADERS = {
     'shmem.h': lambda a: gen_shmem_h(a.version, a.alias_map),
     'pshmem.h': lambda a: gen_pshmem_h(),
-    'shmemx.h': lambda a: gen_plain_header('shmemx.h'),
+    'shmemx.h': lambda a: gen_shmemx_h(a.alias_map),
     'mpp/shmem.h': lambda a: gen_plain_header('mpp/shmem.h'),
     'mpp/shmemx.h': lambda a: gen_plain_header('mpp/shmemx.h'),
 }
@@ -605,6 +655,10 @@ AREAS = {
 }
 
 
+# The extensions' areas: api_x_<area>_<family>.c.
+EXT_AREAS = dict(zip(T.EXT_SECTIONS, ('req', 'am', 'mt')))
+
+
 def _slug(s):
     return re.sub(r'[^a-z0-9]+', '_', s.lower()).strip('_')
 
@@ -619,11 +673,13 @@ def source_file(fam):
     name without shmem_ (and atomic_); api_<area>_deprecated.c for every
     deprecated family of the area."""
     area = AREAS.get(fam['section']) or _slug(fam['section'])
+    if fam['ext']:
+        area = 'x_' + EXT_AREAS[fam['section']]
     if fam['deprecated']:
         stem = 'deprecated'
     else:
         stem = fam['name'].split(',')[0].strip()
-        for prefix in ('shmem_', 'atomic_'):
+        for prefix in ('shmemx_', 'shmem_', 'atomic_'):
             if stem.startswith(prefix):
                 stem = stem[len(prefix):]
         stem = _slug(stem)
@@ -681,9 +737,13 @@ def gen_source(fname, routines):
             r.decl(r.twin), body, r.name, r.twin))
     bits = [fill('tools/gen/templates/amo_bits.c.in', values={'TN': tn, 'TYPE': T.c_type(tn)})
             for tn in amo_types]
+    includes = ['coll/coll.h'] if any(f['impl'] == 'coll' for f in fams) else []
+    for f in fams:
+        includes += [h for h in f['includes'] if h not in includes]
+    if any(f['ext'] for f in fams):
+        includes.insert(0, 'shmemx.h')
     return fill_file(fname, 'tools/gen/templates/api_family.c.in', blocks={
-        'SHOAL_COLL_INCLUDE': ('#include "coll/coll.h"'
-                               if any(f['impl'] == 'coll' for f in fams) else ''),
+        'SHOAL_INCLUDES': '\n'.join('#include "%s"' % h for h in includes),
         'SHOAL_DEFINITIONS': '\n'.join(bits + ['\n\n'.join(wrappers)]),
     }, values={'SHOAL_FAMILIES': ', '.join(f['name'] for f in fams)})
 
@@ -742,10 +802,11 @@ def main():
                 os.remove(os.path.join(a.src_dir, old))
     if a.stamp:
         write(a.stamp, 'ok\n')
-    nextra = sum(1 for r in ALL if r.extra)
+    nextra = sum(1 for r in STD if r.extra)
     print('gen_api: %d routines match the spec list (%d symbols), %d beyond it; %d generic '
-          'names; %d wrappers generated' % (len(ALL) - nextra, nspec, nextra, len(T.GENERICS),
-                                            nwrap))
+          'names; %d extension routines, %d extension generics; %d wrappers generated'
+          % (len(STD) - nextra, nspec, nextra, len(T.GENERICS), len(EXT), len(T.EXT_GENERICS),
+             nwrap))
     return 0
 
 
