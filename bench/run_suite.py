@@ -73,6 +73,7 @@ class Bench:
     floors: dict = field(default_factory=dict)      # metric -> its floor metric (same job)
     floor_targets: tuple = ()     # latencies whose 8-byte figure has the floor target
     about: str = ""
+    shoal_only: bool = False      # uses shmemx.h: built and run with Shoal only
 
 
 # The suite.  Full runs use each benchmark's own defaults (its sizes,
@@ -135,6 +136,23 @@ SUITE = {
         about="Collectives latency on SHMEM_TEAM_WORLD (barrier, team sync, broadcast, "
               "sum reduction, alltoall, fcollect) next to the 8-byte put latency measured "
               "in the same run."),
+    # Active messages (shmemx_am_*, Shoal only): the baselines are measured in
+    # the same job (a mutex around the send path; put-with-signal ping-pong).
+    "am_rate": Bench(
+        csv=True, threads=True, fixed_pes=2, shoal_only=True,
+        headline=[("am_rate", 8), ("am_rate_serialized", 8)],
+        about="Active-message injection rate of T threads of PE 0 (one private context "
+              "each) to PE 1, next to the same traffic with every send inside one mutex."),
+    "am_fairness": Bench(
+        csv=True, threads=True, fixed_pes=2, shoal_only=True,
+        headline=[("am_share_min", 16), ("am_share_max", 16)],
+        about="Share of the active-message handlers that each of T threads of PE 1, all "
+              "waiting in shmem_wait_until, ran (min and max, %)."),
+    "am_latency": Bench(
+        csv=True, fixed_pes=2, shoal_only=True,
+        headline=[("am_latency", 8), ("put_signal_latency", 8)],
+        about="Ping-pong through active-message handlers (the answer sent from inside the "
+              "handler) next to put-with-signal + signal_wait_until ping-pong."),
 }
 # A bench/*.c missing from SUITE still runs (with --smoke, pass/fail only).
 UNLISTED = Bench(args=["--smoke"], about="Not in the suite table: run with --smoke, "
@@ -418,6 +436,8 @@ def build_all(impls, benches, outdir, jobs):
         d = outdir / "build" / impl.name
         d.mkdir(parents=True, exist_ok=True)
         for b in benches + ["finalize_probe"]:
+            if SUITE.get(b, UNLISTED).shoal_only and impl.name != "shoal":
+                continue
             src = probe_src if b == "finalize_probe" else BENCH_DIR / f"{b}.c"
             tasks.append((impl, b, src, d / b, d / f"{b}.log"))
 
@@ -513,6 +533,8 @@ def plan_jobs(args, impls, benches, built, outdir):
     for r in range(1, args.rounds + 1):
         for b, c, t, base, npes, a in combos:
             for impl in impls:
+                if SUITE.get(b, UNLISTED).shoal_only and impl.name != "shoal":
+                    continue
                 j = Job(len(jobs) + 1, r, b, impl, c, t, base, npes, a)
                 j.stem = f"r{r}.{b}.{c or 'none'}.T{t or 1}.p{npes}.{impl.name}"
                 j.log = f"logs/{j.stem}.err"

@@ -69,6 +69,7 @@ void shoal_am_init(void)
 {
     /* The area is in a fresh memfd (zeros: every ring slot free, every
      * lane and counter idle); only the flag is left to set. */
+    shoal_am_ovf_init();
     __atomic_store_n(&shoal_am_live, 1, __ATOMIC_RELEASE);
 }
 
@@ -138,26 +139,10 @@ void shoal_am_done(int src, unsigned ctr, const char *fn)
 
 /* --------------------------------------------------------- on-node path */
 
-struct slot_q {
-    struct shoal_am_ring *r;
-    uint64_t pos;
-};
-
-static int slot_free(void *p)
+static void fill(struct shoal_am_ring *r, uint64_t pos, const struct shoal_am_slot *hdr,
+                 const void *payload)
 {
-    const struct slot_q *q = p;
-    return shoal_am_slot_free(q->r, q->pos);
-}
-
-/* Appends a message to the ring of the PE in node slot `tslot` (the one
- * atomic: the position); waits (running handlers) while the ring is full. */
-static void post(int tslot, const struct shoal_am_slot *hdr, const void *payload, const char *fn)
-{
-    struct shoal_am_ring *r = &shoal_am_area_of_slot(tslot)->ring;
-    struct slot_q q = {r, shoal_am_ring_claim(r)};
-    if (SHOAL_UNLIKELY(!slot_free(&q)))
-        am_wait(tslot, slot_free, &q, r, fn);
-    struct shoal_am_slot *s = shoal_am_ring_slot(r, q.pos);
+    struct shoal_am_slot *s = shoal_am_ring_slot(r, pos);
     s->len = hdr->len;
     s->tag = hdr->tag;
     s->src = hdr->src;
@@ -166,8 +151,82 @@ static void post(int tslot, const struct shoal_am_slot *hdr, const void *payload
     s->lane = hdr->lane;
     if (hdr->kind == SHOAL_AM_K_INLINE && hdr->len)
         memcpy(s->payload, payload, hdr->len);
-    shoal_am_ring_publish(r, q.pos);
+    shoal_am_ring_publish(r, pos);
+}
+
+/* The one atomic of an inline send: taking the position. */
+int shoal_am_try_post(int tslot, const struct shoal_am_slot *hdr, const void *payload)
+{
+    struct shoal_am_ring *r = &shoal_am_area_of_slot(tslot)->ring;
+    struct shoal_am_slot h = *hdr;
+    struct shoal_am_area *me = shoal_am_my_area();
+    if (h.kind == SHOAL_AM_K_LANE) {
+        int lane = shoal_am_lane_take(me);
+        if (lane < 0)
+            return 0;
+        h.lane = (uint8_t)lane;
+    }
+    uint64_t pos;
+    if (!shoal_am_ring_claim(r, &pos)) {
+        if (h.kind == SHOAL_AM_K_LANE)
+            shoal_am_lane_give_back(me, h.lane);
+        return 0;
+    }
+    if (h.kind == SHOAL_AM_K_LANE)
+        memcpy(me->lanes[h.lane].data, payload, h.len);
+    fill(r, pos, &h, payload);
     shoal_bell_ring_if_armed(&shoal_ctl_of_slot(tslot)->bell);
+    return 1;
+}
+
+struct post_q {
+    int tslot, done;
+    const struct shoal_am_slot *hdr;
+    const void *payload;
+};
+
+static int posted(void *p)
+{
+    struct post_q *q = p;
+    return q->done || (q->done = !shoal_am_ovf_busy(q->tslot) &&
+                                 shoal_am_try_post(q->tslot, q->hdr, q->payload));
+}
+
+/* An inline or staged message: into the ring now if there is room (and
+ * nothing queued before it), else queued (from a handler) or waited for
+ * (elsewhere: the wait runs handlers, which drain rings). */
+static void post(int tslot, const struct shoal_am_slot *hdr, const void *payload, const char *fn)
+{
+    struct post_q q = {tslot, 0, hdr, payload};
+    if (SHOAL_LIKELY(posted(&q)))
+        return;
+    if (shoal_am_depth() > 0) {
+        shoal_am_ovf_add(tslot, hdr, payload, fn);
+        return;
+    }
+    /* A full ring frees up on the target's doorbell, lanes on ours. */
+    int owner = hdr->kind == SHOAL_AM_K_INLINE ? tslot : shoal_my_slot();
+    am_wait(owner, posted, &q, &shoal_am_area_of_slot(tslot)->ring, fn);
+}
+
+struct stream_q {
+    int tslot, done;
+    const struct shoal_am_slot *hdr;
+};
+
+/* The streamed kind's slot, once what was queued for the target is in. */
+static int stream_posted(void *p)
+{
+    struct stream_q *q = p;
+    if (q->done || shoal_am_ovf_busy(q->tslot))
+        return q->done;
+    struct shoal_am_ring *r = &shoal_am_area_of_slot(q->tslot)->ring;
+    uint64_t pos;
+    if (!shoal_am_ring_claim(r, &pos))
+        return 0;
+    fill(r, pos, q->hdr, NULL);
+    shoal_bell_ring_if_armed(&shoal_ctl_of_slot(q->tslot)->bell);
+    return q->done = 1;
 }
 
 static int lane_free(void *p)
@@ -213,7 +272,8 @@ static void stream(int tslot, struct shoal_am_slot *hdr, const void *payload, co
     copy_chunk(l, payload, hdr->len, 0);
     copy_chunk(l, payload, hdr->len, 1);
     __atomic_store_n(&l->ready, 2, __ATOMIC_RELEASE);
-    post(tslot, hdr, NULL, fn);
+    struct stream_q sq = {tslot, 0, hdr};
+    am_wait(tslot, stream_posted, &sq, &shoal_am_area_of_slot(tslot)->ring, fn);
     uint32_t *my_bell = &shoal_my_ctl()->bell;
     for (uint64_t k = 2; k < n; k++) {
         struct taken_q q = {&l->taken, k - 1};
@@ -228,20 +288,15 @@ static void send_mapped(int tslot, int tag, unsigned ctr, const void *payload, s
                         const char *fn)
 {
     struct shoal_am_slot hdr = {.len = len, .tag = tag, .src = shoal_g.my_pe, .ctr = (uint16_t)ctr};
-    if (len <= SHOAL_AM_INLINE) {
-        hdr.kind = SHOAL_AM_K_INLINE;
+    if (len <= SHOAL_AM_LANE_SIZE) {
+        hdr.kind = len <= SHOAL_AM_INLINE ? SHOAL_AM_K_INLINE : SHOAL_AM_K_LANE;
         post(tslot, &hdr, payload, fn);
         return;
     }
-    int lane = take_lane(fn);
-    hdr.lane = (uint8_t)lane;
-    if (len <= SHOAL_AM_LANE_SIZE) {
-        hdr.kind = SHOAL_AM_K_LANE;
-        memcpy(shoal_am_my_area()->lanes[lane].data, payload, len);
-        post(tslot, &hdr, NULL, fn);
-        return;
-    }
+    /* Streamed: the sender takes part until the last chunk is in its lane,
+     * so it waits (running handlers), also inside a handler. */
     hdr.kind = SHOAL_AM_K_STREAM;
+    hdr.lane = (uint8_t)take_lane(fn);
     stream(tslot, &hdr, payload, fn);
 }
 

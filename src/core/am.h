@@ -39,8 +39,10 @@
  * messages cannot keep it from seeing what it waits for. */
 #define SHOAL_AM_BATCH 32
 /* Handlers running inside handlers (a handler that polls, or waits inside
- * Shoal, runs others); deeper calls run none. */
-#define SHOAL_AM_MAX_DEPTH 4
+ * Shoal, runs others); deeper calls run none.  Deep enough that PEs whose
+ * handlers all send to each other's full rings keep draining them (each
+ * level costs a few hundred bytes of stack). */
+#define SHOAL_AM_MAX_DEPTH 64
 
 typedef void (*shoal_am_handler)(int src_pe, const void *payload, size_t len, void *arg);
 
@@ -50,6 +52,8 @@ extern int shoal_am_live;
  * message being received (am_run.c). */
 extern int shoal_am_inbox_n;
 extern int shoal_am_stream_busy;
+/* Messages sent from handlers that wait for room (am_overflow.c). */
+extern int shoal_am_ovf_n;
 
 static inline struct shoal_am_area *shoal_am_area_of_slot(int slot)
 {
@@ -66,7 +70,8 @@ static inline int shoal_am_pending(void)
 {
     return shoal_am_ring_pending(&shoal_am_my_area()->ring) ||
            __atomic_load_n(&shoal_am_inbox_n, __ATOMIC_RELAXED) != 0 ||
-           __atomic_load_n(&shoal_am_stream_busy, __ATOMIC_RELAXED) != 0;
+           __atomic_load_n(&shoal_am_stream_busy, __ATOMIC_RELAXED) != 0 ||
+           __atomic_load_n(&shoal_am_ovf_n, __ATOMIC_RELAXED) != 0;
 }
 
 /* Runs up to `max` pending handlers on the calling thread (fewer when
@@ -90,6 +95,20 @@ int shoal_am_unregister(int tag);
 void shoal_am_send(shmem_ctx_t ctx, int pe, int tag, const void *payload, size_t len,
                    const char *fn);
 void shoal_am_quiet(shmem_ctx_t ctx, const char *fn);
+
+/* Handlers running on the calling thread now (am_run.c). */
+int shoal_am_depth(void);
+/* Puts a message (inline or staged kind) into the ring of the PE in node
+ * slot `tslot` without waiting: 0 when the ring is full or no lane is free
+ * (am.c). */
+int shoal_am_try_post(int tslot, const struct shoal_am_slot *hdr, const void *payload);
+/* The overflow queues (am_overflow.c). */
+void shoal_am_ovf_init(void);
+void shoal_am_ovf_fini(void);
+int shoal_am_ovf_busy(int tslot);
+void shoal_am_ovf_add(int tslot, const struct shoal_am_slot *hdr, const void *payload,
+                      const char *fn);
+void shoal_am_ovf_flush(void);
 
 /* A message of the sender's counter `ctr` was handled (am_run.c calls it
  * for every message; a request-based send would complete here). */

@@ -24,6 +24,11 @@ int shoal_am_stream_busy;
 /* Handlers running on this thread now (handlers that wait or poll). */
 static __thread int depth;
 
+int shoal_am_depth(void)
+{
+    return depth;
+}
+
 /* ------------------------------------------------------------ the inbox */
 
 static pthread_mutex_t inbox_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -244,10 +249,14 @@ static int run_slot(struct shoal_am_ring *r, struct shoal_am_slot *s, uint64_t p
     void *arg;
     shoal_am_handler h = shoal_am_handler_of(tag, src, &arg, fn);
     if (kind == SHOAL_AM_K_INLINE) {
-        /* In place: the slot stays ours until the handler returned. */
-        h(src, s->payload, len, arg);
+        /* Copied out, so that the slot is free while the handler runs: a
+         * handler that sends (and waits for a slot somewhere) must not hold
+         * one of this ring's slots meanwhile. */
+        _Alignas(16) unsigned char copy[SHOAL_AM_INLINE];
+        memcpy(copy, s->payload, len);
         shoal_am_ring_release(r, pos);
         shoal_bell_ring_if_armed(my_bell);
+        h(src, copy, len, arg);
     } else {
         shoal_am_ring_release(r, pos);
         shoal_bell_ring_if_armed(my_bell);
@@ -266,6 +275,8 @@ size_t shoal_am_run(size_t max, const char *fn)
     if (depth >= SHOAL_AM_MAX_DEPTH || !__atomic_load_n(&shoal_am_live, __ATOMIC_ACQUIRE))
         return 0;
     depth++;
+    if (__atomic_load_n(&shoal_am_ovf_n, __ATOMIC_RELAXED))
+        shoal_am_ovf_flush();
     struct shoal_am_ring *r = &shoal_am_my_area()->ring;
     size_t n = 0;
     while (n < max) {
@@ -316,5 +327,6 @@ void shoal_am_fini(void)
     __atomic_store_n(&shoal_am_inbox_n, 0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&inbox_lock);
     stream_free_all();
+    shoal_am_ovf_fini();
     __atomic_store_n(&shoal_am_stream_busy, 0, __ATOMIC_RELAXED);
 }

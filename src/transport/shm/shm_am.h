@@ -8,10 +8,14 @@
  * slot, runs the handlers and owns everything about tags and contexts.
  *
  * The ring is a bounded array of slots with a sequence word each (after
- * D. Vyukov's bounded MPMC queue).  A producer takes a position with one
- * fetch-and-add on `tail` (its only atomic read-modify-write), waits until
- * the slot of that position is free, fills it and publishes it with a
- * release store of its sequence word.  A consumer takes the slot at `head`
+ * D. Vyukov's bounded MPMC queue).  A producer takes the position at
+ * `tail` with one compare-and-swap once that position's slot is free (its
+ * only atomic read-modify-write; it is retried only when another producer
+ * took the position first), fills the slot and publishes it with a release
+ * store of its sequence word.  A producer never holds a position it cannot
+ * fill yet: one that waited for a free slot while holding a position would
+ * stop the consumers at that position, and a consumer that sends from a
+ * handler (into a full ring, possibly its own) could then never drain it.  A consumer takes the slot at `head`
  * with a compare-and-swap once it is published, and frees it when it is
  * done with it.  Sequence words start at zero (a fresh memfd needs no
  * initialization): for position p in slot i = p mod N, lap L = p - i,
@@ -81,22 +85,30 @@ struct shoal_am_area {
 
 /* ------------------------------------------------------------- producer */
 
-/* Takes a position in `r` (the target's ring, mapped). */
-static inline uint64_t shoal_am_ring_claim(struct shoal_am_ring *r)
-{
-    return __atomic_fetch_add(&r->tail, 1, __ATOMIC_RELAXED);
-}
-
 static inline struct shoal_am_slot *shoal_am_ring_slot(struct shoal_am_ring *r, uint64_t pos)
 {
     return &r->slots[pos & (SHOAL_AM_SLOTS - 1)];
 }
 
-/* Is the slot of position `pos` free for it (its previous lap consumed)? */
-static inline int shoal_am_slot_free(struct shoal_am_ring *r, uint64_t pos)
+/* Takes the next position of `r` (the target's ring, mapped) into *pos,
+ * or returns 0 when the ring is full. */
+static inline int shoal_am_ring_claim(struct shoal_am_ring *r, uint64_t *pos_out)
 {
-    uint64_t lap = pos & ~(uint64_t)(SHOAL_AM_SLOTS - 1);
-    return __atomic_load_n(&shoal_am_ring_slot(r, pos)->seq, __ATOMIC_ACQUIRE) == lap;
+    uint64_t pos = __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
+    for (;;) {
+        uint64_t lap = pos & ~(uint64_t)(SHOAL_AM_SLOTS - 1);
+        int64_t d =
+            (int64_t)(__atomic_load_n(&shoal_am_ring_slot(r, pos)->seq, __ATOMIC_ACQUIRE) - lap);
+        if (d < 0)
+            return 0; /* the slot still holds the previous lap's message */
+        if (d == 0 && __atomic_compare_exchange_n(&r->tail, &pos, pos + 1, 1, __ATOMIC_RELAXED,
+                                                  __ATOMIC_RELAXED)) {
+            *pos_out = pos;
+            return 1;
+        }
+        if (d > 0) /* another producer took it: look again */
+            pos = __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
+    }
 }
 
 /* The slot is filled: consumers may take it. */
