@@ -13,6 +13,8 @@
  *   poller        a thread other than the registering one runs every
  *                 handler through shmemx_am_poll
  *   nested        a handler that calls shmemx_am_poll and sends (allowed)
+ *   lock          handlers run in threads waiting for a lock that another
+ *                 PE holds until it saw them handled
  *   register      registering a taken tag / unregistering a free one
  *                 returns 1 and changes nothing
  * Error modes (expected to end the job; tests/am/CMakeLists.txt checks the
@@ -262,6 +264,41 @@ static void mode_nested(void)
     CHECK_EQ_I(nested_replies, k);
 }
 
+/* --------------------------------------------------------------- lock */
+
+static long the_lock; /* symmetric */
+static long lock_hits;
+
+static void lock_handler(int src, const void *payload, size_t len, void *arg)
+{
+    (void)src, (void)payload, (void)len, (void)arg;
+    lock_hits++;
+}
+
+/* PE 0 holds the lock while the others wait for it in shmem_set_lock; it
+ * sends each of them messages and waits until they were handled, which
+ * only their lock waits can do; then it lets them have the lock. */
+static void mode_lock(void)
+{
+    const int k = 10;
+    CHECK_EQ_I(shmemx_am_register(TAG, lock_handler, NULL), 0);
+    if (me == 0)
+        shmem_set_lock(&the_lock);
+    shmem_barrier_all();
+    if (me == 0) {
+        for (int pe = 1; pe < npes; pe++)
+            for (int i = 0; i < k; i++)
+                shmemx_am_send(SHMEM_CTX_DEFAULT, pe, TAG, &i, sizeof i);
+        shmemx_am_quiet(SHMEM_CTX_DEFAULT);
+        shmem_clear_lock(&the_lock);
+    } else {
+        shmem_set_lock(&the_lock); /* handles PE 0's messages while it waits */
+        CHECK_EQ_I(lock_hits, k);
+        shmem_clear_lock(&the_lock);
+    }
+    shmem_barrier_all();
+}
+
 /* ----------------------------------------------------------- register */
 
 static void nop_handler(int src, const void *payload, size_t len, void *arg)
@@ -345,6 +382,8 @@ int main(int argc, char **argv)
                       max_in_handler, nthreads);
     } else if (!strcmp(mode, "nested"))
         mode_nested();
+    else if (!strcmp(mode, "lock"))
+        mode_lock();
     else if (!strcmp(mode, "register"))
         mode_register();
     else
