@@ -81,7 +81,8 @@ int main(int argc, char **argv)
         return 2;
     }
     shmemx_am_register(TAG, handler, NULL);
-    double *mn = calloc((size_t)rounds, sizeof(double)), *mx = calloc((size_t)rounds, sizeof(double));
+    double *mn = calloc((size_t)rounds, sizeof(double)),
+           *mx = calloc((size_t)rounds, sizeof(double));
     for (long r = 0; r < rounds; r++) {
         memset(ran, 0, sizeof ran);
         total = 0;
@@ -127,8 +128,8 @@ int main(int argc, char **argv)
         struct stat3 smin = summarize(a, (int)n), smax = summarize(b, (int)n);
         printf("# am_fairness: %d waiting threads on PE 1, %ld messages, %ld rounds\n"
                "  min share %.1f%% [%.1f..%.1f]  max share %.1f%% [%.1f..%.1f]  (even: %.1f%%)\n",
-               threads, iters, rounds, smin.med, smin.min, smin.max, smax.med, smax.min,
-               smax.max, 100.0 / threads);
+               threads, iters, rounds, smin.med, smin.min, smin.max, smax.med, smax.min, smax.max,
+               100.0 / threads);
         bench_csv_row(csv, "am_fairness", "-", 2, threads, 16, "am_share_min", "%", smin, iters);
         bench_csv_row(csv, "am_fairness", "-", 2, threads, 16, "am_share_max", "%", smax, iters);
     }

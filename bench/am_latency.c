@@ -29,7 +29,7 @@ static const char *csv;
 static volatile long arrived;
 static unsigned char payload[MAX_SIZE];
 static unsigned char rbuf[MAX_SIZE]; /* symmetric (static): the put target */
-static uint64_t sig;                  /* symmetric */
+static uint64_t sig;                 /* symmetric */
 
 static void check(const unsigned char *p, size_t len, long i)
 {
@@ -88,8 +88,7 @@ static double put_run(size_t size)
         } else if (me == 1) {
             shmem_signal_wait_until(&sig, SHMEM_CMP_EQ, (uint64_t)(2 * i + 1));
             check(rbuf, size, i);
-            shmem_putmem_signal(rbuf, rbuf, size, &sig, (uint64_t)(2 * i + 2), SHMEM_SIGNAL_SET,
-                                0);
+            shmem_putmem_signal(rbuf, rbuf, size, &sig, (uint64_t)(2 * i + 2), SHMEM_SIGNAL_SET, 0);
         }
     }
     double dt = now() - t0;
@@ -163,8 +162,7 @@ int main(int argc, char **argv)
         printf("  %8zu %7.3f [%6.3f..%7.3f] %7.3f [%6.3f..%7.3f] %7.2f\n", sizes[k], a.med, a.min,
                a.max, p.med, p.min, p.max, a.med / p.med);
         bench_csv_row(csv, "am_latency", "-", 2, 1, sizes[k], "am_latency", "us", a, iters);
-        bench_csv_row(csv, "am_latency", "-", 2, 1, sizes[k], "put_signal_latency", "us", p,
-                      iters);
+        bench_csv_row(csv, "am_latency", "-", 2, 1, sizes[k], "put_signal_latency", "us", p, iters);
     }
     free(v[0]);
     free(v[1]);

@@ -190,8 +190,7 @@ int main(int argc, char **argv)
         struct stat3 f = summarize(v[0], (int)rounds), ser = summarize(v[1], (int)rounds);
         printf("  %8zu %8.3f [%6.3f..%6.3f] %8.3f [%6.3f..%6.3f] %7.2f\n", sizes[k], f.med, f.min,
                f.max, ser.med, ser.min, ser.max, f.med / ser.med);
-        bench_csv_row(csv, "am_rate", "ctx", 2, threads, sizes[k], "am_rate", "Mmsg/s", f,
-                      iters);
+        bench_csv_row(csv, "am_rate", "ctx", 2, threads, sizes[k], "am_rate", "Mmsg/s", f, iters);
         bench_csv_row(csv, "am_rate", "ctx", 2, threads, sizes[k], "am_rate_serialized", "Mmsg/s",
                       ser, iters);
     }
