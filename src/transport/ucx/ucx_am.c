@@ -27,6 +27,11 @@ struct ucx_am_msg {
 void shoal_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr,
                        const void *payload, size_t len, const char *fn)
 {
+    if (UCX_UNLIKELY(!ucx_cfg.am))
+        ucx_fatalf(fn,
+                   "PE %d is reached through UCX, and active messages through UCX are off: set "
+                   "SHOAL_UCX_AM=1 on every PE (docs/active-messages.md)",
+                   pe);
     struct ucx_worker *w = ucx_ctx_worker(net, fn);
     ucp_ep_h ep = ucx_ep(w, pe, fn);
     struct am_hdr h = {tag, ucx_g.me, ctr, 0};
@@ -104,6 +109,8 @@ static ucs_status_t am_recv(void *arg, const void *header, size_t header_length,
 
 int ucx_am_setup(char *err, size_t errlen)
 {
+    if (!ucx_cfg.am)
+        return 0;
     ucp_am_handler_param_t hp;
     memset(&hp, 0, sizeof hp);
     hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |

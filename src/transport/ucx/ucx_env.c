@@ -73,6 +73,10 @@ static int load(char *err, size_t errlen)
     else
         return bad(err, errlen, UCX_ENV_DEFAULT_CTX_WORKERS,
                    "shared, thread or a number from 1 to 4096");
+    v = value(UCX_ENV_AM);
+    if (strcmp(v, "0") && strcmp(v, "1"))
+        return bad(err, errlen, UCX_ENV_AM, "0 or 1");
+    ucx_cfg.am = v[0] - '0';
     return 0;
 }
 

@@ -10,3 +10,7 @@ SHOAL_ENV(PROGRESS_INTERVAL_US, "SHOAL_PROGRESS_INTERVAL_US", NULL, UINT, "100",
 SHOAL_ENV(DEFAULT_CTX_WORKERS, "SHOAL_DEFAULT_CTX_WORKERS", NULL, STRING, "thread",
           "UCX, SHMEM_THREAD_MULTIPLE only: workers behind SHMEM_CTX_DEFAULT: shared (one for all "
           "threads), thread (one per thread) or a number N (threads share N round-robin)")
+SHOAL_ENV(AM, "SHOAL_UCX_AM", NULL, STRING, "0",
+          "UCX: active messages (shmemx_am_*) to PEs reached through UCX: 1 turns on UCP's "
+          "active-message feature, 0 leaves it off (with it on, UCX 1.13 over tcp crashed now and "
+          "then in Shoal's suite; docs/active-messages.md)")

@@ -118,8 +118,9 @@ static int open_context(int n_pes, char *err, size_t errlen)
                    UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
     /* WAKEUP: the progress thread sleeps on the target worker's event fd. */
     p.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
-    /* AM: Shoal's active messages (ucx_am.c). */
-    p.features |= UCP_FEATURE_AM;
+    /* AM: Shoal's active messages (ucx_am.c), when SHOAL_UCX_AM=1. */
+    if (ucx_cfg.am)
+        p.features |= UCP_FEATURE_AM;
     /* Workers of several threads (contexts, progress thread) share it. */
     p.mt_workers_shared = 1;
     p.estimated_num_eps = (size_t)n_pes;

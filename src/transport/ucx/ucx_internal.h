@@ -68,6 +68,7 @@ struct ucx_config {
     int progress_thread; /* -1 auto, 0 off, 1 on */
     long progress_interval_us;
     int default_ctx_workers; /* enum ucx_dflt_policy or N > 0 */
+    int am;                  /* SHOAL_UCX_AM: UCP_FEATURE_AM and the receive handler */
 };
 extern struct ucx_config ucx_cfg;
 
