@@ -76,6 +76,7 @@ class Bench:
     floor_targets: tuple = ()     # latencies whose 8-byte figure has the floor target
     shoal_only: bool = False      # uses Shoal's extensions (shmemx.h): Shoal alone runs it
     about: str = ""
+    shoal_only: bool = False      # uses shmemx.h: built and run with Shoal only
 
 
 # The suite.  Full runs use each benchmark's own defaults (its sizes,
@@ -152,6 +153,23 @@ SUITE = {
               "threads per PE next to shmem_broadcastmem in the same job, 8 B .. 8 MiB; "
               "target: 2 threads <= 0.7x 1 thread from 1 MiB (needs a free core per thread: "
               "PEs x 2 threads must fit the machine)."),
+    # Active messages (shmemx_am_*, Shoal only): the baselines are measured in
+    # the same job (a mutex around the send path; put-with-signal ping-pong).
+    "am_rate": Bench(
+        csv=True, threads=True, fixed_pes=2, shoal_only=True,
+        headline=[("am_rate", 8), ("am_rate_serialized", 8)],
+        about="Active-message injection rate of T threads of PE 0 (one private context "
+              "each) to PE 1, next to the same traffic with every send inside one mutex."),
+    "am_fairness": Bench(
+        csv=True, threads=True, fixed_pes=2, shoal_only=True,
+        headline=[("am_share_min", 16), ("am_share_max", 16)],
+        about="Share of the active-message handlers that each of T threads of PE 1, all "
+              "waiting in shmem_wait_until, ran (min and max, %)."),
+    "am_latency": Bench(
+        csv=True, fixed_pes=2, shoal_only=True,
+        headline=[("am_latency", 8), ("put_signal_latency", 8)],
+        about="Ping-pong through active-message handlers (the answer sent from inside the "
+              "handler) next to put-with-signal + signal_wait_until ping-pong."),
 }
 # A bench/*.c missing from SUITE still runs (with --smoke, pass/fail only).
 UNLISTED = Bench(args=["--smoke"], about="Not in the suite table: run with --smoke, "

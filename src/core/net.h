@@ -23,6 +23,7 @@
 
 struct shoal_boot;
 struct shoal_net_ctx;
+struct shoal_net_am_msg;
 
 /* Which peers the network serves (SHOAL_TRANSPORTS). */
 enum shoal_net_mode {
@@ -61,6 +62,11 @@ struct shoal_net_init_args {
     int (*waiters_asleep)(void);  /* are local waiters asleep (not progressing)? */
     void (*fatal)(const char *fn, const char *msg); /* report and end the job: never returns */
     void (*warn)(const char *fn, const char *msg);
+    /* Active messages (core/am.h): a message arrived (the transport keeps
+     * `m` until shoal_net_am_release), and "run pending handlers" for the
+     * progress thread (returns how many ran). */
+    void (*am_arrived)(struct shoal_net_am_msg *m);
+    size_t (*am_run)(void);
 };
 
 struct shoal_net_init_result {
@@ -109,6 +115,24 @@ void shoal_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const voi
                        unsigned size, uint64_t value, uint64_t cond, int pe, const char *fn);
 void shoal_net_quiet(struct shoal_net_ctx *net);
 void shoal_net_fence(struct shoal_net_ctx *net);
+/* ------------------------------------------------------ active messages
+ * A message to a PE the network serves: the transport delivers it at the
+ * target through the am_arrived hook, in the order sent on one context's
+ * worker; core runs the handler and then releases it.  Completion at the
+ * sender ("handled") is core's business (an AMO on counter `ctr`). */
+struct shoal_net_am_msg {
+    struct shoal_net_am_msg *next; /* core's inbox link */
+    const void *payload;           /* valid once `ready` (rendezvous data comes later) */
+    size_t len;
+    int src, tag; /* sender (world PE), tag */
+    unsigned ctr; /* the sender's completion counter */
+    int ready;    /* set (release) by the transport when the payload is there */
+};
+/* Returns when `payload` may be reused. */
+void shoal_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr,
+                       const void *payload, size_t len, const char *fn);
+void shoal_net_am_release(struct shoal_net_am_msg *m);
+
 /* Worker statistics (shmemx_net_worker_counts): created, in use, reused. */
 void shoal_net_worker_counts(long *created, long *in_use, long *reused);
 /* ---------------------------------------------------------------- requests

@@ -6,6 +6,8 @@
 #include "core/ops.h"
 #include "core/request.h"
 
+#include "core/am.h"
+
 /* [lo, hi) byte extent of nblocks blocks of bsize elements, stride apart. */
 static void extent(ptrdiff_t stride, size_t bsize, size_t nblocks, size_t elem, ptrdiff_t *lo,
                    ptrdiff_t *hi)
@@ -126,6 +128,8 @@ void shoal_quiet(shmem_ctx_t ctx, const char *fn)
      * request: their workers are not the context's). */
     if (SHOAL_UNLIKELY(__atomic_load_n(&shoal_request_net_used, __ATOMIC_RELAXED)))
         shoal_net_req_quiet_all(fn);
+    /* A thread in quiet is inside Shoal: it runs pending handlers. */
+    shoal_am_serve(fn);
 }
 
 void shoal_pe_quiet(shmem_ctx_t ctx, const int *pes, size_t npes, const char *fn)

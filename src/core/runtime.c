@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
+#include "core/am.h"
 #include "core/sync.h"
 #include "core/ctx.h"
 #include "core/request.h"
@@ -132,6 +133,7 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     shoal_doorbell_init();
     shoal_wait_publish_placement();
     shoal_ctx_init_default();
+    shoal_am_init();
     if (shoal_g.net_active && shoal_net_ctx_open(&shoal_ctx_default.net, 1, 0, 0, fn) < 0)
         boot.abort(1, "network transport: no resources for the default context");
     if (shoal_g.net_active)
@@ -186,6 +188,7 @@ void shoal_runtime_finalize(const char *fn)
         shoal_g.boot->abort(1, "shmem_finalize: bootstrap barrier failed");
     shoal_wait_record_end();
     shoal_wait_note_clear();
+    shoal_am_fini();
     if (shoal_g.net_active) {
         shoal_net_ctx_close(shoal_ctx_default.net);
         shoal_ctx_default.net = NULL;

@@ -40,6 +40,7 @@ struct shoal_ctx {
     struct shoal_team *team;   /* PE numbers of this context are relative to it */
     struct shoal_net_ctx *net; /* network resources (a UCP worker later) */
     struct shoal_ctx *next;    /* free list / registry link */
+    uint32_t am_ctr;           /* active messages: completion counter + 1, 0 until the first send */
 };
 #define SHOAL_CTX_LIVE 0xc0117e87u
 
@@ -114,8 +115,14 @@ struct shoal_ctl {
      * its parent team at creation (core/team.c). */
     _Alignas(SHOAL_CACHELINE) struct shoal_team_block teams[SHOAL_TEAM_SLOTS];
 };
-#define SHOAL_CTL_SIZE ((size_t)256 * 1024)
-_Static_assert(sizeof(struct shoal_ctl) <= SHOAL_CTL_SIZE, "ctl block too large");
+#define SHOAL_CTL_BLOCK_SIZE ((size_t)256 * 1024)
+_Static_assert(sizeof(struct shoal_ctl) <= SHOAL_CTL_BLOCK_SIZE, "ctl block too large");
+/* After the ctl block, still before the user's heap: the PE's active
+ * message area (struct shoal_am_area, transport/shm/shm_am.h; core/am.h). */
+#define SHOAL_AM_AREA_OFFSET SHOAL_CTL_BLOCK_SIZE
+#define SHOAL_AM_AREA_SIZE ((size_t)1536 * 1024)
+/* The reserved start of every heap segment: ctl block and AM area. */
+#define SHOAL_CTL_SIZE (SHOAL_CTL_BLOCK_SIZE + SHOAL_AM_AREA_SIZE)
 
 struct shoal_state {
     /* Hot: read by every RMA/AMO call. */

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "core/am.h"
 #include "core/ops.h"
 #include "core/wait_policy.h"
 #include "core/wait_record.h"
@@ -94,6 +95,21 @@ void shoal_wait_counters(unsigned long long *sleeps, unsigned long long *wakes,
  * network on every turn and never sleeps long while a network serves it. */
 #define NET_SLEEP_MAX_NS 50000
 
+/* Active messages: a waiting thread runs pending handlers on every turn
+ * (core/am.h), and does not go to sleep while some are pending (senders
+ * ring this PE's doorbell, so a sleep on it ends when one arrives). */
+struct ready_or_am {
+    int (*ready)(void *);
+    void *arg;
+};
+
+static int ready_or_am(void *p)
+{
+    const struct ready_or_am *r = p;
+    return (__atomic_load_n(&shoal_am_live, __ATOMIC_RELAXED) && shoal_am_pending()) ||
+           (r->ready && r->ready(r->arg));
+}
+
 void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
 {
     w->iter++;
@@ -102,6 +118,7 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
         if (w->sleep_ns > NET_SLEEP_MAX_NS)
             w->sleep_ns = NET_SLEEP_MAX_NS;
     }
+    shoal_am_serve(w->fn);
     if (w->t0 == 0) {
         w->t0 = now_ns();
         w->phase = shoal_wait_phase_now(w->t0);
@@ -127,7 +144,8 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
      * before the next sleep rather than ring for each of them (and look
      * at the placement again). */
     struct shoal_ctl *c = shoal_ctl_of_slot(w->owner_slot);
-    if (shoal_doorbell_sleep(&c->bell, &c->sleepers, ready, arg, w->sleep_ns)) {
+    struct ready_or_am r = {ready, arg};
+    if (shoal_doorbell_sleep(&c->bell, &c->sleepers, ready_or_am, &r, w->sleep_ns)) {
         w->t0 = now_ns();
         w->phase = shoal_wait_phase_now(w->t0);
     }

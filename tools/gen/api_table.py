@@ -1028,6 +1028,16 @@ EXT_FAMILIES = [
     # ---------------------------------------------- requests (issue 14)
     *_REQ_FAMILIES,
     # ----------------------------------------- active messages (issue 15)
+    # Hand-written in src/api/shmemx_am.c (argument checks, then core/am.h);
+    # the types and constants are in include/shmemx.h.in.
+    ext_family(S_X_AM, 'shmemx_am_register', [
+        single('int shmemx_am_register(int tag, shmemx_am_handler_t handler, void *arg)')]),
+    ext_family(S_X_AM, 'shmemx_am_unregister', [single('int shmemx_am_unregister(int tag)')]),
+    ext_family(S_X_AM, 'shmemx_am_send', [
+        single('void shmemx_am_send(shmem_ctx_t ctx, int pe, int tag, const void *payload, '
+               'size_t len)')]),
+    ext_family(S_X_AM, 'shmemx_am_poll', [single('size_t shmemx_am_poll(void)')]),
+    ext_family(S_X_AM, 'shmemx_am_quiet', [single('void shmemx_am_quiet(shmem_ctx_t ctx)')]),
     # ------------------------------ multi-threaded collectives (issue 15)
     # Every one of nthreads threads of every member calls with the same
     # arguments and its own thread_id; coll/mt_*.c (docs/mt_collectives.md).

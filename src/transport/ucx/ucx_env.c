@@ -77,6 +77,10 @@ static int load(char *err, size_t errlen)
     if (number(value(UCX_ENV_REQUEST_WORKERS), 1, 1024, &rw) < 0)
         return bad(err, errlen, UCX_ENV_REQUEST_WORKERS, "a number from 1 to 1024");
     ucx_cfg.request_workers = (int)rw;
+    v = value(UCX_ENV_AM);
+    if (strcmp(v, "0") && strcmp(v, "1"))
+        return bad(err, errlen, UCX_ENV_AM, "0 or 1");
+    ucx_cfg.am = v[0] - '0';
     return 0;
 }
 

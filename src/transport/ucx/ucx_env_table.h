@@ -14,3 +14,7 @@ SHOAL_ENV(
     REQUEST_WORKERS, "SHOAL_REQUEST_WORKERS", NULL, UINT, "8",
     "UCX: workers of the explicit non-blocking requests (shmemx _nbe): each request takes one "
     "of its own while there are free ones, then requests share them round-robin (1 to 1024)")
+SHOAL_ENV(AM, "SHOAL_UCX_AM", NULL, STRING, "0",
+          "UCX: active messages (shmemx_am_*) to PEs reached through UCX: 1 turns on UCP's "
+          "active-message feature, 0 leaves it off (with it on, UCX 1.13 over tcp crashed now and "
+          "then in Shoal's suite; docs/active-messages.md)")

@@ -118,6 +118,9 @@ static int open_context(int n_pes, char *err, size_t errlen)
                    UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
     /* WAKEUP: the progress thread sleeps on the target worker's event fd. */
     p.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+    /* AM: Shoal's active messages (ucx_am.c), when SHOAL_UCX_AM=1. */
+    if (ucx_cfg.am)
+        p.features |= UCP_FEATURE_AM;
     /* Workers of several threads (contexts, progress thread) share it. */
     p.mt_workers_shared = 1;
     p.estimated_num_eps = (size_t)n_pes;
@@ -287,7 +290,8 @@ int shoal_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_re
     size_t rklen[2] = {0, 0};
     int rc = -1;
     if (open_context(b->size, err, errlen) < 0 || register_segments(rk, rklen, err, errlen) < 0 ||
-        create_target(err, errlen) < 0 || exchange(b, rk, rklen, err, errlen) < 0)
+        create_target(err, errlen) < 0 || ucx_am_setup(err, errlen) < 0 ||
+        exchange(b, rk, rklen, err, errlen) < 0)
         goto out;
     /* CPU atomics on mapped words and UCX atomics on the same words are
      * coherent only in UCX's CPU atomic mode; otherwise every AMO of the

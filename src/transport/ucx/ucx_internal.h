@@ -14,7 +14,8 @@
  * cycle, describe), ucx_worker_pool.c (workers, pools, the default
  * context's per-thread workers), ucx_ep.c (lazy endpoints and rkeys, error
  * callback), ucx_rma.c (put/get, fence/quiet), ucx_amo.c (atomics),
- * ucx_progress.c (waits on requests, progress, the progress thread). */
+ * ucx_progress.c (waits on requests, progress, the progress thread),
+ * ucx_am.c (active messages: ucp_am_send_nbx, the target's receive handler). */
 #ifndef SHOAL_UCX_INTERNAL_H
 #define SHOAL_UCX_INTERNAL_H
 
@@ -68,6 +69,7 @@ struct ucx_config {
     long progress_interval_us;
     int default_ctx_workers; /* enum ucx_dflt_policy or N > 0 */
     int request_workers;     /* SHOAL_REQUEST_WORKERS: the request pool's size */
+    int am;                  /* SHOAL_UCX_AM: UCP_FEATURE_AM and the receive handler */
 };
 extern struct ucx_config ucx_cfg;
 
@@ -221,5 +223,8 @@ void ucx_describe_requests(FILE *f, const char *prefix);
  * the request workers held by requests with operations outstanding (MULTI
  * workers only); 1 when there were some. */
 int ucx_request_progress(void);
+/* ucx_am.c: active messages arrive at the target worker (its receive
+ * handler hands them to core through the am_arrived hook). */
+int ucx_am_setup(char *err, size_t errlen);
 
 #endif

@@ -178,6 +178,9 @@ static void *progress_main(void *arg)
             if (did)
                 wake_local_waiters();
             req_busy = ucx_request_progress();
+            /* Handlers of active messages, where core allows it here. */
+            if (ucx_g.hooks->am_run)
+                ucx_g.hooks->am_run();
         }
         if (ns <= 0) {
             sched_yield();
@@ -246,13 +249,16 @@ static int ep_needs_target_cpu(ucp_ep_h ep, char *note, size_t notelen)
             int tlen = (int)strcspn(t, " ");
             if (tlen == 0)
                 break;
-            if (!strncmp(t, "rma", 3))
-                has_rma = 1;
-            if (!strncmp(t, "amo", 3))
-                has_amo = 1;
             int base = (int)strcspn(t, " #");
             if (base > tlen)
                 base = tlen;
+            /* A plain "rma" lane: an "rma_bw" lane alone (e.g. cma, which
+             * UCP_FEATURE_AM's rendezvous adds over sm) serves large
+             * transfers, while small ones and atomics stay emulated. */
+            if (base == 3 && !strncmp(t, "rma", 3))
+                has_rma = 1;
+            if (!strncmp(t, "amo", 3))
+                has_amo = 1;
             if (rk + (size_t)base + 2 < sizeof roles)
                 rk += (size_t)snprintf(roles + rk, sizeof roles - rk, "%s%.*s", rk ? " " : "", base,
                                        t);

@@ -1,0 +1,72 @@
+/* Active messages (shmemx.h; docs/active-messages.md): argument checks,
+ * then core/am.h.  Bad tags and handlers are fatal errors naming the
+ * routine and the argument; registering a tag that is taken (or
+ * unregistering one that is free) returns 1 and changes nothing. */
+#include <shmemx.h>
+
+#include "api/export.h"
+#include "core/am.h"
+#include "core/error.h"
+#include "core/net.h"
+
+_Static_assert(SHMEMX_AM_TAG_MAX == SHOAL_AM_TAGS, "tag count");
+_Static_assert(SHMEMX_AM_MAX_INLINE == SHOAL_AM_INLINE, "inline size");
+
+static void check_live(const char *fn)
+{
+    if (SHOAL_UNLIKELY(!__atomic_load_n(&shoal_am_live, __ATOMIC_ACQUIRE)))
+        shoal_err_not_init(fn);
+}
+
+static void check_tag(int tag, const char *fn)
+{
+    if (SHOAL_UNLIKELY((unsigned)tag >= SHMEMX_AM_TAG_MAX))
+        shoal_fatal(fn, "argument 'tag' = %d is not in 0 .. SHMEMX_AM_TAG_MAX - 1 = %d", tag,
+                    SHMEMX_AM_TAG_MAX - 1);
+}
+
+SHOAL_EXPORT int pshmemx_am_register(int tag, shmemx_am_handler_t handler, void *arg)
+{
+    const char *fn = "shmemx_am_register";
+    check_live(fn);
+    check_tag(tag, fn);
+    if (SHOAL_UNLIKELY(handler == NULL))
+        shoal_fatal(fn, "argument 'handler' is a null pointer (tag %d)", tag);
+    return shoal_am_register(tag, handler, arg);
+}
+SHOAL_WEAK_ALIAS(shmemx_am_register, pshmemx_am_register)
+
+SHOAL_EXPORT int pshmemx_am_unregister(int tag)
+{
+    const char *fn = "shmemx_am_unregister";
+    check_live(fn);
+    check_tag(tag, fn);
+    return shoal_am_unregister(tag);
+}
+SHOAL_WEAK_ALIAS(shmemx_am_unregister, pshmemx_am_unregister)
+
+SHOAL_EXPORT void pshmemx_am_send(shmem_ctx_t ctx, int pe, int tag, const void *payload, size_t len)
+{
+    const char *fn = "shmemx_am_send";
+    check_tag(tag, fn);
+    if (SHOAL_UNLIKELY(shoal_g.debug) && len && !payload)
+        shoal_fatal(fn, "argument 'payload' is a null pointer with 'len' = %zu", len);
+    shoal_am_send(ctx, pe, tag, payload, len, fn);
+}
+SHOAL_WEAK_ALIAS(shmemx_am_send, pshmemx_am_send)
+
+SHOAL_EXPORT size_t pshmemx_am_poll(void)
+{
+    const char *fn = "shmemx_am_poll";
+    check_live(fn);
+    if (shoal_g.net_active)
+        shoal_net_progress();
+    return shoal_am_run(SHOAL_AM_SLOTS, fn);
+}
+SHOAL_WEAK_ALIAS(shmemx_am_poll, pshmemx_am_poll)
+
+SHOAL_EXPORT void pshmemx_am_quiet(shmem_ctx_t ctx)
+{
+    shoal_am_quiet(ctx, "shmemx_am_quiet");
+}
+SHOAL_WEAK_ALIAS(shmemx_am_quiet, pshmemx_am_quiet)

@@ -1,0 +1,123 @@
+/* core/am.h — active messages (shmemx_am_*): handlers registered per tag,
+ * messages that run them at the target, and their completion.
+ *
+ * Owns: the tag table (am.c), the send paths and shmemx_am_quiet (am.c),
+ * running handlers (am_run.c): from this PE's on-node ring
+ * (transport/shm/shm_am.h) and from the inbox the network transport fills
+ * through the am_arrived hook (core/net.h).  May call: core, transport/shm,
+ * the network transport through core/net.h.
+ *
+ * Routes, per target PE (the same choice as RMA's: mapped peers on-node,
+ * the others through the context's network state):
+ *   on-node, len <= SHOAL_AM_INLINE     the payload is copied into a slot
+ *            of the target's ring; the send returns at once;
+ *   on-node, len <= SHOAL_AM_LANE_SIZE  copied into one of the sender's
+ *            staging lanes (its heap segment, which the target has
+ *            mapped); the slot names the lane, the handler reads the
+ *            payload in place, and the lane is free again after it returned;
+ *   on-node, larger                     streamed through a lane in chunks
+ *            (two halves in turn) into a buffer the target allocates; the
+ *            send returns once the last chunk is in the lane;
+ *   network: ucp_am_send_nbx on the context's worker (UCX picks eager or
+ *            rendezvous), returning at local completion.
+ * Completion: every message names a counter of its sending context; the
+ * target adds 1 to it (an AMO, so network and CPU atomics never mix) after
+ * the handler returned.  shmemx_am_quiet waits until it has caught up with
+ * the count sent on that counter.  The seam for a request-based form
+ * (shmemx_am_send_nbe): shoal_am_done() is where a message becomes
+ * handled-complete at the sender. */
+#ifndef SHOAL_CORE_AM_H
+#define SHOAL_CORE_AM_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/state.h"
+#include "transport/shm/shm_am.h"
+
+#define SHOAL_AM_TAGS 256 /* = SHMEMX_AM_TAG_MAX */
+/* Handlers a waiting thread runs per turn of its wait, so that a stream of
+ * messages cannot keep it from seeing what it waits for. */
+#define SHOAL_AM_BATCH 32
+/* Handlers running inside handlers (a handler that polls, or waits inside
+ * Shoal, runs others); deeper calls run none.  Deep enough that PEs whose
+ * handlers all send to each other's full rings keep draining them (each
+ * level costs a few hundred bytes of stack). */
+#define SHOAL_AM_MAX_DEPTH 64
+
+typedef void (*shoal_am_handler)(int src_pe, const void *payload, size_t len, void *arg);
+
+/* Set at init once the area is usable, cleared at the last finalize. */
+extern int shoal_am_live;
+/* Messages from the network waiting in the inbox, and a streamed on-node
+ * message being received (am_run.c). */
+extern int shoal_am_inbox_n;
+extern int shoal_am_stream_busy;
+/* Messages sent from handlers that wait for room (am_overflow.c). */
+extern int shoal_am_ovf_n;
+
+static inline struct shoal_am_area *shoal_am_area_of_slot(int slot)
+{
+    return (struct shoal_am_area *)((char *)shoal_ctl_of_slot(slot) + SHOAL_AM_AREA_OFFSET);
+}
+
+static inline struct shoal_am_area *shoal_am_my_area(void)
+{
+    return (struct shoal_am_area *)(shoal_g.heap_me + SHOAL_AM_AREA_OFFSET);
+}
+
+/* Is a handler ready to run here (a few loads)? */
+static inline int shoal_am_pending(void)
+{
+    return shoal_am_ring_pending(&shoal_am_my_area()->ring) ||
+           __atomic_load_n(&shoal_am_inbox_n, __ATOMIC_RELAXED) != 0 ||
+           __atomic_load_n(&shoal_am_stream_busy, __ATOMIC_RELAXED) != 0 ||
+           __atomic_load_n(&shoal_am_ovf_n, __ATOMIC_RELAXED) != 0;
+}
+
+/* Runs up to `max` pending handlers on the calling thread (fewer when
+ * nested too deep); returns how many ran.  `fn`: the routine inside which
+ * they run, for errors. */
+size_t shoal_am_run(size_t max, const char *fn);
+
+/* What every waiting loop of Shoal calls on each turn. */
+static inline void shoal_am_serve(const char *fn)
+{
+    if (SHOAL_UNLIKELY(__atomic_load_n(&shoal_am_live, __ATOMIC_RELAXED)) && shoal_am_pending())
+        shoal_am_run(SHOAL_AM_BATCH, fn);
+}
+
+void shoal_am_init(void);
+void shoal_am_fini(void);
+/* 0, or 1 when the tag is already registered (register) / not registered
+ * (unregister).  tag and handler are checked by the caller. */
+int shoal_am_register(int tag, shoal_am_handler h, void *arg);
+int shoal_am_unregister(int tag);
+void shoal_am_send(shmem_ctx_t ctx, int pe, int tag, const void *payload, size_t len,
+                   const char *fn);
+void shoal_am_quiet(shmem_ctx_t ctx, const char *fn);
+
+/* Handlers running on the calling thread now (am_run.c). */
+int shoal_am_depth(void);
+/* Puts a message (inline or staged kind) into the ring of the PE in node
+ * slot `tslot` without waiting: 0 when the ring is full or no lane is free
+ * (am.c). */
+int shoal_am_try_post(int tslot, const struct shoal_am_slot *hdr, const void *payload);
+/* The overflow queues (am_overflow.c). */
+void shoal_am_ovf_init(void);
+void shoal_am_ovf_fini(void);
+int shoal_am_ovf_busy(int tslot);
+void shoal_am_ovf_add(int tslot, const struct shoal_am_slot *hdr, const void *payload,
+                      const char *fn);
+void shoal_am_ovf_flush(void);
+
+/* A message of the sender's counter `ctr` was handled (am_run.c calls it
+ * for every message; a request-based send would complete here). */
+void shoal_am_done(int src, unsigned ctr, const char *fn);
+/* The tag's handler and argument, or a fatal error naming the sender. */
+shoal_am_handler shoal_am_handler_of(int tag, int src, void **arg, const char *fn);
+
+/* Hooks of the network transport (net_link.c hands them over). */
+struct shoal_net_am_msg;
+void shoal_am_arrived(struct shoal_net_am_msg *m);
+size_t shoal_am_progress_thread_run(void);
+#endif
