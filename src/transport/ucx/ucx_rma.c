@@ -29,66 +29,55 @@ void ucx_mark_dirty_slow(struct ucx_worker *w, int pe)
         pthread_mutex_unlock(&w->wire_lock);
 }
 
+/* Starts a put (dest is remote) or a get (src is remote) on w; `mark`
+ * records the peer for the next flush. */
+static ucs_status_ptr_t start_rma(struct ucx_worker *w, int is_put, void *dest, const void *src,
+                                  size_t n, int pe, int mark, const char *fn)
+{
+    ucp_ep_h ep = ucx_ep(w, pe, fn);
+    uint64_t ra;
+    ucp_rkey_h rk = ucx_target(w, pe, is_put ? dest : src, &ra);
+    ucp_request_param_t p;
+    p.op_attr_mask = 0;
+    ucs_status_ptr_t r =
+        is_put ? ucp_put_nbx(ep, src, n, ra, rk, &p) : ucp_get_nbx(ep, dest, n, ra, rk, &p);
+    if (mark)
+        mark_dirty(w, pe);
+    return r;
+}
+
 /* Posted, not waited for: remote completion comes with a flush of the
  * endpoint (quiet, or the request's test). */
 void ucx_post_put(struct ucx_worker *w, void *dest, const void *src, size_t n, int pe,
                   const char *fn)
 {
-    ucp_ep_h ep = ucx_ep(w, pe, fn);
-    uint64_t ra;
-    ucp_rkey_h rk = ucx_target(w, pe, dest, &ra);
-    ucp_request_param_t p;
-    p.op_attr_mask = 0;
-    ucs_status_ptr_t r = ucp_put_nbx(ep, src, n, ra, rk, &p);
-    mark_dirty(w, pe);
-    ucx_forget(r, fn, pe, "put");
+    ucx_forget(start_rma(w, 1, dest, src, n, pe, 1, fn), fn, pe, "put");
 }
 
 void ucx_post_get(struct ucx_worker *w, void *dest, const void *src, size_t n, int pe,
                   const char *fn)
 {
-    ucp_ep_h ep = ucx_ep(w, pe, fn);
-    uint64_t ra;
-    ucp_rkey_h rk = ucx_target(w, pe, src, &ra);
-    ucp_request_param_t p;
-    p.op_attr_mask = 0;
-    ucs_status_ptr_t r = ucp_get_nbx(ep, dest, n, ra, rk, &p);
-    mark_dirty(w, pe);
-    ucx_forget(r, fn, pe, "get");
+    ucx_forget(start_rma(w, 0, dest, src, n, pe, 1, fn), fn, pe, "get");
 }
 
 void shoal_net_put(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe,
                    int nbi, const char *fn)
 {
     struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
-    if (nbi) {
+    if (nbi)
         ucx_post_put(w, dest, src, n, pe, fn);
-        return;
-    }
-    ucp_ep_h ep = ucx_ep(w, pe, fn);
-    uint64_t ra;
-    ucp_rkey_h rk = ucx_target(w, pe, dest, &ra);
-    ucp_request_param_t p;
-    p.op_attr_mask = 0;
-    ucs_status_ptr_t r = ucp_put_nbx(ep, src, n, ra, rk, &p);
-    mark_dirty(w, pe);
-    ucx_wait(w, r, fn, pe, "put");
+    else
+        ucx_wait(w, start_rma(w, 1, dest, src, n, pe, 1, fn), fn, pe, "put");
 }
 
 void shoal_net_get(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe,
                    int nbi, const char *fn)
 {
     struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
-    if (nbi) {
+    if (nbi)
         ucx_post_get(w, dest, src, n, pe, fn);
-        return;
-    }
-    ucp_ep_h ep = ucx_ep(w, pe, fn);
-    uint64_t ra;
-    ucp_rkey_h rk = ucx_target(w, pe, src, &ra);
-    ucp_request_param_t p;
-    p.op_attr_mask = 0;
-    ucx_wait(w, ucp_get_nbx(ep, dest, n, ra, rk, &p), fn, pe, "get");
+    else /* a blocking get leaves nothing for a flush to complete */
+        ucx_wait(w, start_rma(w, 0, dest, src, n, pe, 0, fn), fn, pe, "get");
 }
 
 /* On a MULTI worker, flushes are serialized (flush_lock): a quiet that
