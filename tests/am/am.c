@@ -237,13 +237,14 @@ static long nested_seen, nested_replies;
 static void reply_handler(int src, const void *payload, size_t len, void *arg)
 {
     (void)src, (void)payload, (void)len, (void)arg;
-    nested_replies++;
+    __atomic_fetch_add(&nested_replies, 1, __ATOMIC_RELAXED);
 }
 
 static void ask_handler(int src, const void *payload, size_t len, void *arg)
 {
     (void)payload, (void)len, (void)arg;
-    nested_seen++;
+    /* The progress thread may run handlers beside the main thread. */
+    __atomic_fetch_add(&nested_seen, 1, __ATOMIC_RELAXED);
     shmemx_am_send(SHMEM_CTX_DEFAULT, src, TAG + 1, NULL, 0); /* reply from a handler */
     (void)shmemx_am_poll();                                   /* and poll: allowed */
 }
@@ -256,7 +257,7 @@ static void mode_nested(void)
     shmem_barrier_all();
     for (int i = 0; i < k; i++)
         shmemx_am_send(SHMEM_CTX_DEFAULT, (me + 1) % npes, TAG, NULL, 0);
-    while (nested_replies < k)
+    while (__atomic_load_n(&nested_replies, __ATOMIC_RELAXED) < k)
         (void)shmemx_am_poll();
     shmemx_am_quiet(SHMEM_CTX_DEFAULT);
     shmem_barrier_all();
@@ -272,7 +273,7 @@ static long lock_hits;
 static void lock_handler(int src, const void *payload, size_t len, void *arg)
 {
     (void)src, (void)payload, (void)len, (void)arg;
-    lock_hits++;
+    __atomic_fetch_add(&lock_hits, 1, __ATOMIC_RELAXED);
 }
 
 /* PE 0 holds the lock while the others wait for it in shmem_set_lock; it
@@ -304,7 +305,7 @@ static void mode_lock(void)
 static void nop_handler(int src, const void *payload, size_t len, void *arg)
 {
     (void)src, (void)payload, (void)len;
-    ++*(long *)arg;
+    __atomic_fetch_add((long *)arg, 1, __ATOMIC_RELAXED);
 }
 
 static void mode_register(void)
@@ -358,7 +359,10 @@ int main(int argc, char **argv)
     if (nthreads < 1 || nthreads > MAX_THREADS)
         nthreads = 2;
     int provided;
-    shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+    /* Order holds where one thread handles: below THREAD_MULTIPLE the
+     * progress thread runs no handlers. */
+    int level = strcmp(mode, "fifo") ? SHMEM_THREAD_MULTIPLE : SHMEM_THREAD_SERIALIZED;
+    shmem_init_thread(level, &provided);
     st_begin();
     me = shmem_my_pe();
     npes = shmem_n_pes();
