@@ -17,6 +17,7 @@ killed (its whole process group) and reported as a hang.  Expected outcomes:
 import argparse
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -52,8 +53,11 @@ def run_once(argv, env, limit):
         return p.returncode, out.decode(errors="replace"), err.decode(errors="replace"), \
             time.monotonic() - t0
     except subprocess.TimeoutExpired:
-        # A hang: ask every PE where it waits (Shoal's SIGQUIT report) and
-        # keep what they print, then end the job.
+        # A hang: record every process's native stacks (a PE stuck outside
+        # Shoal, e.g. in a library's exit path, reports nothing itself), ask
+        # every PE where it waits (Shoal's SIGQUIT report) and keep what
+        # they print, then end the job.
+        stacks = native_stacks(p.pid)
         try:
             os.killpg(p.pid, signal.SIGQUIT)
             time.sleep(1.0)
@@ -61,8 +65,36 @@ def run_once(argv, env, limit):
         except ProcessLookupError:
             pass
         out, err = p.communicate()
-        return None, out.decode(errors="replace"), err.decode(errors="replace"), \
-            time.monotonic() - t0
+        return None, out.decode(errors="replace"), \
+            err.decode(errors="replace") + stacks, time.monotonic() - t0
+
+
+def native_stacks(pgid):
+    """Every thread's backtrace of each process in the group, where gdb is
+    installed (one line per frame, shortened)."""
+    gdb = shutil.which("gdb")
+    if not gdb:
+        return "\n(no gdb here: no native stacks)\n"
+    try:
+        ps = subprocess.run(["ps", "-e", "-o", "pid=,pgid=,stat=,args="], capture_output=True,
+                            text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    text = ""
+    for line in ps.splitlines():
+        f = line.split(None, 3)
+        if len(f) < 4 or int(f[1]) != pgid:
+            continue
+        text += "\n== pid %s (%s): %s\n" % (f[0], f[2], f[3][:120])
+        try:
+            bt = subprocess.run([gdb, "-p", f[0], "-batch", "-ex", "thread apply all bt"],
+                                capture_output=True, text=True, timeout=60).stdout
+        except (OSError, subprocess.SubprocessError) as e:
+            text += "  gdb failed: %s\n" % e
+            continue
+        text += "".join("  %s\n" % l[:160] for l in bt.splitlines()
+                        if l.startswith("#") or l.startswith("Thread"))
+    return text
 
 
 def check_hang_report(err, np):
@@ -132,7 +164,7 @@ def main():
                 print("FAIL %s run %d/%d (%.2f s): %s" % (mode, r + 1, a.runs, dt,
                                                           "; ".join(problems)))
                 print("  command: %s" % " ".join(argv))
-                print("  stderr:\n    " + "\n    ".join(err.splitlines()[-40:]))
+                print("  stderr:\n    " + "\n    ".join(err.splitlines()[-400:]))
                 break
         print("%-15s np %d: %d run(s), slowest %.3f s, median %.3f s" %
               (mode, a.np, len(times), max(times), sorted(times)[len(times) // 2]))
