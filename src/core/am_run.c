@@ -272,7 +272,12 @@ static int run_slot(struct shoal_am_ring *r, struct shoal_am_slot *s, uint64_t p
 
 size_t shoal_am_run(size_t max, const char *fn)
 {
-    if (depth >= SHOAL_AM_MAX_DEPTH || !__atomic_load_n(&shoal_am_live, __ATOMIC_ACQUIRE))
+    if (!__atomic_load_n(&shoal_am_live, __ATOMIC_ACQUIRE))
+        return 0;
+    /* Noticing completions runs no handler: also at any depth. */
+    if (__atomic_load_n(&shoal_am_rec_n, __ATOMIC_RELAXED))
+        shoal_am_rec_harvest();
+    if (depth >= SHOAL_AM_MAX_DEPTH)
         return 0;
     depth++;
     if (__atomic_load_n(&shoal_am_ovf_n, __ATOMIC_RELAXED))
@@ -329,4 +334,6 @@ void shoal_am_fini(void)
     stream_free_all();
     shoal_am_ovf_fini();
     __atomic_store_n(&shoal_am_stream_busy, 0, __ATOMIC_RELAXED);
+    /* Records still in flight are dropped with their requests. */
+    __atomic_store_n(&shoal_am_rec_n, 0, __ATOMIC_RELAXED);
 }
