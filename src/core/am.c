@@ -158,6 +158,7 @@ static void fill(struct shoal_am_ring *r, uint64_t pos, const struct shoal_am_sl
     s->ctr = hdr->ctr;
     s->kind = hdr->kind;
     s->lane = hdr->lane;
+    s->ring = hdr->ring;
     if (payload && hdr->kind == SHOAL_AM_K_INLINE && hdr->len)
         memcpy(s->payload, payload, hdr->len);
     shoal_am_ring_publish(r, pos);
@@ -166,7 +167,7 @@ static void fill(struct shoal_am_ring *r, uint64_t pos, const struct shoal_am_sl
 /* The one atomic of an inline send: taking the position. */
 int shoal_am_try_post(int tslot, const struct shoal_am_slot *hdr, const void *payload)
 {
-    struct shoal_am_ring *r = &shoal_am_area_of_slot(tslot)->ring;
+    struct shoal_am_ring *r = &shoal_am_area_of_slot(tslot)->rings[hdr->ring];
     struct shoal_am_slot h = *hdr;
     struct shoal_am_area *me = shoal_am_my_area();
     if (h.kind == SHOAL_AM_K_LANE) {
@@ -215,7 +216,7 @@ static void post(int tslot, const struct shoal_am_slot *hdr, const void *payload
     }
     /* A full ring frees up on the target's doorbell, lanes on ours. */
     int owner = hdr->kind == SHOAL_AM_K_INLINE ? tslot : shoal_my_slot();
-    am_wait(owner, posted, &q, &shoal_am_area_of_slot(tslot)->ring, fn);
+    am_wait(owner, posted, &q, &shoal_am_area_of_slot(tslot)->rings[hdr->ring], fn);
 }
 
 struct stream_q {
@@ -229,7 +230,7 @@ static int stream_posted(void *p)
     struct stream_q *q = p;
     if (q->done || shoal_am_ovf_busy(q->tslot))
         return q->done;
-    struct shoal_am_ring *r = &shoal_am_area_of_slot(q->tslot)->ring;
+    struct shoal_am_ring *r = &shoal_am_area_of_slot(q->tslot)->rings[q->hdr->ring];
     uint64_t pos;
     if (!shoal_am_ring_claim(r, &pos))
         return 0;
@@ -282,7 +283,7 @@ static void stream(int tslot, struct shoal_am_slot *hdr, const void *payload, co
     copy_chunk(l, payload, hdr->len, 1);
     __atomic_store_n(&l->ready, 2, __ATOMIC_RELEASE);
     struct stream_q sq = {tslot, 0, hdr};
-    am_wait(tslot, stream_posted, &sq, &shoal_am_area_of_slot(tslot)->ring, fn);
+    am_wait(tslot, stream_posted, &sq, &shoal_am_area_of_slot(tslot)->rings[hdr->ring], fn);
     uint32_t *my_bell = &shoal_my_ctl()->bell;
     for (uint64_t k = 2; k < n; k++) {
         struct taken_q q = {&l->taken, k - 1};
@@ -293,10 +294,14 @@ static void stream(int tslot, struct shoal_am_slot *hdr, const void *payload, co
     }
 }
 
-static void send_mapped(int tslot, int tag, unsigned ctr, const void *payload, size_t len,
-                        const char *fn)
+static void send_mapped(int tslot, int tag, unsigned ring, unsigned ctr, const void *payload,
+                        size_t len, const char *fn)
 {
-    struct shoal_am_slot hdr = {.len = len, .tag = tag, .src = shoal_g.my_pe, .ctr = (uint16_t)ctr};
+    struct shoal_am_slot hdr = {.len = len,
+                                .tag = tag,
+                                .src = shoal_g.my_pe,
+                                .ctr = (uint16_t)ctr,
+                                .ring = (uint16_t)(ring % SHOAL_AM_RINGS)};
     if (len <= SHOAL_AM_LANE_SIZE) {
         hdr.kind = len <= SHOAL_AM_INLINE ? SHOAL_AM_K_INLINE : SHOAL_AM_K_LANE;
         post(tslot, &hdr, payload, fn);
@@ -318,7 +323,7 @@ static void send_to(shmem_ctx_t ctx, int wpe, int tag, unsigned ctr, unsigned do
     __atomic_fetch_add(&shoal_am_my_area()->ctr[ctr].sent, 1, __ATOMIC_RELEASE);
     int tslot = shoal_slot(wpe);
     if (SHOAL_LIKELY(tslot >= 0))
-        send_mapped(tslot, tag, done, payload, len, fn);
+        send_mapped(tslot, tag, ctr, done, payload, len, fn);
     else
         shoal_net_am_send(ctx->net, wpe, tag, done, payload, len, fn);
 }

@@ -35,6 +35,8 @@
 #include "core/state.h"
 #include "transport/shm/shm_am.h"
 
+_Static_assert(SHOAL_AM_RINGS == 4, "shoal_am_pending looks at 4 rings");
+
 struct shmemx_request;
 
 #define SHOAL_AM_TAGS 256 /* = SHMEMX_AM_TAG_MAX */
@@ -73,7 +75,9 @@ static inline struct shoal_am_area *shoal_am_my_area(void)
 /* Is a handler ready to run here (a few loads)? */
 static inline int shoal_am_pending(void)
 {
-    return shoal_am_ring_pending(&shoal_am_my_area()->ring) ||
+    struct shoal_am_ring *r = shoal_am_my_area()->rings;
+    return shoal_am_ring_pending(&r[0]) || shoal_am_ring_pending(&r[1]) ||
+           shoal_am_ring_pending(&r[2]) || shoal_am_ring_pending(&r[3]) ||
            __atomic_load_n(&shoal_am_inbox_n, __ATOMIC_RELAXED) != 0 ||
            __atomic_load_n(&shoal_am_stream_busy, __ATOMIC_RELAXED) != 0 ||
            __atomic_load_n(&shoal_am_ovf_n, __ATOMIC_RELAXED) != 0;

@@ -3,7 +3,7 @@
  * of the node) and the multi-producer, multi-consumer ring that other PEs'
  * senders append to and this PE's threads take from.
  *
- * Owns: the layout (ring, staging lanes, completion counters and records)
+ * Owns: the layout (rings, staging lanes, completion counters and records)
  * and the ring operations.  May call: libc.  Core (core/am*.c) decides
  * what goes in a slot, runs the handlers and owns everything about tags,
  * contexts and requests.
@@ -28,7 +28,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SHOAL_AM_SLOTS 1024u    /* ring positions per PE (a power of two) */
+/* Rings per PE: a sender takes the ring of its context's counter (mod
+ * RINGS), so threads with contexts of their own share no written line on
+ * the send path (one tail per ring), and one context's messages keep one
+ * ring, in order. */
+#define SHOAL_AM_RINGS 4u
+#define SHOAL_AM_SLOTS 256u     /* positions per ring (a power of two) */
 #define SHOAL_AM_SLOT_SIZE 256u /* header + inline payload */
 #define SHOAL_AM_INLINE 224u    /* = SHMEMX_AM_MAX_INLINE */
 #define SHOAL_AM_LANES 8u       /* staging lanes per sender PE */
@@ -54,7 +59,8 @@ struct shoal_am_slot {
     uint16_t ctr;     /* the sender's completion counter or record */
     uint8_t kind;     /* enum shoal_am_kind */
     uint8_t lane;
-    uint32_t pad;
+    uint16_t ring; /* which of the target's rings it is in */
+    uint16_t pad;
     unsigned char payload[SHOAL_AM_INLINE];
 };
 _Static_assert(sizeof(struct shoal_am_slot) == SHOAL_AM_SLOT_SIZE, "slot size");
@@ -85,8 +91,8 @@ struct shoal_am_counter {
 };
 
 struct shoal_am_area {
-    struct shoal_am_ring ring;        /* messages to this PE */
-    _Alignas(64) uint32_t lanes_busy; /* bit i: lane i holds a payload */
+    struct shoal_am_ring rings[SHOAL_AM_RINGS]; /* messages to this PE */
+    _Alignas(64) uint32_t lanes_busy;           /* bit i: lane i holds a payload */
     struct shoal_am_counter ctr[SHOAL_AM_COUNTERS];
     /* Record i: how many of the _nbe messages that used it were handled
      * (added to by the targets, one message at a time per record). */
