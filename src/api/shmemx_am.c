@@ -55,6 +55,17 @@ SHOAL_EXPORT void pshmemx_am_send(shmem_ctx_t ctx, int pe, int tag, const void *
 }
 SHOAL_WEAK_ALIAS(shmemx_am_send, pshmemx_am_send)
 
+SHOAL_EXPORT void pshmemx_am_send_nbe(shmem_ctx_t ctx, int pe, int tag, const void *payload,
+                                      size_t len, shmemx_request_h *req)
+{
+    const char *fn = "shmemx_am_send_nbe";
+    check_tag(tag, fn);
+    if (SHOAL_UNLIKELY(shoal_g.debug) && len && !payload)
+        shoal_fatal(fn, "argument 'payload' is a null pointer with 'len' = %zu", len);
+    shoal_am_send_nbe(ctx, pe, tag, payload, len, req, fn);
+}
+SHOAL_WEAK_ALIAS(shmemx_am_send_nbe, pshmemx_am_send_nbe)
+
 SHOAL_EXPORT size_t pshmemx_am_poll(void)
 {
     const char *fn = "shmemx_am_poll";

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/request.h"
 #include "core/wait.h"
 
 _Static_assert(sizeof(struct shoal_am_area) <= SHOAL_AM_AREA_SIZE, "AM area too large");
@@ -70,6 +71,7 @@ void shoal_am_init(void)
     /* The area is in a fresh memfd (zeros: every ring slot free, every
      * lane and counter idle); only the flag is left to set. */
     shoal_am_ovf_init();
+    shoal_am_rec_init();
     __atomic_store_n(&shoal_am_live, 1, __ATOMIC_RELEASE);
 }
 
@@ -96,12 +98,16 @@ static unsigned ctr_of(shmem_ctx_t ctx)
     return n;
 }
 
-/* handled >= sent, read in this order: everything sent before the read
- * of `handled` was handled (handled never passes sent). */
+/* handled + by_record >= sent, read in this order: everything sent before
+ * the read of the first two was handled (their sum never passes sent).
+ * _nbe messages count once some thread noticed their records moved. */
 static int caught_up(void *p)
 {
     struct shoal_am_counter *k = p;
-    uint64_t h = __atomic_load_n(&k->handled, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&shoal_am_rec_n, __ATOMIC_RELAXED))
+        shoal_am_rec_harvest();
+    uint64_t h = __atomic_load_n(&k->handled, __ATOMIC_ACQUIRE) +
+                 __atomic_load_n(&k->by_record, __ATOMIC_ACQUIRE);
     return h >= __atomic_load_n(&k->sent, __ATOMIC_ACQUIRE);
 }
 
@@ -133,7 +139,10 @@ void shoal_am_quiet(shmem_ctx_t ctx, const char *fn)
  * returns only once it is applied). */
 void shoal_am_done(int src, unsigned ctr, const char *fn)
 {
-    uint64_t *h = &shoal_am_my_area()->ctr[ctr].handled; /* same offset on `src` */
+    struct shoal_am_area *a = shoal_am_my_area(); /* same offsets on `src` */
+    uint64_t *h = ctr < SHOAL_AM_COUNTERS
+                      ? &a->ctr[ctr].handled
+                      : &a->rec_done[(ctr - SHOAL_AM_COUNTERS) % SHOAL_AM_RECORDS];
     (void)shoal_amo(SHMEM_CTX_DEFAULT, SHOAL_AMO_FADD, h, 8, 1, 0, src, fn);
 }
 
@@ -149,7 +158,8 @@ static void fill(struct shoal_am_ring *r, uint64_t pos, const struct shoal_am_sl
     s->ctr = hdr->ctr;
     s->kind = hdr->kind;
     s->lane = hdr->lane;
-    if (hdr->kind == SHOAL_AM_K_INLINE && hdr->len)
+    s->ring = hdr->ring;
+    if (payload && hdr->kind == SHOAL_AM_K_INLINE && hdr->len)
         memcpy(s->payload, payload, hdr->len);
     shoal_am_ring_publish(r, pos);
 }
@@ -157,7 +167,7 @@ static void fill(struct shoal_am_ring *r, uint64_t pos, const struct shoal_am_sl
 /* The one atomic of an inline send: taking the position. */
 int shoal_am_try_post(int tslot, const struct shoal_am_slot *hdr, const void *payload)
 {
-    struct shoal_am_ring *r = &shoal_am_area_of_slot(tslot)->ring;
+    struct shoal_am_ring *r = &shoal_am_area_of_slot(tslot)->rings[hdr->ring];
     struct shoal_am_slot h = *hdr;
     struct shoal_am_area *me = shoal_am_my_area();
     if (h.kind == SHOAL_AM_K_LANE) {
@@ -206,7 +216,7 @@ static void post(int tslot, const struct shoal_am_slot *hdr, const void *payload
     }
     /* A full ring frees up on the target's doorbell, lanes on ours. */
     int owner = hdr->kind == SHOAL_AM_K_INLINE ? tslot : shoal_my_slot();
-    am_wait(owner, posted, &q, &shoal_am_area_of_slot(tslot)->ring, fn);
+    am_wait(owner, posted, &q, &shoal_am_area_of_slot(tslot)->rings[hdr->ring], fn);
 }
 
 struct stream_q {
@@ -220,7 +230,7 @@ static int stream_posted(void *p)
     struct stream_q *q = p;
     if (q->done || shoal_am_ovf_busy(q->tslot))
         return q->done;
-    struct shoal_am_ring *r = &shoal_am_area_of_slot(q->tslot)->ring;
+    struct shoal_am_ring *r = &shoal_am_area_of_slot(q->tslot)->rings[q->hdr->ring];
     uint64_t pos;
     if (!shoal_am_ring_claim(r, &pos))
         return 0;
@@ -273,7 +283,7 @@ static void stream(int tslot, struct shoal_am_slot *hdr, const void *payload, co
     copy_chunk(l, payload, hdr->len, 1);
     __atomic_store_n(&l->ready, 2, __ATOMIC_RELEASE);
     struct stream_q sq = {tslot, 0, hdr};
-    am_wait(tslot, stream_posted, &sq, &shoal_am_area_of_slot(tslot)->ring, fn);
+    am_wait(tslot, stream_posted, &sq, &shoal_am_area_of_slot(tslot)->rings[hdr->ring], fn);
     uint32_t *my_bell = &shoal_my_ctl()->bell;
     for (uint64_t k = 2; k < n; k++) {
         struct taken_q q = {&l->taken, k - 1};
@@ -284,10 +294,14 @@ static void stream(int tslot, struct shoal_am_slot *hdr, const void *payload, co
     }
 }
 
-static void send_mapped(int tslot, int tag, unsigned ctr, const void *payload, size_t len,
-                        const char *fn)
+static void send_mapped(int tslot, int tag, unsigned ring, unsigned ctr, const void *payload,
+                        size_t len, const char *fn)
 {
-    struct shoal_am_slot hdr = {.len = len, .tag = tag, .src = shoal_g.my_pe, .ctr = (uint16_t)ctr};
+    struct shoal_am_slot hdr = {.len = len,
+                                .tag = tag,
+                                .src = shoal_g.my_pe,
+                                .ctr = (uint16_t)ctr,
+                                .ring = (uint16_t)(ring % SHOAL_AM_RINGS)};
     if (len <= SHOAL_AM_LANE_SIZE) {
         hdr.kind = len <= SHOAL_AM_INLINE ? SHOAL_AM_K_INLINE : SHOAL_AM_K_LANE;
         post(tslot, &hdr, payload, fn);
@@ -300,17 +314,35 @@ static void send_mapped(int tslot, int tag, unsigned ctr, const void *payload, s
     stream(tslot, &hdr, payload, fn);
 }
 
+/* `done`: where the target reports the message handled (a counter or a
+ * record); `ctr`: the context's counter, which counts it as sent. */
+static void send_to(shmem_ctx_t ctx, int wpe, int tag, unsigned ctr, unsigned done,
+                    const void *payload, size_t len, const char *fn)
+{
+    /* Counted before it can be handled: a quiet never sees handled > sent. */
+    __atomic_fetch_add(&shoal_am_my_area()->ctr[ctr].sent, 1, __ATOMIC_RELEASE);
+    int tslot = shoal_slot(wpe);
+    if (SHOAL_LIKELY(tslot >= 0))
+        send_mapped(tslot, tag, ctr, done, payload, len, fn);
+    else
+        shoal_net_am_send(ctx->net, wpe, tag, done, payload, len, fn);
+}
+
 void shoal_am_send(shmem_ctx_t ctx, int pe, int tag, const void *payload, size_t len,
                    const char *fn)
 {
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
     unsigned ctr = ctr_of(ctx);
-    /* Counted before it can be handled: a quiet never sees handled > sent. */
-    __atomic_fetch_add(&shoal_am_my_area()->ctr[ctr].sent, 1, __ATOMIC_RELEASE);
-    int tslot = shoal_slot(wpe);
-    if (SHOAL_LIKELY(tslot >= 0))
-        send_mapped(tslot, tag, ctr, payload, len, fn);
-    else
-        shoal_net_am_send(ctx->net, wpe, tag, ctr, payload, len, fn);
+    send_to(ctx, wpe, tag, ctr, ctr, payload, len, fn);
+}
+
+void shoal_am_send_nbe(shmem_ctx_t ctx, int pe, int tag, const void *payload, size_t len,
+                       struct shmemx_request **req, const char *fn)
+{
+    shoal_ctx_check(ctx, fn);
+    int wpe = shoal_ctx_pe(ctx, pe, fn);
+    struct shmemx_request *r = shoal_request_join(req, fn);
+    unsigned ctr = ctr_of(ctx);
+    send_to(ctx, wpe, tag, ctr, shoal_am_rec_take(r, ctr, fn), payload, len, fn);
 }

@@ -20,12 +20,13 @@
  *            send returns once the last chunk is in the lane;
  *   network: ucp_am_send_nbx on the context's worker (UCX picks eager or
  *            rendezvous), returning at local completion.
- * Completion: every message names a counter of its sending context; the
+ * Completion: every message names a counter of its sending context, or
+ * (shmemx_am_send_nbe) a completion record of its own (am_req.c); the
  * target adds 1 to it (an AMO, so network and CPU atomics never mix) after
- * the handler returned.  shmemx_am_quiet waits until it has caught up with
- * the count sent on that counter.  The seam for a request-based form
- * (shmemx_am_send_nbe): shoal_am_done() is where a message becomes
- * handled-complete at the sender. */
+ * the handler returned (shoal_am_done).  shmemx_am_quiet waits until the
+ * counter's handled count, plus the context's records that completed,
+ * has caught up with the count sent on that counter; a request waits only
+ * for its own records. */
 #ifndef SHOAL_CORE_AM_H
 #define SHOAL_CORE_AM_H
 #include <stddef.h>
@@ -33,6 +34,10 @@
 
 #include "core/state.h"
 #include "transport/shm/shm_am.h"
+
+_Static_assert(SHOAL_AM_RINGS == 4, "shoal_am_pending looks at 4 rings");
+
+struct shmemx_request;
 
 #define SHOAL_AM_TAGS 256 /* = SHMEMX_AM_TAG_MAX */
 /* Handlers a waiting thread runs per turn of its wait, so that a stream of
@@ -54,6 +59,8 @@ extern int shoal_am_inbox_n;
 extern int shoal_am_stream_busy;
 /* Messages sent from handlers that wait for room (am_overflow.c). */
 extern int shoal_am_ovf_n;
+/* Completion records owned by _nbe messages in flight (am_req.c). */
+extern int shoal_am_rec_n;
 
 static inline struct shoal_am_area *shoal_am_area_of_slot(int slot)
 {
@@ -68,7 +75,9 @@ static inline struct shoal_am_area *shoal_am_my_area(void)
 /* Is a handler ready to run here (a few loads)? */
 static inline int shoal_am_pending(void)
 {
-    return shoal_am_ring_pending(&shoal_am_my_area()->ring) ||
+    struct shoal_am_ring *r = shoal_am_my_area()->rings;
+    return shoal_am_ring_pending(&r[0]) || shoal_am_ring_pending(&r[1]) ||
+           shoal_am_ring_pending(&r[2]) || shoal_am_ring_pending(&r[3]) ||
            __atomic_load_n(&shoal_am_inbox_n, __ATOMIC_RELAXED) != 0 ||
            __atomic_load_n(&shoal_am_stream_busy, __ATOMIC_RELAXED) != 0 ||
            __atomic_load_n(&shoal_am_ovf_n, __ATOMIC_RELAXED) != 0;
@@ -79,10 +88,13 @@ static inline int shoal_am_pending(void)
  * they run, for errors. */
 size_t shoal_am_run(size_t max, const char *fn);
 
-/* What every waiting loop of Shoal calls on each turn. */
+/* What every waiting loop of Shoal calls on each turn.  While _nbe
+ * messages are in flight it also looks for their completions (a request
+ * waiting in this loop may own one). */
 static inline void shoal_am_serve(const char *fn)
 {
-    if (SHOAL_UNLIKELY(__atomic_load_n(&shoal_am_live, __ATOMIC_RELAXED)) && shoal_am_pending())
+    if (SHOAL_UNLIKELY(__atomic_load_n(&shoal_am_live, __ATOMIC_RELAXED)) &&
+        (shoal_am_pending() || __atomic_load_n(&shoal_am_rec_n, __ATOMIC_RELAXED) != 0))
         shoal_am_run(SHOAL_AM_BATCH, fn);
 }
 
@@ -95,6 +107,9 @@ int shoal_am_unregister(int tag);
 void shoal_am_send(shmem_ctx_t ctx, int pe, int tag, const void *payload, size_t len,
                    const char *fn);
 void shoal_am_quiet(shmem_ctx_t ctx, const char *fn);
+/* shoal_am_send whose message completes *req at its own pace. */
+void shoal_am_send_nbe(shmem_ctx_t ctx, int pe, int tag, const void *payload, size_t len,
+                       struct shmemx_request **req, const char *fn);
 
 /* Handlers running on the calling thread now (am_run.c). */
 int shoal_am_depth(void);
@@ -110,9 +125,17 @@ void shoal_am_ovf_add(int tslot, const struct shoal_am_slot *hdr, const void *pa
                       const char *fn);
 void shoal_am_ovf_flush(void);
 
-/* A message of the sender's counter `ctr` was handled (am_run.c calls it
- * for every message; a request-based send would complete here). */
+/* A message of the sender's counter or record `ctr` was handled (am_run.c
+ * calls it for every message). */
 void shoal_am_done(int src, unsigned ctr, const char *fn);
+/* Completion records (am_req.c): one for an _nbe message of request `r`
+ * on counter `ctr` (waits while all are in flight); returns what the
+ * message names as its completion (SHOAL_AM_COUNTERS + record).  harvest
+ * completes the requests' operations whose messages were handled, and
+ * returns how many. */
+void shoal_am_rec_init(void);
+unsigned shoal_am_rec_take(struct shmemx_request *r, unsigned ctr, const char *fn);
+int shoal_am_rec_harvest(void);
 /* The tag's handler and argument, or a fatal error naming the sender. */
 shoal_am_handler shoal_am_handler_of(int tag, int src, void **arg, const char *fn);
 

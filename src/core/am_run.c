@@ -23,6 +23,8 @@ int shoal_am_stream_busy;
 
 /* Handlers running on this thread now (handlers that wait or poll). */
 static __thread int depth;
+/* The ring this thread looks at first next. */
+static __thread unsigned next_ring;
 
 int shoal_am_depth(void)
 {
@@ -272,12 +274,17 @@ static int run_slot(struct shoal_am_ring *r, struct shoal_am_slot *s, uint64_t p
 
 size_t shoal_am_run(size_t max, const char *fn)
 {
-    if (depth >= SHOAL_AM_MAX_DEPTH || !__atomic_load_n(&shoal_am_live, __ATOMIC_ACQUIRE))
+    if (!__atomic_load_n(&shoal_am_live, __ATOMIC_ACQUIRE))
+        return 0;
+    /* Noticing completions runs no handler: also at any depth. */
+    if (__atomic_load_n(&shoal_am_rec_n, __ATOMIC_RELAXED))
+        shoal_am_rec_harvest();
+    if (depth >= SHOAL_AM_MAX_DEPTH)
         return 0;
     depth++;
     if (__atomic_load_n(&shoal_am_ovf_n, __ATOMIC_RELAXED))
         shoal_am_ovf_flush();
-    struct shoal_am_ring *r = &shoal_am_my_area()->ring;
+    struct shoal_am_ring *rings = shoal_am_my_area()->rings, *r = NULL;
     size_t n = 0;
     while (n < max) {
         struct shoal_am_slot *s = NULL;
@@ -288,7 +295,13 @@ size_t shoal_am_run(size_t max, const char *fn)
                 continue;
             }
         } else {
-            s = shoal_am_ring_take(r, &pos);
+            /* Each thread starts at its own ring (fewer consumers meet on
+             * one head); every ring is looked at before the inbox. */
+            unsigned k0 = next_ring++;
+            for (unsigned k = 0; k < SHOAL_AM_RINGS && !s; k++) {
+                r = &rings[(k0 + k) % SHOAL_AM_RINGS];
+                s = shoal_am_ring_take(r, &pos);
+            }
         }
         if (s) {
             n += (size_t)run_slot(r, s, pos, fn);
@@ -329,4 +342,6 @@ void shoal_am_fini(void)
     stream_free_all();
     shoal_am_ovf_fini();
     __atomic_store_n(&shoal_am_stream_busy, 0, __ATOMIC_RELAXED);
+    /* Records still in flight are dropped with their requests. */
+    __atomic_store_n(&shoal_am_rec_n, 0, __ATOMIC_RELAXED);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/am.h"
 #include "core/log.h"
 #include "core/request_ops.h"
 
@@ -181,12 +182,15 @@ static int anything_pending(struct shmemx_request *r)
     return 0;
 }
 
-/* Between steps: other engines' operations need the network progressed;
- * after a short spin, let the thread we may wait for run. */
-static void backoff(struct shmemx_request *r, unsigned *idle)
+/* Between steps: other engines' operations need the network progressed
+ * (and active messages: a waiting thread runs handlers, and notices its
+ * _nbe messages handled); after a short spin, let the thread we may wait
+ * for run. */
+static void backoff(struct shmemx_request *r, unsigned *idle, const char *fn)
 {
     if (anything_pending(r))
         shoal_net_progress();
+    shoal_am_serve(fn);
     if (++*idle > 64)
         sched_yield();
 }
@@ -211,6 +215,8 @@ int shoal_request_test(shmemx_request_h *req, int *done, const char *fn)
         return 0;
     }
     struct shmemx_request *r = live(*req, fn, "req");
+    if (anything_pending(r))
+        shoal_am_serve(fn);
     *done = step(r, fn);
     return *done ? finish(r, req) : 0;
 }
@@ -219,7 +225,7 @@ static void wait_one(struct shmemx_request *r, const char *fn)
 {
     unsigned idle = 0;
     while (!step(r, fn))
-        backoff(r, &idle);
+        backoff(r, &idle, fn);
 }
 
 static void report_failure(const char *fn)
@@ -278,6 +284,7 @@ void shoal_request_waitall(size_t n, shmemx_request_h *reqs, const char *fn)
             if (++idle > 64)
                 sched_yield();
             shoal_net_progress();
+            shoal_am_serve(fn);
         }
     } while (left);
 }
@@ -306,6 +313,7 @@ size_t shoal_request_waitany(size_t n, shmemx_request_h *reqs, const char *fn)
         if (++idle > 64)
             sched_yield();
         shoal_net_progress();
+        shoal_am_serve(fn);
     }
 }
 

@@ -40,6 +40,9 @@ void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, c
     w->owner_slot = owner_slot;
     w->iter = 0;
     w->t0 = 0;
+    /* Set at the first backoff (t0 == 0); set here too because gcc 12
+     * cannot always follow that and warns (-Werror) where it inlines. */
+    w->phase = NULL;
     w->sleep_ns = shoal_wait_p.sleep_ns;
     w->next_peer_check = 0;
     w->fn = fn;

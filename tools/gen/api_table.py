@@ -1036,6 +1036,10 @@ EXT_FAMILIES = [
     ext_family(S_X_AM, 'shmemx_am_send', [
         single('void shmemx_am_send(shmem_ctx_t ctx, int pe, int tag, const void *payload, '
                'size_t len)')]),
+    # Completes *req once the handler returned at the target (core/am_req.c).
+    ext_family(S_X_AM, 'shmemx_am_send_nbe', [
+        single('void shmemx_am_send_nbe(shmem_ctx_t ctx, int pe, int tag, const void *payload, '
+               'size_t len, shmemx_request_h *req)')]),
     ext_family(S_X_AM, 'shmemx_am_poll', [single('size_t shmemx_am_poll(void)')]),
     ext_family(S_X_AM, 'shmemx_am_quiet', [single('void shmemx_am_quiet(shmem_ctx_t ctx)')]),
     # ------------------------------ multi-threaded collectives (issue 15)

@@ -3,9 +3,10 @@
  * of the node) and the multi-producer, multi-consumer ring that other PEs'
  * senders append to and this PE's threads take from.
  *
- * Owns: the layout (ring, staging lanes, completion counters) and the ring
- * operations.  May call: libc.  Core (core/am*.c) decides what goes in a
- * slot, runs the handlers and owns everything about tags and contexts.
+ * Owns: the layout (rings, staging lanes, completion counters and records)
+ * and the ring operations.  May call: libc.  Core (core/am*.c) decides
+ * what goes in a slot, runs the handlers and owns everything about tags,
+ * contexts and requests.
  *
  * The ring is a bounded array of slots with a sequence word each (after
  * D. Vyukov's bounded MPMC queue).  A producer takes the position at
@@ -27,13 +28,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SHOAL_AM_SLOTS 1024u    /* ring positions per PE (a power of two) */
+/* Rings per PE: a sender takes the ring of its context's counter (mod
+ * RINGS), so threads with contexts of their own share no written line on
+ * the send path (one tail per ring), and one context's messages keep one
+ * ring, in order. */
+#define SHOAL_AM_RINGS 4u
+#define SHOAL_AM_SLOTS 256u     /* positions per ring (a power of two) */
 #define SHOAL_AM_SLOT_SIZE 256u /* header + inline payload */
 #define SHOAL_AM_INLINE 224u    /* = SHMEMX_AM_MAX_INLINE */
 #define SHOAL_AM_LANES 8u       /* staging lanes per sender PE */
 #define SHOAL_AM_LANE_SIZE ((size_t)128 * 1024)
 #define SHOAL_AM_CHUNK (SHOAL_AM_LANE_SIZE / 2) /* large payloads: two halves in turn */
 #define SHOAL_AM_COUNTERS 256u                  /* completion counters (contexts) */
+#define SHOAL_AM_RECORDS 1024u /* completion records: _nbe messages in flight per PE */
+/* A message names where its completion goes: counter c (0 .. COUNTERS - 1)
+ * or, for an _nbe message, record SHOAL_AM_COUNTERS + i. */
+_Static_assert(SHOAL_AM_COUNTERS + SHOAL_AM_RECORDS <= 65536u, "a slot's ctr is 16 bits");
 
 /* Where a slot's payload is. */
 enum shoal_am_kind {
@@ -46,10 +56,11 @@ struct shoal_am_slot {
     uint64_t seq;
     uint64_t len;
     int32_t tag, src; /* src: world PE of the sender */
-    uint16_t ctr;     /* the sender's completion counter */
+    uint16_t ctr;     /* the sender's completion counter or record */
     uint8_t kind;     /* enum shoal_am_kind */
     uint8_t lane;
-    uint32_t pad;
+    uint16_t ring; /* which of the target's rings it is in */
+    uint16_t pad;
     unsigned char payload[SHOAL_AM_INLINE];
 };
 _Static_assert(sizeof(struct shoal_am_slot) == SHOAL_AM_SLOT_SIZE, "slot size");
@@ -70,16 +81,22 @@ struct shoal_am_lane {
 };
 
 /* A context's count of messages sent (written by the sender only) and
- * handled (added to by the targets), on separate lines. */
+ * handled (added to by the targets), on separate lines.  `by_record`:
+ * those of its _nbe messages that completed through their own record
+ * (added to by the sender's threads only, as they notice). */
 struct shoal_am_counter {
     _Alignas(64) uint64_t handled;
     _Alignas(64) uint64_t sent;
+    uint64_t by_record;
 };
 
 struct shoal_am_area {
-    struct shoal_am_ring ring;        /* messages to this PE */
-    _Alignas(64) uint32_t lanes_busy; /* bit i: lane i holds a payload */
+    struct shoal_am_ring rings[SHOAL_AM_RINGS]; /* messages to this PE */
+    _Alignas(64) uint32_t lanes_busy;           /* bit i: lane i holds a payload */
     struct shoal_am_counter ctr[SHOAL_AM_COUNTERS];
+    /* Record i: how many of the _nbe messages that used it were handled
+     * (added to by the targets, one message at a time per record). */
+    _Alignas(64) uint64_t rec_done[SHOAL_AM_RECORDS];
     struct shoal_am_lane lanes[SHOAL_AM_LANES];
 };
 
