@@ -73,7 +73,9 @@ extern __thread struct shoal_request_tls shoal_request_tl
     __attribute__((tls_model("initial-exec")));
 extern unsigned shoal_request_generation;
 
-/* A fresh request from the list, or NULL (then shoal_request_new). */
+/* A fresh request from the list, or NULL (then shoal_request_new).  Every
+ * object on a list is clean (all fields zero but magic and next; see
+ * shoal_request_push), so taking one writes two words. */
 static inline struct shmemx_request *shoal_request_pop(void)
 {
     struct shmemx_request *r = shoal_request_tl.free;
@@ -81,16 +83,13 @@ static inline struct shmemx_request *shoal_request_pop(void)
                                  __atomic_load_n(&shoal_request_generation, __ATOMIC_RELAXED)))
         return NULL;
     shoal_request_tl.free = r->next;
-    r->net_used = 0;
-    r->waiting = 0;
-    r->pending = 0;
-    r->failed = 0;
-    r->merged = r->next = NULL;
+    r->next = NULL;
     __atomic_store_n(&r->magic, SHOAL_REQ_LIVE, __ATOMIC_RELEASE);
     return r;
 }
 
-/* A complete request whose network part is released back to the list. */
+/* A complete request back to the list.  The caller leaves it clean:
+ * net_used, waiting, pending and failed zero, nothing merged into it. */
 static inline void shoal_request_push(struct shmemx_request *r)
 {
     __atomic_store_n(&r->magic, SHOAL_REQ_FREE, __ATOMIC_RELEASE);
@@ -107,7 +106,8 @@ static inline int shoal_request_wait_fast(shmemx_request_h *req)
     struct shmemx_request *r;
     /* (SHMEM_DEBUG first: it checks that a handle is ours before reading it) */
     if (SHOAL_UNLIKELY(shoal_g.debug || !req || !(r = *req) || r->magic != SHOAL_REQ_LIVE ||
-                       r->net_used || r->merged || __atomic_load_n(&r->pending, __ATOMIC_ACQUIRE)))
+                       r->net_used || r->merged || __atomic_load_n(&r->pending, __ATOMIC_ACQUIRE) ||
+                       __atomic_load_n(&r->failed, __ATOMIC_RELAXED)))
         return 0;
     *req = SHMEMX_REQUEST_NULL;
     shoal_request_push(r);
