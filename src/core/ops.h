@@ -90,14 +90,15 @@ static inline const void *shoal_user_view(const void *mapped, const void *user, 
  * there is nothing to move (n == 0), else 1 with *mapped set to where
  * `remote` lies in this process, NULL when it is reached over the network.
  * `local` is the private buffer, `remote` the symmetric object named
- * "dest" for a put, "source" for a get. */
+ * "dest" for a put, "source" for a get.  `debug` is shoal_g.debug, read
+ * once by the caller (a form with more debug checks tests one value). */
 static inline int shoal_rma_target(int is_put, const void *local, const void *remote, size_t n,
-                                   int wpe, char **mapped, const char *fn)
+                                   int wpe, int debug, char **mapped, const char *fn)
 {
     if (SHOAL_UNLIKELY(n == 0))
         return 0;
     char *r = shoal_addr_n(remote, n, wpe, fn, is_put ? "dest" : "source", "nelems");
-    if (SHOAL_UNLIKELY(shoal_g.debug)) {
+    if (SHOAL_UNLIKELY(debug)) {
         const void *rv = shoal_user_view(r, remote, wpe);
         shoal_debug_check_overlap(is_put ? rv : local, n, is_put ? local : rv, n, fn, "dest",
                                   "source");
@@ -124,7 +125,7 @@ static inline void shoal_rma(shmem_ctx_t ctx, int is_put, int nbi, void *local, 
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
     char *r;
-    if (!shoal_rma_target(is_put, local, remote, n, wpe, &r, fn))
+    if (!shoal_rma_target(is_put, local, remote, n, wpe, shoal_g.debug, &r, fn))
         return;
     if (SHOAL_LIKELY(r != NULL))
         shoal_rma_mapped(is_put, r, local, n, wpe);
@@ -181,13 +182,13 @@ static inline int shoal_amo_fetches(int op)
 
 /* What every AMO form does once the PE is checked (the blocking, nbi and
  * _nbe ones): where the word lies in this process when a CPU atomic may
- * update it, NULL when the network must. */
-static inline char *shoal_amo_target(int op, const void *dest, unsigned size, int wpe,
+ * update it, NULL when the network must.  `debug` as for shoal_rma_target. */
+static inline char *shoal_amo_target(int op, const void *dest, unsigned size, int wpe, int debug,
                                      const char *fn)
 {
     const char *arg = op == SHOAL_AMO_FETCH ? "source" : "dest";
     char *r = shoal_addr(dest, size, wpe, fn, arg);
-    if (SHOAL_UNLIKELY(shoal_g.debug))
+    if (SHOAL_UNLIKELY(debug))
         shoal_debug_check_align(dest, size, fn, arg);
     return SHOAL_LIKELY(!shoal_g.amo_via_net) ? r : NULL;
 }
@@ -208,7 +209,7 @@ static inline uint64_t shoal_amo(shmem_ctx_t ctx, int op, const void *dest, unsi
 {
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
-    char *r = shoal_amo_target(op, dest, size, wpe, fn);
+    char *r = shoal_amo_target(op, dest, size, wpe, shoal_g.debug, fn);
     if (SHOAL_LIKELY(r != NULL))
         return shoal_shm_amo(op, r, size, value, cond, shoal_bell_of(wpe));
     return shoal_net_amo(ctx->net, op, dest, size, value, cond, wpe, fn);
@@ -221,7 +222,7 @@ static inline void shoal_amo_nbi(shmem_ctx_t ctx, int op, void *fetch, const voi
 {
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
-    char *r = shoal_amo_target(op, dest, size, wpe, fn);
+    char *r = shoal_amo_target(op, dest, size, wpe, shoal_g.debug, fn);
     if (SHOAL_LIKELY(r != NULL)) {
         shoal_amo_store_fetch(fetch, size,
                               shoal_shm_amo(op, r, size, value, cond, shoal_bell_of(wpe)));

@@ -423,7 +423,7 @@ void shoal_put_signal_nbe(shmem_ctx_t ctx, void *dest, const void *src, size_t n
     if (SHOAL_UNLIKELY(sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD))
         shoal_fatal(fn, "argument 'sig_op' = %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD",
                     sig_op);
-    struct shmemx_request *r = shoal_request_join(req, fn);
+    struct shmemx_request *r = shoal_request_join(req, shoal_g.debug, fn);
     char *sig = shoal_addr(sig_addr, 8, wpe, fn, "sig_addr");
     if (SHOAL_UNLIKELY(shoal_g.debug))
         shoal_debug_check_align(sig_addr, 8, fn, "sig_addr");
@@ -447,6 +447,21 @@ void shoal_put_signal_nbe(shmem_ctx_t ctx, void *dest, const void *src, size_t n
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     shoal_net_req_fence(shoal_request_net(r), fn);
     shoal_net_req_amo(shoal_request_net(r), op, NULL, sig_addr, 8, signal, 0, wpe, fn);
+}
+
+/* ------------------------------------------------- the debug-checked bodies */
+
+void shoal_rma_nbe_debug(shmem_ctx_t ctx, int is_put, void *local, const void *remote, size_t n,
+                         int pe, shmemx_request_h *req, const char *fn)
+{
+    shoal_rma_nbe_body(ctx, is_put, local, remote, n, pe, req, 1, fn);
+}
+
+void shoal_amo_nbe_debug(shmem_ctx_t ctx, int op, void *fetch, const void *dest, unsigned size,
+                         uint64_t value, uint64_t cond, int pe, shmemx_request_h *req,
+                         const char *fn)
+{
+    shoal_amo_nbe_body(ctx, op, fetch, dest, size, value, cond, pe, req, 1, fn);
 }
 
 /* ------------------------------------------------------------- teardown */
