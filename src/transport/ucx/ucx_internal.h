@@ -228,6 +228,7 @@ ucs_status_ptr_t ucx_start_amo(struct ucx_worker *w, int op, void *fetch, const 
 
 /* ucx_request.c: the workers of explicit non-blocking requests. */
 void ucx_request_pool_fini(void);
+void ucx_request_flush_final(const char *fn); /* before the final barrier */
 void ucx_describe_requests(FILE *f, const char *prefix);
 /* The progress thread's share while the application computes: progress
  * the request workers held by requests with operations outstanding (MULTI

@@ -5,7 +5,10 @@
  * across the requests that use it) and kept until finalize.  A request
  * takes a free slot for itself; when none is free, requests share the
  * slots round-robin.  Taking and giving back a slot is one atomic on the
- * slot: requests on distinct slots share no lock.
+ * slot: requests on distinct slots share no lock.  A slot's worker is
+ * connected at creation to the peers this PE already talks to (prewire):
+ * over tcp that moved a fresh request's first fetch-add from ~1.4 ms
+ * (median) to ~0.25 ms, against ~20 us once wired.
  *
  * A request remembers the peers it posted puts and non-fetching AMOs to
  * since its last flush; its test flushes those endpoints (all in flight at
@@ -87,6 +90,33 @@ static void make_slots(const char *fn)
     pthread_mutex_unlock(&create_lock);
 }
 
+/* The peers some worker of this PE already has an endpoint to. */
+static void note_peers(struct ucx_worker *o, void *arg)
+{
+    unsigned char *talks = arg;
+    for (int pe = 0; pe < ucx_g.n_pes; pe++)
+        if (__atomic_load_n(&o->eps[pe], __ATOMIC_ACQUIRE))
+            talks[pe] = 1;
+}
+
+/* A new request worker is connected at once to every peer this PE
+ * already talks to through UCX, keys unpacked, before any request sees it
+ * (so no other thread contends for it): a request's first operation finds
+ * its endpoint in place and the wire-up messages are already on their way.
+ * Peers nobody talked to stay lazy, as everywhere (never all-to-all). */
+static void prewire(struct ucx_worker *w, const char *fn)
+{
+    unsigned char *talks = calloc((size_t)ucx_g.n_pes, 1);
+    if (!talks)
+        return; /* lazily then */
+    ucx_all_workers_foreach(note_peers, talks);
+    for (int pe = 0; pe < ucx_g.n_pes; pe++)
+        if (talks[pe] && !w->eps[pe])
+            (void)ucx_ep_wire(w, pe, fn);
+    free(talks);
+    ucp_worker_progress(w->h); /* sends what the new endpoints have queued */
+}
+
 static void make_worker(struct req_slot *s, const char *fn)
 {
     pthread_mutex_lock(&create_lock);
@@ -96,6 +126,7 @@ static void make_worker(struct req_slot *s, const char *fn)
             pthread_mutex_unlock(&create_lock);
             ucx_fatalf(fn, "no UCX worker for an explicit non-blocking request");
         }
+        prewire(w, fn);
         __atomic_store_n(&s->w, w, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&create_lock);
@@ -363,6 +394,24 @@ void ucx_describe_requests(FILE *f, const char *prefix)
             "%ld requests shared one because none was free\n",
             prefix, slots ? n_slots : ucx_cfg.request_workers, made,
             __atomic_load_n(&n_shared, __ATOMIC_RELAXED));
+}
+
+/* At finalize, while every peer still serves: the whole of each request
+ * worker is flushed, the endpoints prewire made and nobody used included.
+ * Their wire-up must finish here: a peer whose reply to it was still
+ * queued when it destroyed its worker failed an assertion inside UCX
+ * (requests.independent.ucx_tcp_slow_target). */
+void ucx_request_flush_final(const char *fn)
+{
+    struct req_slot *a = __atomic_load_n(&slots, __ATOMIC_ACQUIRE);
+    for (int i = 0; a && i < n_slots; i++) {
+        struct ucx_worker *w = __atomic_load_n(&a[i].w, __ATOMIC_ACQUIRE);
+        if (!w)
+            continue;
+        ucp_request_param_t p;
+        p.op_attr_mask = 0;
+        ucx_wait(w, ucp_worker_flush_nbx(w->h, &p), fn, -1, "flush (finalize)");
+    }
 }
 
 /* The workers themselves go with the worker pool (ucx_worker_pool_fini). */
