@@ -423,7 +423,7 @@ void shoal_put_signal_nbe(shmem_ctx_t ctx, void *dest, const void *src, size_t n
     if (SHOAL_UNLIKELY(sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD))
         shoal_fatal(fn, "argument 'sig_op' = %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD",
                     sig_op);
-    struct shmemx_request *r = shoal_request_join(req, shoal_g.debug, fn);
+    struct shmemx_request *r = shoal_request_join(req, fn);
     char *sig = shoal_addr(sig_addr, 8, wpe, fn, "sig_addr");
     if (SHOAL_UNLIKELY(shoal_g.debug))
         shoal_debug_check_align(sig_addr, 8, fn, "sig_addr");

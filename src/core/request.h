@@ -125,8 +125,8 @@ static inline int shoal_request_wait_fast(shmemx_request_h *req)
  * shoal_g.debug once, before everything, and take a separate path (each
  * branch here shows in nbe_rate on this node: with a second debug test,
  * _nbe fetch-add ran at 0.96x blocking; without, 1.00x). */
-static inline struct shmemx_request *shoal_request_join(shmemx_request_h *req, int debug,
-                                                        const char *fn)
+static inline struct shmemx_request *shoal_request_join_as(shmemx_request_h *req, int debug,
+                                                           const char *fn)
 {
     if (SHOAL_UNLIKELY(req == NULL))
         shoal_request_err_null(fn, "req");
@@ -138,6 +138,12 @@ static inline struct shmemx_request *shoal_request_join(shmemx_request_h *req, i
     if (SHOAL_UNLIKELY(debug || r->magic != SHOAL_REQ_LIVE))
         return shoal_request_check(r, fn, "req");
     return r;
+}
+
+/* The same for callers outside the _nbe fast paths (other engines). */
+static inline struct shmemx_request *shoal_request_join(shmemx_request_h *req, const char *fn)
+{
+    return shoal_request_join_as(req, shoal_g.debug, fn);
 }
 
 /* ---- The internal entry point for other engines (active messages, a

@@ -20,7 +20,7 @@ static inline void shoal_rma_nbe_body(shmem_ctx_t ctx, int is_put, void *local, 
 {
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
-    struct shmemx_request *r = shoal_request_join(req, debug, fn);
+    struct shmemx_request *r = shoal_request_join_as(req, debug, fn);
     char *rp;
     if (!shoal_rma_target(is_put, local, remote, n, wpe, debug, &rp, fn))
         return;
@@ -40,7 +40,7 @@ static inline void shoal_amo_nbe_body(shmem_ctx_t ctx, int op, void *fetch, cons
 {
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
-    struct shmemx_request *r = shoal_request_join(req, debug, fn);
+    struct shmemx_request *r = shoal_request_join_as(req, debug, fn);
     char *rp = shoal_amo_target(op, dest, size, wpe, debug, fn);
     if (SHOAL_LIKELY(rp != NULL)) {
         uint64_t old = shoal_shm_amo(op, rp, size, value, cond, shoal_bell_of(wpe));
