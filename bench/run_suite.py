@@ -50,6 +50,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_DIR = ROOT / "bench"
 CONFIGS = ("default", "ctx", "pes")
+REQ = "req"  # Shoal's _nbe requests (shmemx.h): a configuration only Shoal runs
 CSV_FIELDS = ["benchmark", "config", "pes", "threads", "size_bytes", "metric", "unit",
               "median", "min", "max", "iterations"]
 
@@ -77,6 +78,7 @@ class Bench:
     shoal_only: bool = False      # uses Shoal's extensions (shmemx.h): Shoal alone runs it
     about: str = ""
     shoal_only: bool = False      # uses shmemx.h: built and run with Shoal only
+    shoal_configs: tuple = ()     # configurations only Shoal runs (they use shmemx.h)
 
 
 # The suite.  Full runs use each benchmark's own defaults (its sizes,
@@ -91,7 +93,7 @@ SUITE = {
         about="Point-to-point latency, bandwidth and rate between PEs 0 and 1, next to the "
               "machine's floor (cache-line ping-pong, memcpy) measured in the same run."),
     "mt_rate": Bench(
-        csv=True, configs=CONFIGS, threads=True,
+        csv=True, configs=CONFIGS + (REQ,), threads=True, shoal_configs=(REQ,),
         headline=[("putmem_rate", 8), ("add_rate", 8), ("fadd_rate", 8)],
         about="Multi-threaded message rate: T senders (threads or PEs) each driving their "
               "own segment of a passive PE."),
@@ -106,7 +108,8 @@ SUITE = {
         about="RandomAccess (GUPS): random updates to a table spread over all PEs (get+put, "
               "atomic xor, atomic add); size = table bytes per multi-threaded PE."),
     "overlap": Bench(
-        csv=True, configs=("default", "ctx"),   # single-threaded: its pes is default
+        csv=True, configs=("default", "ctx", REQ),   # single-threaded: its pes is default
+        shoal_configs=(REQ,),
         headline=[("overlap", 6 << 20), ("t_post", 6 << 20)],
         about="Overlap of shmem_putmem_nbi with computation, PE 0 -> PE 1 (1 = fully in the "
               "background; a library that copies with loads and stores completes the put "
@@ -550,7 +553,8 @@ def plan_jobs(args, impls, benches, built, outdir):
     for r in range(1, args.rounds + 1):
         for b, c, t, base, npes, a in combos:
             for impl in impls:
-                if impl.name != "shoal" and SUITE.get(b, UNLISTED).shoal_only:
+                spec = SUITE.get(b, UNLISTED)
+                if impl.name != "shoal" and (spec.shoal_only or c in spec.shoal_configs):
                     continue
                 j = Job(len(jobs) + 1, r, b, impl, c, t, base, npes, a)
                 j.stem = f"r{r}.{b}.{c or 'none'}.T{t or 1}.p{npes}.{impl.name}"
@@ -1192,8 +1196,8 @@ def main():
     args.timeout = args.timeout or (60 if args.smoke else 600)
     args.config = [c for c in args.config.split(",") if c]
     for c in args.config:
-        if c not in CONFIGS:
-            fail(f"--config: unknown configuration '{c}' ({', '.join(CONFIGS)})")
+        if c not in CONFIGS + (REQ,):
+            fail(f"--config: unknown configuration '{c}' ({', '.join(CONFIGS + (REQ,))})")
     if args.rounds < 1:
         fail("--rounds must be >= 1")
     if args.load < 0:

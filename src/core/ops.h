@@ -85,34 +85,54 @@ static inline const void *shoal_user_view(const void *mapped, const void *user, 
     return wpe == shoal_g.my_pe ? user : mapped;
 }
 
-/* The one body of put, get and their nbi forms: `local` is the private
- * buffer, `remote` the symmetric object named by `rarg` ("dest" for a put,
- * "source" for a get).  With is_put and nbi constant at the call site it
- * compiles to the checks, the translation and one memcpy (on this node) or
- * one call into the network transport. */
+/* What every RMA form does once the PE is checked (shoal_rma below and the
+ * _nbe form in core/request_ops.h, which joins its request first): 0 when
+ * there is nothing to move (n == 0), else 1 with *mapped set to where
+ * `remote` lies in this process, NULL when it is reached over the network.
+ * `local` is the private buffer, `remote` the symmetric object named
+ * "dest" for a put, "source" for a get.  `debug` is shoal_g.debug, read
+ * once by the caller (a form with more debug checks tests one value). */
+static inline int shoal_rma_target(int is_put, const void *local, const void *remote, size_t n,
+                                   int wpe, int debug, char **mapped, const char *fn)
+{
+    if (SHOAL_UNLIKELY(n == 0))
+        return 0;
+    char *r = shoal_addr_n(remote, n, wpe, fn, is_put ? "dest" : "source", "nelems");
+    if (SHOAL_UNLIKELY(debug)) {
+        const void *rv = shoal_user_view(r, remote, wpe);
+        shoal_debug_check_overlap(is_put ? rv : local, n, is_put ? local : rv, n, fn, "dest",
+                                  "source");
+    }
+    *mapped = r;
+    return 1;
+}
+
+/* The transfer itself when the target is mapped: complete at return. */
+static inline void shoal_rma_mapped(int is_put, char *mapped, void *local, size_t n, int wpe)
+{
+    if (is_put)
+        shoal_shm_put(mapped, local, n, shoal_bell_of(wpe));
+    else
+        shoal_shm_get(local, mapped, n);
+}
+
+/* The one body of put, get and their nbi forms.  With is_put and nbi
+ * constant at the call site it compiles to the checks, the translation and
+ * one memcpy (on this node) or one call into the network transport. */
 static inline void shoal_rma(shmem_ctx_t ctx, int is_put, int nbi, void *local, const void *remote,
                              size_t n, int pe, const char *fn)
 {
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
-    if (SHOAL_UNLIKELY(n == 0))
+    char *r;
+    if (!shoal_rma_target(is_put, local, remote, n, wpe, shoal_g.debug, &r, fn))
         return;
-    char *r = shoal_addr_n(remote, n, wpe, fn, is_put ? "dest" : "source", "nelems");
-    if (SHOAL_UNLIKELY(shoal_g.debug)) {
-        const void *rv = shoal_user_view(r, remote, wpe);
-        shoal_debug_check_overlap(is_put ? rv : local, n, is_put ? local : rv, n, fn, "dest",
-                                  "source");
-    }
-    if (SHOAL_LIKELY(r != NULL)) {
-        if (is_put)
-            shoal_shm_put(r, local, n, shoal_bell_of(wpe));
-        else
-            shoal_shm_get(local, r, n);
-    } else if (is_put) {
+    if (SHOAL_LIKELY(r != NULL))
+        shoal_rma_mapped(is_put, r, local, n, wpe);
+    else if (is_put)
         shoal_net_put(ctx->net, (void *)remote, local, n, wpe, nbi, fn);
-    } else {
+    else
         shoal_net_get(ctx->net, local, remote, n, wpe, nbi, fn);
-    }
 }
 
 static inline void shoal_put(shmem_ctx_t ctx, void *dest, const void *src, size_t n, int pe,
@@ -152,15 +172,45 @@ void shoal_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptr
  * CPU atomics, unless every AMO of the job goes through the network
  * (shoal_g.amo_via_net: network atomics need not be coherent with CPU
  * atomics on the same word). */
+/* Does op return the old value?  Constant where op is (every generated
+ * wrapper). */
+static inline int shoal_amo_fetches(int op)
+{
+    return op != SHOAL_AMO_SET && op != SHOAL_AMO_ADD && op != SHOAL_AMO_AND &&
+           op != SHOAL_AMO_OR && op != SHOAL_AMO_XOR;
+}
+
+/* What every AMO form does once the PE is checked (the blocking, nbi and
+ * _nbe ones): where the word lies in this process when a CPU atomic may
+ * update it, NULL when the network must.  `debug` as for shoal_rma_target. */
+static inline char *shoal_amo_target(int op, const void *dest, unsigned size, int wpe, int debug,
+                                     const char *fn)
+{
+    const char *arg = op == SHOAL_AMO_FETCH ? "source" : "dest";
+    char *r = shoal_addr(dest, size, wpe, fn, arg);
+    if (SHOAL_UNLIKELY(debug))
+        shoal_debug_check_align(dest, size, fn, arg);
+    return SHOAL_LIKELY(!shoal_g.amo_via_net) ? r : NULL;
+}
+
+/* The old value of a 4- or 8-byte AMO into the user's `fetch`. */
+static inline void shoal_amo_store_fetch(void *fetch, unsigned size, uint64_t old)
+{
+    if (size == 4) {
+        uint32_t o32 = (uint32_t)old;
+        memcpy(fetch, &o32, 4);
+    } else {
+        memcpy(fetch, &old, 8);
+    }
+}
+
 static inline uint64_t shoal_amo(shmem_ctx_t ctx, int op, const void *dest, unsigned size,
                                  uint64_t value, uint64_t cond, int pe, const char *fn)
 {
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
-    char *r = shoal_addr(dest, size, wpe, fn, op == SHOAL_AMO_FETCH ? "source" : "dest");
-    if (SHOAL_UNLIKELY(shoal_g.debug))
-        shoal_debug_check_align(dest, size, fn, op == SHOAL_AMO_FETCH ? "source" : "dest");
-    if (SHOAL_LIKELY(r != NULL && !shoal_g.amo_via_net))
+    char *r = shoal_amo_target(op, dest, size, wpe, shoal_g.debug, fn);
+    if (SHOAL_LIKELY(r != NULL))
         return shoal_shm_amo(op, r, size, value, cond, shoal_bell_of(wpe));
     return shoal_net_amo(ctx->net, op, dest, size, value, cond, wpe, fn);
 }
@@ -172,17 +222,10 @@ static inline void shoal_amo_nbi(shmem_ctx_t ctx, int op, void *fetch, const voi
 {
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
-    char *r = shoal_addr(dest, size, wpe, fn, op == SHOAL_AMO_FETCH ? "source" : "dest");
-    if (SHOAL_UNLIKELY(shoal_g.debug))
-        shoal_debug_check_align(dest, size, fn, op == SHOAL_AMO_FETCH ? "source" : "dest");
-    if (SHOAL_LIKELY(r != NULL && !shoal_g.amo_via_net)) {
-        uint64_t old = shoal_shm_amo(op, r, size, value, cond, shoal_bell_of(wpe));
-        if (size == 4) {
-            uint32_t o32 = (uint32_t)old;
-            memcpy(fetch, &o32, 4);
-        } else {
-            memcpy(fetch, &old, 8);
-        }
+    char *r = shoal_amo_target(op, dest, size, wpe, shoal_g.debug, fn);
+    if (SHOAL_LIKELY(r != NULL)) {
+        shoal_amo_store_fetch(fetch, size,
+                              shoal_shm_amo(op, r, size, value, cond, shoal_bell_of(wpe)));
         return;
     }
     shoal_net_amo_nbi(ctx->net, op, fetch, dest, size, value, cond, wpe, fn);

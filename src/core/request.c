@@ -88,11 +88,16 @@ void shoal_request_net_begin(struct shmemx_request *r)
         __atomic_store_n(&shoal_request_net_used, 1, __ATOMIC_RELAXED);
 }
 
-/* A complete request back to the calling thread's list. */
+/* A complete request (nothing pending, nothing merged) back to the calling
+ * thread's list, clean for its next pop. */
 static void release(struct shmemx_request *r)
 {
-    if (r->net_used)
+    if (r->net_used) {
         shoal_net_req_release(shoal_request_net(r));
+        r->net_used = 0;
+    }
+    __atomic_store_n(&r->failed, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->waiting, 0, __ATOMIC_RELAXED);
     shoal_request_push(r);
 }
 
@@ -239,14 +244,9 @@ void shoal_request_wait(shmemx_request_h *req, const char *fn)
         shoal_request_err_null(fn, "req");
     if (*req == SHMEMX_REQUEST_NULL)
         return;
+    /* (the on-node-only request, complete at issue, was taken by
+     * shoal_request_wait_fast before this) */
     struct shmemx_request *r = live(*req, fn, "req");
-    if (SHOAL_LIKELY(!r->net_used && !r->merged && !shoal_g.debug) &&
-        !__atomic_load_n(&r->pending, __ATOMIC_ACQUIRE)) {
-        /* Only on-node operations, complete at issue. */
-        *req = SHMEMX_REQUEST_NULL;
-        release(r);
-        return;
-    }
     if (SHOAL_UNLIKELY(shoal_g.debug) && __atomic_exchange_n(&r->waiting, 1, __ATOMIC_ACQ_REL))
         shoal_fatal(fn,
                     "argument 'req' = %p: another thread is already waiting on this request "
@@ -455,6 +455,21 @@ void shoal_put_signal_nbe(shmem_ctx_t ctx, void *dest, const void *src, size_t n
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     shoal_net_req_fence(shoal_request_net(r), fn);
     shoal_net_req_amo(shoal_request_net(r), op, NULL, sig_addr, 8, signal, 0, wpe, fn);
+}
+
+/* ------------------------------------------------- the debug-checked bodies */
+
+void shoal_rma_nbe_debug(shmem_ctx_t ctx, int is_put, void *local, const void *remote, size_t n,
+                         int pe, shmemx_request_h *req, const char *fn)
+{
+    shoal_rma_nbe_body(ctx, is_put, local, remote, n, pe, req, 1, fn);
+}
+
+void shoal_amo_nbe_debug(shmem_ctx_t ctx, int op, void *fetch, const void *dest, unsigned size,
+                         uint64_t value, uint64_t cond, int pe, shmemx_request_h *req,
+                         const char *fn)
+{
+    shoal_amo_nbe_body(ctx, op, fetch, dest, size, value, cond, pe, req, 1, fn);
 }
 
 /* ------------------------------------------------------------- teardown */

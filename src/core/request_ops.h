@@ -10,60 +10,74 @@
 #include "core/ops.h"
 #include "core/request.h"
 
-/* put (is_put) or get of n bytes; `local` is the private buffer. */
-static inline void shoal_rma_nbe(shmem_ctx_t ctx, int is_put, void *local, const void *remote,
-                                 size_t n, int pe, shmemx_request_h *req, const char *fn)
+/* put (is_put) or get of n bytes; `local` is the private buffer.  The
+ * request is joined after the PE check and before anything else, so that
+ * an empty transfer still checks (and creates) the handle.  `debug`: as
+ * for shoal_request_join. */
+static inline void shoal_rma_nbe_body(shmem_ctx_t ctx, int is_put, void *local, const void *remote,
+                                      size_t n, int pe, shmemx_request_h *req, int debug,
+                                      const char *fn)
 {
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
-    struct shmemx_request *r = shoal_request_join(req, fn);
-    if (SHOAL_UNLIKELY(n == 0))
+    struct shmemx_request *r = shoal_request_join_as(req, debug, fn);
+    char *rp;
+    if (!shoal_rma_target(is_put, local, remote, n, wpe, debug, &rp, fn))
         return;
-    char *rp = shoal_addr_n(remote, n, wpe, fn, is_put ? "dest" : "source", "nelems");
-    if (SHOAL_UNLIKELY(shoal_g.debug)) {
-        const void *rv = shoal_user_view(rp, remote, wpe);
-        shoal_debug_check_overlap(is_put ? rv : local, n, is_put ? local : rv, n, fn, "dest",
-                                  "source");
-    }
-    if (SHOAL_LIKELY(rp != NULL)) {
-        if (is_put)
-            shoal_shm_put(rp, local, n, shoal_bell_of(wpe));
-        else
-            shoal_shm_get(local, rp, n);
-        return;
-    }
-    if (is_put)
+    if (SHOAL_LIKELY(rp != NULL))
+        shoal_rma_mapped(is_put, rp, local, n, wpe);
+    else if (is_put)
         shoal_net_req_put(shoal_request_net(r), (void *)remote, local, n, wpe, fn);
     else
         shoal_net_req_get(shoal_request_net(r), local, remote, n, wpe, fn);
 }
 
-/* An AMO; `fetch` receives the old value by completion (NULL: a
- * non-fetching operation). */
+/* An AMO; a fetching one (shoal_amo_fetches(op)) leaves the old value in
+ * *fetch by completion, a non-fetching one is passed NULL. */
+static inline void shoal_amo_nbe_body(shmem_ctx_t ctx, int op, void *fetch, const void *dest,
+                                      unsigned size, uint64_t value, uint64_t cond, int pe,
+                                      shmemx_request_h *req, int debug, const char *fn)
+{
+    shoal_ctx_check(ctx, fn);
+    int wpe = shoal_ctx_pe(ctx, pe, fn);
+    struct shmemx_request *r = shoal_request_join_as(req, debug, fn);
+    char *rp = shoal_amo_target(op, dest, size, wpe, debug, fn);
+    if (SHOAL_LIKELY(rp != NULL)) {
+        uint64_t old = shoal_shm_amo(op, rp, size, value, cond, shoal_bell_of(wpe));
+        if (shoal_amo_fetches(op))
+            shoal_amo_store_fetch(fetch, size, old);
+        return;
+    }
+    shoal_net_req_amo(shoal_request_net(r), op, shoal_amo_fetches(op) ? fetch : NULL, dest, size,
+                      value, cond, wpe, fn);
+}
+
+/* The bodies with SHMEM_DEBUG's checks, out of line (request.c). */
+void shoal_rma_nbe_debug(shmem_ctx_t ctx, int is_put, void *local, const void *remote, size_t n,
+                         int pe, shmemx_request_h *req, const char *fn);
+void shoal_amo_nbe_debug(shmem_ctx_t ctx, int op, void *fetch, const void *dest, unsigned size,
+                         uint64_t value, uint64_t cond, int pe, shmemx_request_h *req,
+                         const char *fn);
+
+/* What the generated wrappers call: SHMEM_DEBUG is tested once, so the
+ * path without it carries no debug test at all. */
+static inline void shoal_rma_nbe(shmem_ctx_t ctx, int is_put, void *local, const void *remote,
+                                 size_t n, int pe, shmemx_request_h *req, const char *fn)
+{
+    if (SHOAL_UNLIKELY(shoal_g.debug))
+        shoal_rma_nbe_debug(ctx, is_put, local, remote, n, pe, req, fn);
+    else
+        shoal_rma_nbe_body(ctx, is_put, local, remote, n, pe, req, 0, fn);
+}
+
 static inline void shoal_amo_nbe(shmem_ctx_t ctx, int op, void *fetch, const void *dest,
                                  unsigned size, uint64_t value, uint64_t cond, int pe,
                                  shmemx_request_h *req, const char *fn)
 {
-    shoal_ctx_check(ctx, fn);
-    int wpe = shoal_ctx_pe(ctx, pe, fn);
-    struct shmemx_request *r = shoal_request_join(req, fn);
-    const char *arg = op == SHOAL_AMO_FETCH ? "source" : "dest";
-    char *rp = shoal_addr(dest, size, wpe, fn, arg);
     if (SHOAL_UNLIKELY(shoal_g.debug))
-        shoal_debug_check_align(dest, size, fn, arg);
-    if (SHOAL_LIKELY(rp != NULL && !shoal_g.amo_via_net)) {
-        uint64_t old = shoal_shm_amo(op, rp, size, value, cond, shoal_bell_of(wpe));
-        if (fetch) {
-            if (size == 4) {
-                uint32_t o32 = (uint32_t)old;
-                memcpy(fetch, &o32, 4);
-            } else {
-                memcpy(fetch, &old, 8);
-            }
-        }
-        return;
-    }
-    shoal_net_req_amo(shoal_request_net(r), op, fetch, dest, size, value, cond, wpe, fn);
+        shoal_amo_nbe_debug(ctx, op, fetch, dest, size, value, cond, pe, req, fn);
+    else
+        shoal_amo_nbe_body(ctx, op, fetch, dest, size, value, cond, pe, req, 0, fn);
 }
 
 /* put-with-signal (request.c): the signal is delivered after the data. */

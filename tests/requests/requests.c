@@ -11,8 +11,9 @@
  *                not progress does not delay wait on request B
  *   threads      SHMEM_THREAD_MULTIPLE, each thread with its own requests
  *   alloc        shmemx_request_alloc's resource choices
- * and the error cases (they end the job): null_req, freed, merged_handle,
- * merge_self, merge_twice, foreign (SHMEM_DEBUG), two_waiters (SHMEM_DEBUG),
+ * and the error cases (they end the job): null_req, null_req_amo, freed,
+ * freed_op, merged_handle, merge_self, merge_twice, foreign and foreign_op
+ * (SHMEM_DEBUG), two_waiters (SHMEM_DEBUG),
  * dead_peer (a request on a PE that died ends the job instead of hanging). */
 #include "shoal_test.h"
 
@@ -537,6 +538,22 @@ static void mode_error(const char *m)
         shmemx_put_nbe(&small_dst, &v, 1, right, &a);
         shmemx_request_h *in[] = {&a, &a};
         shmemx_merge_request(2, in, &m2);
+    } else if (!strcmp(m, "null_req_amo")) {
+        long got;
+        shmemx_long_atomic_fetch_add_nbe(&got, &small_dst, 1, right, NULL);
+    } else if (!strcmp(m, "freed_op")) {
+        /* An operation (not wait) on a freed handle: the AMO's join checks. */
+        long got;
+        shmemx_long_atomic_fetch_add_nbe(&got, &small_dst, 1, right, &r);
+        shmemx_request_h copy = r;
+        shmemx_request_wait(&r);
+        shmemx_long_atomic_fetch_add_nbe(&got, &small_dst, 1, right, &copy);
+    } else if (!strcmp(m, "foreign_op")) {
+        /* Under SHMEM_DEBUG an operation checks that the handle is ours
+         * before it reads it (the _nbe operations' separate debug path). */
+        long junk[16] = {0};
+        shmemx_request_h f = (shmemx_request_h)(void *)junk;
+        shmemx_long_put_nbe(&small_dst, &v, 1, right, &f);
     } else if (!strcmp(m, "foreign") || !strcmp(m, "foreign_nodebug")) {
         long junk[16] = {0};
         shmemx_request_h f = (shmemx_request_h)(void *)junk;

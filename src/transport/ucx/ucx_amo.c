@@ -116,10 +116,11 @@ uint64_t shoal_net_amo(struct shoal_net_ctx *ctx, int op, const void *dest, unsi
 
 /* Posted, not waited for (nbi and request operations): the old value of
  * a fetching operation lands in *fetch, the update at the target, by the
- * next flush of the endpoint.  `fetch` NULL: a non-fetching operation
- * (a set's reply goes to the worker's sink). */
-void ucx_post_amo(struct ucx_worker *w, int op, void *fetch, const void *dest, unsigned size,
-                  uint64_t value, uint64_t cond, int pe, const char *fn)
+ * next flush of the endpoint (or, for the fetch, when the returned UCP
+ * request completes; ucx_post_amo forgets it).  `fetch` NULL: a
+ * non-fetching operation (a set's reply goes to the worker's sink). */
+ucs_status_ptr_t ucx_start_amo(struct ucx_worker *w, int op, void *fetch, const void *dest,
+                               unsigned size, uint64_t value, uint64_t cond, int pe, const char *fn)
 {
     ucp_ep_h ep = ucx_ep(w, pe, fn);
     uint64_t ra;
@@ -146,7 +147,13 @@ void ucx_post_amo(struct ucx_worker *w, int op, void *fetch, const void *dest, u
     }
     ucs_status_ptr_t r = ucp_atomic_op_nbx(ep, ucp_op[op], &in, 1, ra, rk, &p);
     ucx_mark_dirty(w, pe);
-    ucx_forget(r, fn, pe, op_name(op));
+    return r;
+}
+
+void ucx_post_amo(struct ucx_worker *w, int op, void *fetch, const void *dest, unsigned size,
+                  uint64_t value, uint64_t cond, int pe, const char *fn)
+{
+    ucx_forget(ucx_start_amo(w, op, fetch, dest, size, value, cond, pe, fn), fn, pe, op_name(op));
 }
 
 void shoal_net_amo_nbi(struct shoal_net_ctx *ctx, int op, void *fetch, const void *dest,

@@ -334,6 +334,7 @@ void shoal_net_fini(void)
      * endpoints' errors are expected and endpoints are closed by force. */
     if (ucx_progress_thread_run() == 0) {
         ucx_all_workers_foreach(flush_final, NULL);
+        ucx_request_flush_final("shmem_finalize");
         /* From here on a peer may be gone. */
         ucx_g.finalizing = 1;
         ucx_g.boot->barrier();

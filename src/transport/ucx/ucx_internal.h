@@ -215,9 +215,20 @@ void ucx_post_get(struct ucx_worker *w, void *dest, const void *src, size_t n, i
                   const char *fn);
 void ucx_post_amo(struct ucx_worker *w, int op, void *fetch, const void *dest, unsigned size,
                   uint64_t value, uint64_t cond, int pe, const char *fn);
+/* The same get and AMO, marked for the flush like the posted ones, but
+ * returning UCP's request (NULL: done, or an error pointer): the get's
+ * data, or a fetching AMO's old value, is in place when it completes,
+ * without a flush (a request waits for that rather than flushing, which
+ * over tcp costs a second round trip). */
+ucs_status_ptr_t ucx_start_get(struct ucx_worker *w, void *dest, const void *src, size_t n, int pe,
+                               const char *fn);
+ucs_status_ptr_t ucx_start_amo(struct ucx_worker *w, int op, void *fetch, const void *dest,
+                               unsigned size, uint64_t value, uint64_t cond, int pe,
+                               const char *fn);
 
 /* ucx_request.c: the workers of explicit non-blocking requests. */
 void ucx_request_pool_fini(void);
+void ucx_request_flush_final(const char *fn); /* before the final barrier */
 void ucx_describe_requests(FILE *f, const char *prefix);
 /* The progress thread's share while the application computes: progress
  * the request workers held by requests with operations outstanding (MULTI

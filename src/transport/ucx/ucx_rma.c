@@ -60,6 +60,12 @@ void ucx_post_get(struct ucx_worker *w, void *dest, const void *src, size_t n, i
     ucx_forget(start_rma(w, 0, dest, src, n, pe, 1, fn), fn, pe, "get");
 }
 
+ucs_status_ptr_t ucx_start_get(struct ucx_worker *w, void *dest, const void *src, size_t n, int pe,
+                               const char *fn)
+{
+    return start_rma(w, 0, dest, src, n, pe, 1, fn);
+}
+
 void shoal_net_put(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe,
                    int nbi, const char *fn)
 {
