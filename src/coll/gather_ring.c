@@ -49,6 +49,61 @@ uint64_t shoal_gather_post(const struct shoal_group *g, const void *block, size_
     return round;
 }
 
+/* A wait for a peer's line.  It also watches this PE's sync words: while
+ * a member waits in round R nobody has finished R (everyone needs the
+ * missing block), and every signal of an earlier collective has been
+ * consumed by the collective it belongs to, so a signal found there comes
+ * from a member that is in a collective this PE is not in (a barrier
+ * while this PE reduces, say), and the wait would never end.  The line is
+ * read again after the signal: a member that posted and moved on is not a
+ * mismatch.  Only where signals are CPU atomics: a network atomic that
+ * consumed one may not be visible to a load yet. */
+struct line_q {
+    const struct shoal_gather_line *in;
+    uint64_t need;
+    const uint64_t *sync; /* NULL: no mismatch check */
+    unsigned turn;
+    int mismatch;
+};
+
+static int line_posted(const struct line_q *q)
+{
+    return __atomic_load_n(&q->in->word, __ATOMIC_ACQUIRE) >= q->need;
+}
+
+static int line_ready(void *p)
+{
+    struct line_q *q = p;
+    if (line_posted(q))
+        return 1;
+    if (!q->sync || (++q->turn & 63) != 0)
+        return 0;
+    for (int w = 0; w < SHOAL_GROUP_SYNC_WORDS; w++)
+        if (__atomic_load_n(&q->sync[w], __ATOMIC_ACQUIRE))
+            return q->mismatch = !line_posted(q), 1;
+    return 0;
+}
+
+static void wait_line(const struct shoal_group *g, int i, const struct shoal_gather_line *in,
+                      uint64_t need, const char *fn)
+{
+    const int wpe = shoal_group_pe(g, i);
+    struct line_q q = {in, need, shoal_g.amo_via_net ? NULL : g->sync, 0, 0};
+    struct shoal_waiter w;
+    shoal_wait_note_peer(g->team_slot, g->seq, wpe, "its block of a small collective");
+    shoal_waiter_init(&w, shoal_slot(wpe), fn, &in->word);
+    while (!line_ready(&q))
+        shoal_backoff(&w, line_ready, &q);
+    shoal_waiter_done(&w);
+    shoal_wait_note_clear();
+    if (q.mismatch)
+        shoal_fatal(fn,
+                    "a member signals this PE for a collective it is not in, while it waits "
+                    "for PE %d's block of a small collective (collective #%llu on the team): "
+                    "the PEs do not make the same collective calls",
+                    wpe, (unsigned long long)g->seq);
+}
+
 const void *shoal_gather_line(const struct shoal_group *g, int i, uint64_t round, size_t *nbytes,
                               const char *fn)
 {
@@ -57,10 +112,7 @@ const void *shoal_gather_line(const struct shoal_group *g, int i, uint64_t round
     const uint64_t need = round << 8;
     uint64_t word = __atomic_load_n(&in->word, __ATOMIC_ACQUIRE);
     if (word < need) {
-        const int wpe = shoal_group_pe(g, i);
-        shoal_wait_note_peer(g->team_slot, g->seq, wpe, "its block of a small collective");
-        shoal_wait_mapped(SHOAL_W_U64, &in->word, shoal_slot(wpe), SHMEM_CMP_GE, &need, fn);
-        shoal_wait_note_clear();
+        wait_line(g, i, in, need, fn);
         word = __atomic_load_n(&in->word, __ATOMIC_ACQUIRE);
     }
     uint64_t len = word & 0xff;
