@@ -24,6 +24,23 @@ void shoal_bcast_round_end(const struct shoal_group *g, uint64_t round);
 void shoal_bcast_ring(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
                       int root, int update_root, const char *fn);
 
+/* Gather lines of a team on one node (gather_ring.c), under the small
+ * reductions (reduce.c) and collects (collect.c).  Every member takes the
+ * path for the same calls, or the rounds would not match. */
+#define SHOAL_GATHER_INLINE SHOAL_BCAST_INLINE /* block bytes a line holds */
+static inline int shoal_gather_usable(const struct shoal_group *g)
+{
+    return g->ring && g->on_node && g->size > 1;
+}
+/* Starts this member's round: its block (only its size when bigger than
+ * SHOAL_GATHER_INLINE) into its line; returns the round. */
+uint64_t shoal_gather_post(const struct shoal_group *g, const void *block, size_t nbytes);
+/* Member i's line of `round`, once posted: its block, readable until this
+ * member posts its next round, and the block's size in *nbytes (when that
+ * is more than SHOAL_GATHER_INLINE, the block is not in the line). */
+const void *shoal_gather_line(const struct shoal_group *g, int i, uint64_t round, size_t *nbytes,
+                              const char *fn);
+
 /* Reductions (reduce.c), shared with the multi-threaded form (mt_reduce.c).
  * The bytes of n elements of `type` in dest and source, checked: a count
  * that overflows or runs past the symmetric objects is fatal, naming

@@ -3,7 +3,16 @@
  * starting with its own and going round so members do not all read the
  * same peer at once; sync (the sources stay unchanged until everyone has
  * pulled them).  For collect each member first publishes its block size in
- * the group's scratch; the offsets are the prefix sums of those sizes. */
+ * the group's scratch; the offsets are the prefix sums of those sizes.
+ *
+ * On a team whose members share this node the gather lines
+ * (gather_ring.c) replace the entry sync: every member posts its block,
+ * or for collect just its size when the block does not fit a line, and
+ * reads every member's line.  When every block is in the lines (fcollect:
+ * up to SHOAL_GATHER_INLINE bytes, decided alike everywhere; collect: the
+ * sizes read, the same everywhere) that is the whole collective, with no
+ * sync at all; otherwise the members pull the blocks with the sizes they
+ * just read and end with the usual sync. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +31,47 @@ static void gather_blocks(const struct shoal_group *g, void *dest, const void *s
         else
             shoal_get(SHMEM_CTX_DEFAULT, (char *)dest + off[j], source, len[j],
                       shoal_group_pe(g, j), fn);
+    }
+}
+
+static void collect_ring(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
+                         const char *fn)
+{
+    size_t *off = malloc(2 * (size_t)g->size * sizeof *off);
+    const void **blk = malloc((size_t)g->size * sizeof *blk);
+    if (!off || !blk)
+        shoal_fatal(fn, "out of private memory for %d block offsets", g->size);
+    size_t *len = off + g->size, total = 0;
+    int inline_all = 1;
+    const uint64_t round = shoal_gather_post(g, source, nbytes);
+    for (int k = 0; k < g->size; k++) {
+        int j = (g->me + k) % g->size; /* as gather_blocks: not all on one peer */
+        blk[j] = shoal_gather_line(g, j, round, &len[j], fn);
+        inline_all &= len[j] <= SHOAL_GATHER_INLINE;
+    }
+    for (int j = 0; j < g->size; j++) {
+        off[j] = total;
+        total += len[j];
+    }
+    if (inline_all) {
+        for (int j = 0; j < g->size; j++)
+            memcpy((char *)dest + off[j], blk[j], len[j]);
+    } else {
+        gather_blocks(g, dest, source, off, len, fn);
+        shoal_group_sync(g, fn); /* the sources stay unchanged until all have pulled */
+    }
+    free(blk);
+    free(off);
+}
+
+static void fcollect_ring(const struct shoal_group *g, void *dest, const void *source,
+                          size_t nbytes, const char *fn)
+{
+    const uint64_t round = shoal_gather_post(g, source, nbytes);
+    size_t got;
+    for (int k = 0; k < g->size; k++) {
+        int j = (g->me + k) % g->size;
+        memcpy((char *)dest + (size_t)j * nbytes, shoal_gather_line(g, j, round, &got, fn), nbytes);
     }
 }
 
@@ -61,7 +111,10 @@ int shoal_coll_collect(shmem_team_t team, void *dest, const void *source, size_t
     struct shoal_group g;
     shoal_group_of_team(&g, team);
     shoal_group_debug_check(&g, fn, 0, 0); /* collect: sizes may differ between PEs */
-    collect_group(&g, dest, source, nbytes, 0, fn);
+    if (shoal_gather_usable(&g))
+        collect_ring(&g, dest, source, nbytes, fn);
+    else
+        collect_group(&g, dest, source, nbytes, 0, fn);
     return 0;
 }
 
@@ -73,7 +126,10 @@ int shoal_coll_fcollect(shmem_team_t team, void *dest, const void *source, size_
     struct shoal_group g;
     shoal_group_of_team(&g, team);
     shoal_group_debug_check(&g, fn, nbytes, 0);
-    collect_group(&g, dest, source, nbytes, 1, fn);
+    if (nbytes <= SHOAL_GATHER_INLINE && shoal_gather_usable(&g))
+        fcollect_ring(&g, dest, source, nbytes, fn);
+    else
+        collect_group(&g, dest, source, nbytes, 1, fn);
     return 0;
 }
 

@@ -13,7 +13,12 @@
  *    chunk i of any source is read only by member i, who is the only
  *    writer of chunk i anywhere.
  * Both start with a sync, since a member may call before a peer's source
- * is ready. */
+ * is ready.
+ *  - ring (teams on one node, up to SHOAL_GATHER_INLINE bytes, the
+ *    default's choice only): every member posts its source in its gather
+ *    line (gather_ring.c) and reduces the lines, in member order like the
+ *    others, straight into dest; no sync: a member's source is copied
+ *    before anyone reads it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +105,18 @@ static void reduce_rsag(const struct shoal_group *g, void *dest, const void *sou
     shoal_group_sync(g, fn);
 }
 
+static void reduce_ring(const struct shoal_group *g, void *dest, const void *source, size_t n,
+                        int op, int type, const char *fn)
+{
+    const size_t bytes = n * shoal_red_size(type);
+    const uint64_t round = shoal_gather_post(g, source, bytes);
+    size_t got;
+    /* dest may be source: read this member's block from its line too. */
+    memcpy(dest, shoal_gather_line(g, 0, round, &got, fn), bytes);
+    for (int j = 1; j < g->size; j++)
+        shoal_red_combine(op, type, dest, shoal_gather_line(g, j, round, &got, fn), n);
+}
+
 static void reduce_group(const struct shoal_group *g, void *dest, const void *source, size_t n,
                          int op, int type, const char *fn)
 {
@@ -109,6 +126,10 @@ static void reduce_group(const struct shoal_group *g, void *dest, const void *so
     if (g->size == 1) {
         if (dest != source)
             memmove(dest, source, bytes);
+        return;
+    }
+    if (algo == ALGO_AUTO && bytes <= SHOAL_GATHER_INLINE && shoal_gather_usable(g)) {
+        reduce_ring(g, dest, source, n, op, type, fn);
         return;
     }
     shoal_group_sync(g, fn);

@@ -63,13 +63,24 @@ struct shoal_coll_sig {
  * its child's ring, so one line moves per hop, and it reuses a line only
  * after the child has published (`done`) that it consumed the round that
  * line last carried.  Lines are per round, not per parent, so the tree
- * may change with the root.  Zeroed when the team is destroyed. */
+ * may change with the root.  Zeroed (gather lines too) when the team is
+ * destroyed. */
 #define SHOAL_BCAST_RING_SLOTS 4
 #define SHOAL_BCAST_INLINE 56 /* payload bytes of a line */
 #define SHOAL_BCAST_SEEN 8    /* children whose `done` a parent remembers */
 struct shoal_bcast_line {
     unsigned char data[SHOAL_BCAST_INLINE];
     uint64_t round; /* 1 + the team's small-broadcast count it carries */
+};
+/* Small reductions and (f)collects of such a team (coll/gather_ring.c):
+ * every member writes its block and the round number into a line of its
+ * own ring, and every member reads every member's line.  A member cannot
+ * enter round R + 1 before it has read round R from everyone, so nobody
+ * is two rounds ahead of anybody and two lines suffice, with no `done`. */
+#define SHOAL_GATHER_SLOTS 2
+struct shoal_gather_line {
+    unsigned char data[SHOAL_BCAST_INLINE];
+    uint64_t word; /* round << 8 | bytes of data (255: more, their count in data) */
 };
 struct shoal_bcast_ring {
     _Alignas(SHOAL_CACHELINE) uint64_t done; /* rounds consumed; read by parents */
@@ -79,7 +90,9 @@ struct shoal_bcast_ring {
     int last_root; /* root of the previous tree broadcast + 1; 0: none yet */
     int seen_pe[SHOAL_BCAST_SEEN];
     uint64_t seen_done[SHOAL_BCAST_SEEN];
+    uint64_t gather_rounds; /* the team's small reductions and collects so far */
     _Alignas(SHOAL_CACHELINE) struct shoal_bcast_line line[SHOAL_BCAST_RING_SLOTS];
+    _Alignas(SHOAL_CACHELINE) struct shoal_gather_line gather[SHOAL_GATHER_SLOTS];
 };
 struct shoal_team_block {
     uint64_t sync[SHOAL_SYNC_WORDS];

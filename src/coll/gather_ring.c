@@ -1,0 +1,123 @@
+/* Gather lines: the exchange under the small reductions and collects of a
+ * team whose members share this node (struct shoal_gather_line in
+ * core/state.h).  Each member copies its block into a line of its own
+ * ring, tagged with the round number, and reads every member's line from
+ * the mapped ring; nothing is written into a peer, and nothing is
+ * acknowledged, so a round costs each member one line out and one line in
+ * per peer and the callers need neither an entry nor an exit sync: the
+ * block is copied before anyone reads it, and dest is written only by its
+ * owner.
+ *
+ * Reuse without acknowledgements: a member posts round R + 1 only after it
+ * has read round R from every member, and each of those posted R only
+ * after reading R - 1 from everyone (this member included).  So when a
+ * member overwrites its line of round R - 1 with round R + 1, every reader
+ * is done with R - 1: two lines per member are enough, and a fast member
+ * waits for a slow one only where it needs that member's block anyway. */
+#include <string.h>
+
+#include "coll/coll.h"
+#include "coll/coll_internal.h"
+#include "core/wait.h"
+#include "core/wait_record.h"
+
+#define BIG 255u /* length field of a block that does not fit the line */
+
+static struct shoal_gather_line *line_of(const struct shoal_group *g, int i, uint64_t round)
+{
+    int slot = shoal_slot(shoal_group_pe(g, i));
+    return &shoal_ctl_of_slot(slot)
+                ->teams[g->team_slot]
+                .bcast.gather[(round - 1) % SHOAL_GATHER_SLOTS];
+}
+
+uint64_t shoal_gather_post(const struct shoal_group *g, const void *block, size_t nbytes)
+{
+    const uint64_t round = ++g->ring->gather_rounds;
+    struct shoal_gather_line *mine = &g->ring->gather[(round - 1) % SHOAL_GATHER_SLOTS];
+    uint64_t len = nbytes;
+    if (nbytes <= SHOAL_GATHER_INLINE) {
+        if (nbytes)
+            memcpy(mine->data, block, nbytes);
+    } else {
+        len = BIG;
+        memcpy(mine->data, &(uint64_t){nbytes}, sizeof(uint64_t));
+    }
+    __atomic_store_n(&mine->word, round << 8 | len, __ATOMIC_RELEASE);
+    /* Peers may sleep on this PE's bell waiting for the line. */
+    shoal_bell_ring_if_armed(shoal_bell_of(shoal_g.my_pe));
+    return round;
+}
+
+/* A wait for a peer's line.  It also watches this PE's sync words: while
+ * a member waits in round R nobody has finished R (everyone needs the
+ * missing block), and every signal of an earlier collective has been
+ * consumed by the collective it belongs to, so a signal found there comes
+ * from a member that is in a collective this PE is not in (a barrier
+ * while this PE reduces, say), and the wait would never end.  The line is
+ * read again after the signal: a member that posted and moved on is not a
+ * mismatch.  Only where signals are CPU atomics: a network atomic that
+ * consumed one may not be visible to a load yet. */
+struct line_q {
+    const struct shoal_gather_line *in;
+    uint64_t need;
+    const uint64_t *sync; /* NULL: no mismatch check */
+    unsigned turn;
+    int mismatch;
+};
+
+static int line_posted(const struct line_q *q)
+{
+    return __atomic_load_n(&q->in->word, __ATOMIC_ACQUIRE) >= q->need;
+}
+
+static int line_ready(void *p)
+{
+    struct line_q *q = p;
+    if (line_posted(q))
+        return 1;
+    if (!q->sync || (++q->turn & 63) != 0)
+        return 0;
+    for (int w = 0; w < SHOAL_GROUP_SYNC_WORDS; w++)
+        if (__atomic_load_n(&q->sync[w], __ATOMIC_ACQUIRE))
+            return q->mismatch = !line_posted(q), 1;
+    return 0;
+}
+
+static void wait_line(const struct shoal_group *g, int i, const struct shoal_gather_line *in,
+                      uint64_t need, const char *fn)
+{
+    const int wpe = shoal_group_pe(g, i);
+    struct line_q q = {in, need, shoal_g.amo_via_net ? NULL : g->sync, 0, 0};
+    struct shoal_waiter w;
+    shoal_wait_note_peer(g->team_slot, g->seq, wpe, "its block of a small collective");
+    shoal_waiter_init(&w, shoal_slot(wpe), fn, &in->word);
+    while (!line_ready(&q))
+        shoal_backoff(&w, line_ready, &q);
+    shoal_waiter_done(&w);
+    shoal_wait_note_clear();
+    if (q.mismatch)
+        shoal_fatal(fn,
+                    "a member signals this PE for a collective it is not in, while it waits "
+                    "for PE %d's block of a small collective (collective #%llu on the team): "
+                    "the PEs do not make the same collective calls",
+                    wpe, (unsigned long long)g->seq);
+}
+
+const void *shoal_gather_line(const struct shoal_group *g, int i, uint64_t round, size_t *nbytes,
+                              const char *fn)
+{
+    const struct shoal_gather_line *in =
+        i == g->me ? &g->ring->gather[(round - 1) % SHOAL_GATHER_SLOTS] : line_of(g, i, round);
+    const uint64_t need = round << 8;
+    uint64_t word = __atomic_load_n(&in->word, __ATOMIC_ACQUIRE);
+    if (word < need) {
+        wait_line(g, i, in, need, fn);
+        word = __atomic_load_n(&in->word, __ATOMIC_ACQUIRE);
+    }
+    uint64_t len = word & 0xff;
+    if (len == BIG)
+        memcpy(&len, in->data, sizeof len);
+    *nbytes = (size_t)len;
+    return in->data;
+}
