@@ -193,7 +193,10 @@ static int anything_pending(struct shmemx_request *r)
  * for run. */
 static void backoff(struct shmemx_request *r, unsigned *idle, const char *fn)
 {
-    if (anything_pending(r))
+    /* Also with nothing of the network's here: a message this request
+     * waits to see handled may need a peer's message (or its handler's
+     * reply) that arrives only through this PE's network worker. */
+    if (anything_pending(r) || shoal_g.net_active)
         shoal_net_progress();
     shoal_am_serve(fn);
     if (++*idle > 64)
@@ -223,7 +226,14 @@ int shoal_request_test(shmemx_request_h *req, int *done, const char *fn)
     if (anything_pending(r))
         shoal_am_serve(fn);
     *done = step(r, fn);
-    return *done ? finish(r, req) : 0;
+    if (*done)
+        return finish(r, req);
+    /* A program that tests in a loop is this PE's only progress: peers'
+     * operations served by this PE's worker (atomics emulated over tcp,
+     * their flushes) and messages to this PE must move, or both wait. */
+    if (shoal_g.net_active)
+        shoal_net_progress();
+    return 0;
 }
 
 static void wait_one(struct shmemx_request *r, const char *fn)
