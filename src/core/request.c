@@ -191,12 +191,13 @@ static int anything_pending(struct shmemx_request *r)
  * (and active messages: a waiting thread runs handlers, and notices its
  * _nbe messages handled); after a short spin, let the thread we may wait
  * for run. */
-static void backoff(struct shmemx_request *r, unsigned *idle, const char *fn)
+static void backoff(unsigned *idle, const char *fn)
 {
     /* Also with nothing of the network's here: a message this request
      * waits to see handled may need a peer's message (or its handler's
-     * reply) that arrives only through this PE's network worker. */
-    if (anything_pending(r) || shoal_g.net_active)
+     * reply) that arrives only through this PE's network worker.  Without
+     * an active network there is nothing to progress. */
+    if (shoal_g.net_active)
         shoal_net_progress();
     shoal_am_serve(fn);
     if (++*idle > 64)
@@ -240,7 +241,7 @@ static void wait_one(struct shmemx_request *r, const char *fn)
 {
     unsigned idle = 0;
     while (!step(r, fn))
-        backoff(r, &idle, fn);
+        backoff(&idle, fn);
 }
 
 static void report_failure(const char *fn)
@@ -290,12 +291,8 @@ void shoal_request_waitall(size_t n, shmemx_request_h *reqs, const char *fn)
                 left++;
             }
         }
-        if (left) {
-            if (++idle > 64)
-                sched_yield();
-            shoal_net_progress();
-            shoal_am_serve(fn);
-        }
+        if (left)
+            backoff(&idle, fn);
     } while (left);
 }
 
@@ -320,10 +317,7 @@ size_t shoal_request_waitany(size_t n, shmemx_request_h *reqs, const char *fn)
                 return i;
             }
         }
-        if (++idle > 64)
-            sched_yield();
-        shoal_net_progress();
-        shoal_am_serve(fn);
+        backoff(&idle, fn);
     }
 }
 
