@@ -9,6 +9,9 @@
  *                          calling PE's index (-1 if not a member)
  *   ct_strided(...)        the expected team of a strided split of a parent
  *   ct_check_team(...)     my_pe / n_pes / translate_pe against the model
+ *   ct_tdesc_t, ct_make_team(...)
+ *                          a team handle with its name and model, made by a
+ *                          strided split and checked
  */
 #ifndef COLL_TEST_H
 #define COLL_TEST_H
@@ -118,6 +121,30 @@ static ST_UNUSED void ct_check_team(shmem_team_t team, const ct_team_t *m, const
         CHECK_MSG(t == e, "%s: translate_pe(WORLD, %d, team) = %d, expected %d%s", what, pe, t, e,
                   e < 0 ? " (not a member)" : "");
     }
+}
+
+/* A team the tests use: its handle, a name for messages, and the model. */
+typedef struct {
+    const char *name;
+    shmem_team_t t;
+    ct_team_t m;
+} ct_tdesc_t;
+
+/* d: the strided split (start, stride, size) of `parent` (model `pm`),
+ * checked against its model; size <= 0: no team (an empty model). */
+static ST_UNUSED void ct_make_team(ct_tdesc_t *d, const char *name, shmem_team_t parent,
+                                   const ct_team_t *pm, int start, int stride, int size)
+{
+    d->name = name;
+    d->t = SHMEM_TEAM_INVALID;
+    if (size <= 0) {
+        d->m.n = 0;
+        d->m.me = -1;
+        return;
+    }
+    CHECK_EQ_I(shmem_team_split_strided(parent, start, stride, size, NULL, 0, &d->t), 0);
+    ct_strided(&d->m, pm, start, stride, size);
+    ct_check_team(d->t, &d->m, name);
 }
 
 #endif /* COLL_TEST_H */

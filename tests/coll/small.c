@@ -34,25 +34,12 @@ static int me, npes;
 static unsigned char *src, *dst;
 static double *fl_res; /* symmetric: every PE's double results, compared */
 
-typedef struct {
-    const char *name;
-    shmem_team_t t;
-    ct_team_t m;
-} tdesc_t;
-static tdesc_t tw, trev, todd;
+static ct_tdesc_t tw, trev, todd;
 
-static void make_team(tdesc_t *d, const char *name, int start, int stride, int size)
+/* A strided split of the world (tw's model). */
+static void make_team(ct_tdesc_t *d, const char *name, int start, int stride, int size)
 {
-    d->name = name;
-    d->t = SHMEM_TEAM_INVALID;
-    if (size <= 0) {
-        d->m.n = 0;
-        d->m.me = -1;
-        return;
-    }
-    CHECK_EQ_I(shmem_team_split_strided(SHMEM_TEAM_WORLD, start, stride, size, NULL, 0, &d->t), 0);
-    ct_strided(&d->m, &tw.m, start, stride, size);
-    ct_check_team(d->t, &d->m, name);
+    ct_make_team(d, name, SHMEM_TEAM_WORLD, &tw.m, start, stride, size);
 }
 
 /* ============================================================ values */
@@ -86,7 +73,7 @@ static void make_team(tdesc_t *d, const char *name, int start, int stride, int s
 /* One reduction of nr elements on team d, checked; dest's next element
  * must stay untouched. */
 #define RED_FN(TN, T, U, OPN, COMB, VAL, SAME)                                                 \
-    static void red_##TN##_##OPN(const tdesc_t *d, size_t nr, int it)                          \
+    static void red_##TN##_##OPN(const ct_tdesc_t *d, size_t nr, int it)                       \
     {                                                                                          \
         T *s = (T *)(void *)src, *r = (T *)(void *)dst;                                        \
         const int n = d->m.n, t = d->m.me;                                                     \
@@ -109,55 +96,55 @@ static void make_team(tdesc_t *d, const char *name, int start, int stride, int s
     }
 
 /* Types with and/or/xor too (ALL7), or max/min/sum/prod only (ARITH4). */
-#define ALL7(TN, T, U)                                        \
-    RED_FN(TN, T, U, and, C_AND, V_INT, SAME_BITS)            \
-    RED_FN(TN, T, U, or, C_OR, V_INT, SAME_BITS)              \
-    RED_FN(TN, T, U, xor, C_XOR, V_INT, SAME_BITS)            \
-    RED_FN(TN, T, U, max, C_MAX, V_INT, SAME_BITS)            \
-    RED_FN(TN, T, U, min, C_MIN, V_INT, SAME_BITS)            \
-    RED_FN(TN, T, U, sum, C_ISUM, V_INT, SAME_BITS)           \
-    RED_FN(TN, T, U, prod, C_IPROD, V_PROD, SAME_BITS)        \
-    static void all_##TN(const tdesc_t *d, size_t nr, int it) \
-    {                                                         \
-        red_##TN##_and(d, nr, it);                            \
-        red_##TN##_or(d, nr, it);                             \
-        red_##TN##_xor(d, nr, it);                            \
-        red_##TN##_max(d, nr, it);                            \
-        red_##TN##_min(d, nr, it);                            \
-        red_##TN##_sum(d, nr, it);                            \
-        red_##TN##_prod(d, nr, it);                           \
+#define ALL7(TN, T, U)                                           \
+    RED_FN(TN, T, U, and, C_AND, V_INT, SAME_BITS)               \
+    RED_FN(TN, T, U, or, C_OR, V_INT, SAME_BITS)                 \
+    RED_FN(TN, T, U, xor, C_XOR, V_INT, SAME_BITS)               \
+    RED_FN(TN, T, U, max, C_MAX, V_INT, SAME_BITS)               \
+    RED_FN(TN, T, U, min, C_MIN, V_INT, SAME_BITS)               \
+    RED_FN(TN, T, U, sum, C_ISUM, V_INT, SAME_BITS)              \
+    RED_FN(TN, T, U, prod, C_IPROD, V_PROD, SAME_BITS)           \
+    static void all_##TN(const ct_tdesc_t *d, size_t nr, int it) \
+    {                                                            \
+        red_##TN##_and(d, nr, it);                               \
+        red_##TN##_or(d, nr, it);                                \
+        red_##TN##_xor(d, nr, it);                               \
+        red_##TN##_max(d, nr, it);                               \
+        red_##TN##_min(d, nr, it);                               \
+        red_##TN##_sum(d, nr, it);                               \
+        red_##TN##_prod(d, nr, it);                              \
     }
-#define ARITH4(TN, T, U)                                      \
-    RED_FN(TN, T, U, max, C_MAX, V_INT, SAME_BITS)            \
-    RED_FN(TN, T, U, min, C_MIN, V_INT, SAME_BITS)            \
-    RED_FN(TN, T, U, sum, C_ISUM, V_INT, SAME_BITS)           \
-    RED_FN(TN, T, U, prod, C_IPROD, V_PROD, SAME_BITS)        \
-    static void all_##TN(const tdesc_t *d, size_t nr, int it) \
-    {                                                         \
-        red_##TN##_max(d, nr, it);                            \
-        red_##TN##_min(d, nr, it);                            \
-        red_##TN##_sum(d, nr, it);                            \
-        red_##TN##_prod(d, nr, it);                           \
+#define ARITH4(TN, T, U)                                         \
+    RED_FN(TN, T, U, max, C_MAX, V_INT, SAME_BITS)               \
+    RED_FN(TN, T, U, min, C_MIN, V_INT, SAME_BITS)               \
+    RED_FN(TN, T, U, sum, C_ISUM, V_INT, SAME_BITS)              \
+    RED_FN(TN, T, U, prod, C_IPROD, V_PROD, SAME_BITS)           \
+    static void all_##TN(const ct_tdesc_t *d, size_t nr, int it) \
+    {                                                            \
+        red_##TN##_max(d, nr, it);                               \
+        red_##TN##_min(d, nr, it);                               \
+        red_##TN##_sum(d, nr, it);                               \
+        red_##TN##_prod(d, nr, it);                              \
     }
-#define FLOAT4(TN, T, SAME)                                   \
-    RED_FN(TN, T, T, max, C_MAX, V_FLT, SAME)                 \
-    RED_FN(TN, T, T, min, C_MIN, V_FLT, SAME)                 \
-    RED_FN(TN, T, T, sum, C_FSUM, V_FLT, SAME)                \
-    RED_FN(TN, T, T, prod, C_FPROD, V_FPROD, SAME)            \
-    static void all_##TN(const tdesc_t *d, size_t nr, int it) \
-    {                                                         \
-        red_##TN##_max(d, nr, it);                            \
-        red_##TN##_min(d, nr, it);                            \
-        red_##TN##_sum(d, nr, it);                            \
-        red_##TN##_prod(d, nr, it);                           \
+#define FLOAT4(TN, T, SAME)                                      \
+    RED_FN(TN, T, T, max, C_MAX, V_FLT, SAME)                    \
+    RED_FN(TN, T, T, min, C_MIN, V_FLT, SAME)                    \
+    RED_FN(TN, T, T, sum, C_FSUM, V_FLT, SAME)                   \
+    RED_FN(TN, T, T, prod, C_FPROD, V_FPROD, SAME)               \
+    static void all_##TN(const ct_tdesc_t *d, size_t nr, int it) \
+    {                                                            \
+        red_##TN##_max(d, nr, it);                               \
+        red_##TN##_min(d, nr, it);                               \
+        red_##TN##_sum(d, nr, it);                               \
+        red_##TN##_prod(d, nr, it);                              \
     }
-#define CPX2(TN, T)                                           \
-    RED_FN(TN, T, T, sum, C_FSUM, V_CPX, SAME_BITS)           \
-    RED_FN(TN, T, T, prod, C_FPROD, V_CPROD, SAME_BITS)       \
-    static void all_##TN(const tdesc_t *d, size_t nr, int it) \
-    {                                                         \
-        red_##TN##_sum(d, nr, it);                            \
-        red_##TN##_prod(d, nr, it);                           \
+#define CPX2(TN, T)                                              \
+    RED_FN(TN, T, T, sum, C_FSUM, V_CPX, SAME_BITS)              \
+    RED_FN(TN, T, T, prod, C_FPROD, V_CPROD, SAME_BITS)          \
+    static void all_##TN(const ct_tdesc_t *d, size_t nr, int it) \
+    {                                                            \
+        red_##TN##_sum(d, nr, it);                               \
+        red_##TN##_prod(d, nr, it);                              \
     }
 
 ALL7(uchar, unsigned char, unsigned char)
@@ -178,7 +165,7 @@ FLOAT4(longdouble, long double, SAME_VAL)
 CPX2(complexf, float _Complex)
 CPX2(complexd, double _Complex)
 
-typedef void (*all_fn)(const tdesc_t *, size_t, int);
+typedef void (*all_fn)(const ct_tdesc_t *, size_t, int);
 static const struct {
     all_fn fn;
     size_t size;
@@ -202,7 +189,7 @@ static const struct {
     {all_complexd, sizeof(double _Complex)},
 };
 
-static void reduce_all_sizes(const tdesc_t *d, int it)
+static void reduce_all_sizes(const ct_tdesc_t *d, int it)
 {
     for (size_t k = 0; k < sizeof types / sizeof *types; k++) {
         size_t l = LINE / types[k].size;
@@ -215,7 +202,7 @@ static void reduce_all_sizes(const tdesc_t *d, int it)
 
 /* ========================================================== (f)collect */
 
-static void check_fcollect(const tdesc_t *d, size_t nb, int it)
+static void check_fcollect(const ct_tdesc_t *d, size_t nb, int it)
 {
     const int n = d->m.n, t = d->m.me;
     const unsigned seed = (unsigned)it * 13u + (unsigned)nb;
@@ -245,7 +232,7 @@ static size_t collect_size(int p, int k, int n, int it)
     }
 }
 
-static void check_collect(const tdesc_t *d, int p, int it)
+static void check_collect(const ct_tdesc_t *d, int p, int it)
 {
     const int n = d->m.n, t = d->m.me;
     const unsigned seed = (unsigned)it * 17u + (unsigned)p;
@@ -273,10 +260,10 @@ static void check_collect(const tdesc_t *d, int p, int it)
 
 static void mode_ops(void)
 {
-    const tdesc_t *ts[] = {&tw, &trev, &todd};
+    const ct_tdesc_t *ts[] = {&tw, &trev, &todd};
     static const size_t fsizes[] = {0, 1, 7, 8, 55, 56, 57, 64, 200};
     for (int ti = 0; ti < 3; ti++) {
-        const tdesc_t *d = ts[ti];
+        const ct_tdesc_t *d = ts[ti];
         if (d->m.me < 0)
             continue;
         reduce_all_sizes(d, ti);
@@ -300,7 +287,7 @@ static void delay_us(long us)
     while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
 }
 
-static void reuse_on(const tdesc_t *d, int iters)
+static void reuse_on(const ct_tdesc_t *d, int iters)
 {
     const int n = d->m.n, t = d->m.me;
     if (t < 0)
@@ -331,7 +318,7 @@ static void mode_reuse(void)
 
 /* double sums: every member's result bit for bit the same as every
  * other's (read from them), as well as the serial one. */
-static void float_agree(const tdesc_t *d, int it)
+static void float_agree(const ct_tdesc_t *d, int it)
 {
     const int n = d->m.n, t = d->m.me;
     const size_t nr = LINE / sizeof(double);
@@ -353,14 +340,14 @@ static void float_agree(const tdesc_t *d, int it)
 static void mode_teams(void)
 {
     for (int r = 0; r < 12; r++) {
-        tdesc_t a, b, one;
+        ct_tdesc_t a, b, one;
         int stride = 1 + r % 3, start = r % 2 < npes ? r % 2 : 0;
         int size = npes > start ? (npes - start + stride - 1) / stride : 1;
         make_team(&a, "strided", start, stride, size);
         make_team(&b, "reversed", npes - 1, -1, npes);
         make_team(&one, "one PE", r % npes, 1, 1);
         for (int it = 0; it < 40; it++) {
-            const tdesc_t *d = it % 3 == 0 ? &b : it % 3 == 1 ? &a : &one;
+            const ct_tdesc_t *d = it % 3 == 0 ? &b : it % 3 == 1 ? &a : &one;
             if (d->m.me < 0)
                 continue;
             red_double_sum(d, (size_t)(1 + it % 7), it);

@@ -53,36 +53,15 @@
 static int me, npes;
 static char *src, *dst;
 
-typedef struct {
-    const char *name;
-    shmem_team_t t;
-    ct_team_t m;
-} tdesc_t;
-
-static tdesc_t tw, trev, todd;
-
-static void make_team(tdesc_t *d, const char *name, shmem_team_t parent, const ct_team_t *pm,
-                      int start, int stride, int size)
-{
-    d->name = name;
-    d->t = SHMEM_TEAM_INVALID;
-    if (size <= 0) {
-        d->m.n = 0;
-        d->m.me = -1;
-        return;
-    }
-    CHECK_EQ_I(shmem_team_split_strided(parent, start, stride, size, NULL, 0, &d->t), 0);
-    ct_strided(&d->m, pm, start, stride, size);
-    ct_check_team(d->t, &d->m, name);
-}
+static ct_tdesc_t tw, trev, todd;
 
 static void setup_teams(void)
 {
     tw.name = "world";
     tw.t = SHMEM_TEAM_WORLD;
     ct_world_model(&tw.m);
-    make_team(&trev, "world reversed", SHMEM_TEAM_WORLD, &tw.m, npes - 1, -1, npes);
-    make_team(&todd, "odd PEs", SHMEM_TEAM_WORLD, &tw.m, npes > 1 ? 1 : 0, 2, npes / 2);
+    ct_make_team(&trev, "world reversed", SHMEM_TEAM_WORLD, &tw.m, npes - 1, -1, npes);
+    ct_make_team(&todd, "odd PEs", SHMEM_TEAM_WORLD, &tw.m, npes > 1 ? 1 : 0, 2, npes / 2);
 }
 
 static void free_teams(void)
@@ -96,7 +75,7 @@ static void free_teams(void)
 
 static const size_t big = MIB + 3;
 
-static void sizes_broadcast(const tdesc_t *d)
+static void sizes_broadcast(const ct_tdesc_t *d)
 {
     const size_t sz[] = {0, 1, 3, 4101, big};
     for (size_t si = 0; si < sizeof sz / sizeof sz[0]; si++)
@@ -121,7 +100,7 @@ static void sizes_broadcast(const tdesc_t *d)
         }
 }
 
-static void sizes_collect(const tdesc_t *d)
+static void sizes_collect(const ct_tdesc_t *d)
 {
     for (int variant = 0; variant < 2; variant++) {
         size_t sz[CT_MAXPE], total = 0, off[CT_MAXPE];
@@ -152,7 +131,7 @@ static void sizes_collect(const tdesc_t *d)
     }
 }
 
-static void sizes_fcollect(const tdesc_t *d)
+static void sizes_fcollect(const ct_tdesc_t *d)
 {
     const size_t sz[] = {0, 1, 3, 5001, big / (size_t)(d->m.n ? d->m.n : 1)};
     for (size_t si = 0; si < sizeof sz / sizeof sz[0]; si++) {
@@ -175,7 +154,7 @@ static void sizes_fcollect(const tdesc_t *d)
     }
 }
 
-static void sizes_alltoall(const tdesc_t *d)
+static void sizes_alltoall(const ct_tdesc_t *d)
 {
     int n = d->m.n ? d->m.n : 1;
     const size_t sz[] = {0, 1, 3, 1007, big / (size_t)n};
@@ -203,7 +182,7 @@ static void sizes_alltoall(const tdesc_t *d)
     }
 }
 
-static void sizes_alltoalls(const tdesc_t *d)
+static void sizes_alltoalls(const ct_tdesc_t *d)
 {
     const size_t sz[] = {0, 1, 5, 333};
     const ptrdiff_t ds = 3, ss = 2;
@@ -236,7 +215,7 @@ static void sizes_alltoalls(const tdesc_t *d)
     }
 }
 
-static void sizes_reduce(const tdesc_t *d)
+static void sizes_reduce(const ct_tdesc_t *d)
 {
     const size_t nl = (MIB + 24) / sizeof(long);
     long *ls = (long *)src, *ld = (long *)dst;
@@ -316,7 +295,7 @@ static void sizes_reduce(const tdesc_t *d)
 
 static void mode_sizes(void)
 {
-    const tdesc_t *ts[] = {&tw, &trev, &todd};
+    const ct_tdesc_t *ts[] = {&tw, &trev, &todd};
     for (int i = 0; i < 3; i++) {
         if (ts[i]->m.n == 0)
             continue;
@@ -337,7 +316,7 @@ static const char *const kname[K_NKINDS] = {"broadcast",    "int sum_reduce",  "
                                             "int alltoall", "long sum_inscan", "double fcollect"};
 
 typedef struct {
-    const tdesc_t *d;
+    const ct_tdesc_t *d;
     char *slots;   /* NSLOT dest buffers of SLOT bytes */
     char *srcbuf;  /* the source, rewritten before each call */
     unsigned next; /* next slot */
@@ -347,7 +326,7 @@ typedef struct {
  * on every member), checked against the reference. */
 static void step(seq_t *q, int kind, int it)
 {
-    const tdesc_t *d = q->d;
+    const ct_tdesc_t *d = q->d;
     int n = d->m.n, t = d->m.me;
     if (t < 0)
         return;
@@ -452,7 +431,7 @@ static void mode_repeat(void)
     shmem_barrier_all();
 
     /* SHMEM_TEAM_SHARED (one node: every PE, numbered as in the world) */
-    tdesc_t tsh = {"shared", SHMEM_TEAM_SHARED, tw.m};
+    ct_tdesc_t tsh = {"shared", SHMEM_TEAM_SHARED, tw.m};
     ct_model_of(SHMEM_TEAM_SHARED, &tsh.m, "SHMEM_TEAM_SHARED");
     seq_t qs = {&tsh, dst + (size_t)3 * NSLOT * SLOT, src + 3 * MIB, 0};
     for (int it = 0; it < iters / 2; it++)
@@ -464,17 +443,17 @@ static void mode_repeat(void)
      * settling.  Shapes: reversed world, even PEs, odd PEs reversed, and
      * the rows of a 2-D split. */
     for (int it = 0; it < iters / 2; it++) {
-        tdesc_t d;
+        ct_tdesc_t d;
         shmem_team_t other = SHMEM_TEAM_INVALID;
         int shape = it % 4;
         PHASE("repeat: create/use/destroy %d, shape %d", it, shape);
         if (shape == 0) {
-            make_team(&d, "new reversed world", SHMEM_TEAM_WORLD, &tw.m, npes - 1, -1, npes);
+            ct_make_team(&d, "new reversed world", SHMEM_TEAM_WORLD, &tw.m, npes - 1, -1, npes);
         } else if (shape == 1) {
-            make_team(&d, "new even PEs", SHMEM_TEAM_WORLD, &tw.m, 0, 2, (npes + 1) / 2);
+            ct_make_team(&d, "new even PEs", SHMEM_TEAM_WORLD, &tw.m, 0, 2, (npes + 1) / 2);
         } else if (shape == 2) {
             int hi = npes < 2 ? 0 : (npes - 1) % 2 ? npes - 1 : npes - 2;
-            make_team(&d, "new odd PEs reversed", SHMEM_TEAM_WORLD, &tw.m, hi, -2, npes / 2);
+            ct_make_team(&d, "new odd PEs reversed", SHMEM_TEAM_WORLD, &tw.m, hi, -2, npes / 2);
         } else {
             d.name = "new 2-D row";
             CHECK_EQ_I(shmem_team_split_2d(SHMEM_TEAM_WORLD, 3, NULL, 0, &d.t, NULL, 0, &other), 0);
@@ -500,8 +479,8 @@ static void mode_teams(void)
     ct_team_t world = tw.m;
     for (int xr = 2; xr <= 3; xr++) {
         PHASE("teams: split_2d xrange %d", xr);
-        tdesc_t row = {"2-D row", SHMEM_TEAM_INVALID, {0}},
-                col = {"2-D column", SHMEM_TEAM_INVALID, {0}};
+        ct_tdesc_t row = {"2-D row", SHMEM_TEAM_INVALID, {0}},
+                   col = {"2-D column", SHMEM_TEAM_INVALID, {0}};
         CHECK_EQ_I(shmem_team_split_2d(SHMEM_TEAM_WORLD, xr, NULL, 0, &row.t, NULL, 0, &col.t), 0);
         int x = me % xr, y = me / xr;
         row.m.n = 0;
@@ -515,9 +494,9 @@ static void mode_teams(void)
         ct_check_team(row.t, &row.m, "2-D row");
         ct_check_team(col.t, &col.m, "2-D column");
         /* a reversed copy of my row, split from the row team */
-        tdesc_t nest;
-        make_team(&nest, "reversed row (split of the row team)", row.t, &row.m, row.m.n - 1, -1,
-                  row.m.n);
+        ct_tdesc_t nest;
+        ct_make_team(&nest, "reversed row (split of the row team)", row.t, &row.m, row.m.n - 1, -1,
+                     row.m.n);
         seq_t qr = {&row, dst, src, 0};
         seq_t qc = {&col, dst + (size_t)NSLOT * SLOT, src + MIB, 0};
         seq_t qn = {&nest, dst + (size_t)2 * NSLOT * SLOT, src + 2 * MIB, 0};
@@ -535,9 +514,9 @@ static void mode_teams(void)
     }
     /* even and odd halves at the same time, different kinds */
     PHASE("teams: halves");
-    tdesc_t ev, od;
-    make_team(&ev, "even PEs", SHMEM_TEAM_WORLD, &world, 0, 2, (npes + 1) / 2);
-    make_team(&od, "odd PEs", SHMEM_TEAM_WORLD, &world, npes > 1 ? 1 : 0, 2, npes / 2);
+    ct_tdesc_t ev, od;
+    ct_make_team(&ev, "even PEs", SHMEM_TEAM_WORLD, &world, 0, 2, (npes + 1) / 2);
+    ct_make_team(&od, "odd PEs", SHMEM_TEAM_WORLD, &world, npes > 1 ? 1 : 0, 2, npes / 2);
     seq_t qe = {&ev, dst, src, 0}, qo = {&od, dst, src, 0}; /* disjoint PEs: same buffers */
     for (int it = 0; it < iters; it++) {
         step(&qe, it % K_NKINDS, it);
@@ -604,11 +583,11 @@ static void mode_teams(void)
 
 static void mode_float(void)
 {
-    const tdesc_t *ts[] = {&tw, &trev, &todd};
+    const ct_tdesc_t *ts[] = {&tw, &trev, &todd};
     /* 700 elements: below the usual crossovers between "small" and "large"
      * algorithms; 5000: above them (40 KB of doubles). */
     for (int ti = 0; ti < 6; ti++) {
-        const tdesc_t *d = ts[ti % 3];
+        const ct_tdesc_t *d = ts[ti % 3];
         const size_t nrf = ti < 3 ? 700 : 5000;
         int n = d->m.n, t = d->m.me;
         if (n == 0)
@@ -768,7 +747,7 @@ static void mode_aset(void)
 
 /* =========================================================== bcast_reuse */
 
-static void bcast_reuse_on(const tdesc_t *d, int iters)
+static void bcast_reuse_on(const ct_tdesc_t *d, int iters)
 {
     static const size_t sizes[] = {8, 1, 56, 55, 8, 32, 17, 8, 48, 3};
     const size_t nsizes = sizeof sizes / sizeof *sizes;
