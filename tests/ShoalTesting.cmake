@@ -62,6 +62,41 @@ function(shoal_add_launched_test)
   endforeach()
 endfunction()
 
+# shoal_add_failure_test(NAME name TARGET exe MODE arg NPES n... [ENV v=x...]
+#                        [RC nonzero|N] [MAX s] [REGEX re...] [NOT_REGEX re...]
+#                        [LABELS ...])
+# One ctest per PE count, name.npN: `oshrun -n N exe arg` must fail (status
+# RC, default nonzero) within MAX seconds (default 10) with stderr matching
+# every REGEX and no NOT_REGEX (tests/spec/expect_failure.py).
+function(shoal_add_failure_test)
+  cmake_parse_arguments(F "" "NAME;TARGET;MODE;RC;MAX" "NPES;ENV;REGEX;NOT_REGEX;LABELS"
+    ${ARGN})
+  if(NOT DEFINED F_RC)
+    set(F_RC nonzero)
+  endif()
+  if(NOT F_MAX)
+    set(F_MAX 10)
+  endif()
+  set(extra "")
+  foreach(e ${F_ENV})
+    list(APPEND extra --env ${e})
+  endforeach()
+  foreach(r ${F_REGEX})
+    list(APPEND extra --regex ${r})
+  endforeach()
+  foreach(r ${F_NOT_REGEX})
+    list(APPEND extra --not-regex ${r})
+  endforeach()
+  foreach(n ${F_NPES})
+    add_test(NAME ${F_NAME}.np${n}
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/spec/expect_failure.py
+              --oshrun ${SHOAL_OSHRUN} -n ${n} --rc ${F_RC} --max-seconds ${F_MAX} ${extra}
+              -- $<TARGET_FILE:${F_TARGET}> ${F_MODE})
+    set_tests_properties(${F_NAME}.np${n} PROPERTIES TIMEOUT 60
+      LABELS "multi-pe;${F_LABELS}")
+  endforeach()
+endfunction()
+
 # shoal_add_pe_test(NAME name TARGET exe [NPES 1 2 3 4] [ARGS ...] [ENV VAR=val ...]
 #                   [TIMEOUT s] [WILL_FAIL] [NO_VARIANTS] [LABELS ...])
 # Adds one ctest per PE count: name.npN, run as `oshrun -n N exe args`
