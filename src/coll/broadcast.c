@@ -21,6 +21,7 @@
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
+#include "core/log.h"
 
 enum { BCAST_AUTO, BCAST_GET, BCAST_TREE };
 static int algo = BCAST_AUTO;
@@ -112,9 +113,13 @@ static void broadcast_group(const struct shoal_group *g, void *dest, const void 
         use = nbytes <= tree_max ? BCAST_TREE : BCAST_GET;
     if (use == BCAST_TREE && g->ring && g->on_node && nbytes <= SHOAL_BCAST_INLINE &&
         algo == BCAST_AUTO) {
+        SHOAL_LOG(SHOAL_LOG_COLL, SHOAL_LOG_DEBUG, "%s: %zu bytes from root %d: ring", fn, nbytes,
+                  root);
         shoal_bcast_ring(g, dest, source, nbytes, root, update_root, fn);
         return;
     }
+    SHOAL_LOG(SHOAL_LOG_COLL, SHOAL_LOG_DEBUG, "%s: %zu bytes from root %d: %s", fn, nbytes, root,
+              use == BCAST_TREE ? "tree" : "get");
     if (use == BCAST_TREE) {
         bcast_tree(g, dest, source, nbytes, root, update_root, fn);
         return;

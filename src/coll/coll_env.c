@@ -3,6 +3,7 @@
  * choices at init. */
 #include "coll/coll.h"
 #include "core/env.h"
+#include "core/log.h"
 
 enum coll_env_id {
 #define SHOAL_ENV(id, name, alias, kind, def, meaning) COLL_ENV_##id,
@@ -51,6 +52,10 @@ static int load(char *err, size_t errlen)
     shoal_coll_init(ra, rx);
     shoal_coll_bcast_config(ba, bx);
     shoal_coll_mt_config(mt_min);
+    SHOAL_LOG(SHOAL_LOG_COLL, SHOAL_LOG_INFO,
+              "reduce %s (crossover %zu bytes), broadcast %s (crossover %zu bytes), "
+              "multi-threaded collectives split from %zu bytes",
+              reduce[ra], rx, bcast[ba], bx, mt_min);
     return 0;
 }
 

@@ -18,6 +18,7 @@
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
+#include "core/log.h"
 
 static void gather_blocks(const struct shoal_group *g, void *dest, const void *source,
                           const size_t *off, const size_t *len, const char *fn)
@@ -103,34 +104,38 @@ static void collect_group(const struct shoal_group *g, void *dest, const void *s
     free(off);
 }
 
-int shoal_coll_collect(shmem_team_t team, void *dest, const void *source, size_t nbytes,
-                       const char *fn)
-{
-    if (shoal_team_usable(team, fn))
-        return -1;
-    struct shoal_group g;
-    shoal_group_of_team(&g, team);
-    shoal_group_debug_check(&g, fn, 0, 0); /* collect: sizes may differ between PEs */
-    if (shoal_gather_usable(&g))
-        collect_ring(&g, dest, source, nbytes, fn);
-    else
-        collect_group(&g, dest, source, nbytes, 0, fn);
-    return 0;
-}
-
-int shoal_coll_fcollect(shmem_team_t team, void *dest, const void *source, size_t nbytes,
+/* collect (sizes may differ between PEs: the signature check skips them)
+ * and fcollect: the gather line when it can hold the blocks, else blocks. */
+static int collect_team(shmem_team_t team, void *dest, const void *source, size_t nbytes, int fixed,
                         const char *fn)
 {
     if (shoal_team_usable(team, fn))
         return -1;
     struct shoal_group g;
     shoal_group_of_team(&g, team);
-    shoal_group_debug_check(&g, fn, nbytes, 0);
-    if (nbytes <= SHOAL_GATHER_INLINE && shoal_gather_usable(&g))
+    shoal_group_debug_check(&g, fn, fixed ? nbytes : 0, 0);
+    int line = (!fixed || nbytes <= SHOAL_GATHER_INLINE) && shoal_gather_usable(&g);
+    SHOAL_LOG(SHOAL_LOG_COLL, SHOAL_LOG_DEBUG, "%s: %zu bytes: %s", fn, nbytes,
+              line ? "gather line" : "blocks");
+    if (line && fixed)
         fcollect_ring(&g, dest, source, nbytes, fn);
+    else if (line)
+        collect_ring(&g, dest, source, nbytes, fn);
     else
-        collect_group(&g, dest, source, nbytes, 1, fn);
+        collect_group(&g, dest, source, nbytes, fixed, fn);
     return 0;
+}
+
+int shoal_coll_collect(shmem_team_t team, void *dest, const void *source, size_t nbytes,
+                       const char *fn)
+{
+    return collect_team(team, dest, source, nbytes, 0, fn);
+}
+
+int shoal_coll_fcollect(shmem_team_t team, void *dest, const void *source, size_t nbytes,
+                        const char *fn)
+{
+    return collect_team(team, dest, source, nbytes, 1, fn);
 }
 
 void shoal_coll_aset_collect(void *dest, const void *source, size_t nbytes, int start,

@@ -24,6 +24,7 @@
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
+#include "core/log.h"
 #include "coll/reduce_ops.h"
 
 enum { ALGO_AUTO, ALGO_GATHER, ALGO_RSAG };
@@ -129,6 +130,7 @@ static void reduce_group(const struct shoal_group *g, void *dest, const void *so
         return;
     }
     if (algo == ALGO_AUTO && bytes <= SHOAL_GATHER_INLINE && shoal_gather_usable(g)) {
+        SHOAL_LOG(SHOAL_LOG_COLL, SHOAL_LOG_DEBUG, "%s: %zu bytes: gather line", fn, bytes);
         reduce_ring(g, dest, source, n, op, type, fn);
         return;
     }
@@ -136,6 +138,8 @@ static void reduce_group(const struct shoal_group *g, void *dest, const void *so
     int use = algo;
     if (use == ALGO_AUTO)
         use = bytes >= rsag_min && n >= (size_t)g->size ? ALGO_RSAG : ALGO_GATHER;
+    SHOAL_LOG(SHOAL_LOG_COLL, SHOAL_LOG_DEBUG, "%s: %zu bytes: %s", fn, bytes,
+              use == ALGO_RSAG ? "reduce-scatter + allgather" : "gather");
     if (use == ALGO_RSAG)
         reduce_rsag(g, dest, source, n, op, type, fn);
     else

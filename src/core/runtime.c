@@ -98,6 +98,10 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     shoal_wait_report_install();
     if (shoal_boot_open(&boot, err, sizeof err) < 0)
         return fail_init(fn, err);
+    /* The layers may log while their variables load: with this PE's number
+     * and the clock of this init. */
+    shoal_g.my_pe = boot.rank;
+    shoal_log_start();
     if (shoal_env_load(&cfg, err, sizeof err) < 0) {
         /* Every PE sees the same environment: say it once, and let nobody
          * leave (and be reported by the launcher) before it is said. */
@@ -106,10 +110,8 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
         boot.barrier();
         return -1;
     }
-    shoal_log_start();
     shoal_g.debug = cfg.debug;
     shoal_g.boot = &boot;
-    shoal_g.my_pe = boot.rank;
     shoal_g.n_pes = boot.size;
     shoal_g.thread_level = requested;
 

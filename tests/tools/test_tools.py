@@ -65,6 +65,30 @@ int main(void) {
 }
 '''
 
+# One broadcast, reduction and fcollect whose results are checked: the
+# coll log lines name each routine and the algorithm it took.
+COLL_C = r'''
+#include <shmem.h>
+#include <stdio.h>
+int main(void) {
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    long *src = shmem_malloc(sizeof(long)), *dst = shmem_calloc((size_t)n, sizeof(long));
+    *src = me + 1;
+    shmem_barrier_all();
+    shmem_broadcastmem(SHMEM_TEAM_WORLD, dst, src, sizeof(long), 1);
+    int ok = dst[0] == 2;
+    shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dst, src, 1);
+    ok &= dst[0] == (long)n * (n + 1) / 2;
+    shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, sizeof(long));
+    for (int j = 0; j < n; j++)
+        ok &= dst[j] == j + 1;
+    printf("PE %d %s\n", me, ok ? "OK" : "BAD");
+    shmem_finalize();
+    return !ok;
+}
+'''
+
 HELLO_CXX = r'''
 #include <shmem.h>
 #include <cstdio>
@@ -317,6 +341,19 @@ def case_log():
         fail("SHOAL_LOG=heap:debug: no allocation line:\n" + p.stdout)
     if "] boot: shmem_finalize" not in p.stdout:
         fail("SHOAL_LOG=boot:info: no finalize line:\n" + p.stdout)
+    coll_src = os.path.join(d, "coll.c")
+    open(coll_src, "w").write(COLL_C)
+    coll_exe = os.path.join(d, "coll")
+    run([tool("oshcc"), coll_src, "-o", coll_exe])
+    c = run([tool("oshrun"), "-n", "2", coll_exe], env={"SHOAL_LOG": "coll:debug"})
+    for pat in (r"shoal\[PE 1 t\d+ 0\.[0-9]+ s\] coll: reduce \w+ \(crossover \d+ bytes\), broadcast \w+",
+                r"\] coll: shmem_broadcastmem: 8 bytes from root 1: \w+",
+                r"\] coll: shmem_long_sum_reduce: 8 bytes: ",
+                r"\] coll: shmem_fcollectmem: 8 bytes: "):
+        if not re.search(pat, c.stdout):
+            fail("SHOAL_LOG=coll:debug: no line matching %r:\n%s" % (pat, c.stdout))
+    if "] heap:" in c.stdout or "OK" not in c.stdout:
+        fail("SHOAL_LOG=coll:debug: wrong lines or wrong result:\n" + c.stdout)
     quiet = run([tool("oshrun"), "-n", "2", hello_exe()], env={"SHOAL_LOG": "ctx:error"})
     if "shoal[" in quiet.stdout:
         fail("SHOAL_LOG=ctx:error printed boot or heap lines:\n" + quiet.stdout)
