@@ -69,13 +69,16 @@ endfunction()
 # RC, default nonzero) within MAX seconds (default 10) with stderr matching
 # every REGEX and no NOT_REGEX (tests/spec/expect_failure.py).
 function(shoal_add_failure_test)
-  cmake_parse_arguments(F "" "NAME;TARGET;MODE;RC;MAX" "NPES;ENV;REGEX;NOT_REGEX;LABELS"
-    ${ARGN})
+  cmake_parse_arguments(F "" "NAME;TARGET;MODE;RC;MAX;TIMEOUT"
+    "NPES;ENV;REGEX;NOT_REGEX;LABELS" ${ARGN})
   if(NOT DEFINED F_RC)
     set(F_RC nonzero)
   endif()
   if(NOT F_MAX)
     set(F_MAX 10)
+  endif()
+  if(NOT F_TIMEOUT)
+    set(F_TIMEOUT 60)
   endif()
   set(extra "")
   foreach(e ${F_ENV})
@@ -92,7 +95,7 @@ function(shoal_add_failure_test)
       COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/spec/expect_failure.py
               --oshrun ${SHOAL_OSHRUN} -n ${n} --rc ${F_RC} --max-seconds ${F_MAX} ${extra}
               -- $<TARGET_FILE:${F_TARGET}> ${F_MODE})
-    set_tests_properties(${F_NAME}.np${n} PROPERTIES TIMEOUT 60
+    set_tests_properties(${F_NAME}.np${n} PROPERTIES TIMEOUT ${F_TIMEOUT}
       LABELS "multi-pe;${F_LABELS}")
   endforeach()
 endfunction()
