@@ -11,43 +11,52 @@
 #include "core/request.h"
 
 /* put (is_put) or get of n bytes; `local` is the private buffer.  The
- * request is joined after the PE check and before anything else, so that
- * an empty transfer still checks (and creates) the handle.  `debug`: as
- * for shoal_request_join. */
+ * handle is checked after the PE check and before anything else, so that
+ * an empty transfer still checks (and sets) it.  On this node (or with
+ * n == 0) the operation is complete at return and a NULL handle becomes
+ * SHOAL_REQUEST_DONE: no request object.  `debug`: as for
+ * shoal_request_handle. */
 static inline void shoal_rma_nbe_body(shmem_ctx_t ctx, int is_put, void *local, const void *remote,
                                       size_t n, int pe, shmemx_request_h *req, int debug,
                                       const char *fn)
 {
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
-    struct shmemx_request *r = shoal_request_join_as(req, debug, fn);
-    char *rp;
-    if (!shoal_rma_target(is_put, local, remote, n, wpe, debug, &rp, fn))
+    struct shmemx_request *r = shoal_request_handle(req, debug, fn);
+    char *rp = NULL;
+    if (!shoal_rma_target(is_put, local, remote, n, wpe, debug, &rp, fn) ||
+        SHOAL_LIKELY(rp != NULL)) {
+        if (rp)
+            shoal_rma_mapped(is_put, rp, local, n, wpe);
+        shoal_request_complete(req, r, debug, fn);
         return;
-    if (SHOAL_LIKELY(rp != NULL))
-        shoal_rma_mapped(is_put, rp, local, n, wpe);
-    else if (is_put)
+    }
+    r = shoal_request_of(req, r, fn);
+    if (is_put)
         shoal_net_req_put(shoal_request_net(r), (void *)remote, local, n, wpe, fn);
     else
         shoal_net_req_get(shoal_request_net(r), local, remote, n, wpe, fn);
 }
 
 /* An AMO; a fetching one (shoal_amo_fetches(op)) leaves the old value in
- * *fetch by completion, a non-fetching one is passed NULL. */
+ * *fetch by completion, a non-fetching one is passed NULL.  On this node
+ * complete at return, as an RMA above. */
 static inline void shoal_amo_nbe_body(shmem_ctx_t ctx, int op, void *fetch, const void *dest,
                                       unsigned size, uint64_t value, uint64_t cond, int pe,
                                       shmemx_request_h *req, int debug, const char *fn)
 {
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
-    struct shmemx_request *r = shoal_request_join_as(req, debug, fn);
+    struct shmemx_request *r = shoal_request_handle(req, debug, fn);
     char *rp = shoal_amo_target(op, dest, size, wpe, debug, fn);
     if (SHOAL_LIKELY(rp != NULL)) {
         uint64_t old = shoal_shm_amo(op, rp, size, value, cond, shoal_bell_of(wpe));
         if (shoal_amo_fetches(op))
             shoal_amo_store_fetch(fetch, size, old);
+        shoal_request_complete(req, r, debug, fn);
         return;
     }
+    r = shoal_request_of(req, r, fn);
     shoal_net_req_amo(shoal_request_net(r), op, shoal_amo_fetches(op) ? fetch : NULL, dest, size,
                       value, cond, wpe, fn);
 }
