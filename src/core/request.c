@@ -515,11 +515,17 @@ void shoal_rma_nbe_debug(shmem_ctx_t ctx, int is_put, void *local, const void *r
     shoal_rma_nbe_body(ctx, is_put, local, remote, n, pe, req, 1, fn);
 }
 
-void shoal_amo_nbe_debug(shmem_ctx_t ctx, int op, void *fetch, const void *dest, unsigned size,
-                         uint64_t value, uint64_t cond, int pe, shmemx_request_h *req,
-                         const char *fn)
+/* The AMO's full path (core/request_ops.h): with SHMEM_DEBUG's checks or
+ * without. */
+__attribute__((noinline)) void shoal_amo_nbe_slow(shmem_ctx_t ctx, int op, void *fetch,
+                                                  const void *dest, unsigned size, uint64_t value,
+                                                  uint64_t cond, int pe, shmemx_request_h *req,
+                                                  const char *fn)
 {
-    shoal_amo_nbe_body(ctx, op, fetch, dest, size, value, cond, pe, req, 1, fn);
+    if (SHOAL_UNLIKELY(shoal_g.debug))
+        shoal_amo_nbe_body(ctx, op, fetch, dest, size, value, cond, pe, req, 1, fn);
+    else
+        shoal_amo_nbe_body(ctx, op, fetch, dest, size, value, cond, pe, req, 0, fn);
 }
 
 /* ------------------------------------------------------------- teardown */

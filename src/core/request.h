@@ -49,10 +49,12 @@ struct shmemx_request {
  * one takes a real request then, stored in place of it).  It is recognised
  * by its address before any field is read (its magic, SHOAL_REQ_DONE, is
  * not LIVE: a path that took it for a request would stop at the checks),
- * and it is never written (const: a write would fault).  Under SHMEM_DEBUG
+ * and it is never written (const: a write would fault).  Hidden, so that
+ * its address is an operand, not a GOT load (wait compares with it).
+ * Under SHMEM_DEBUG
  * operations take real requests, so that a stale copy of a handle is
  * still caught as freed or merged. */
-extern const struct shmemx_request shoal_request_done;
+extern const struct shmemx_request shoal_request_done __attribute__((visibility("hidden")));
 #define SHOAL_REQUEST_DONE ((struct shmemx_request *)&shoal_request_done)
 
 /* Set at the first request operation that goes through the network: from
@@ -122,7 +124,7 @@ static inline void shoal_request_push(struct shmemx_request *r)
 static inline int shoal_request_wait_fast(shmemx_request_h *req)
 {
     struct shmemx_request *r;
-    if (SHOAL_LIKELY(req != NULL) && (r = *req) == SHOAL_REQUEST_DONE) {
+    if (SHOAL_LIKELY(req != NULL && (r = *req) == SHOAL_REQUEST_DONE)) {
         /* What the completion of an on-node request below orders (its
          * acquire load and release store; on x86 the compiler's only). */
         __atomic_thread_fence(__ATOMIC_ACQ_REL);
