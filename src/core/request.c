@@ -32,6 +32,9 @@ static size_t obj_size;
 
 __thread struct shoal_request_tls shoal_request_tl;
 
+/* The complete request (core/request.h): read-only, shared by every thread. */
+const struct shmemx_request shoal_request_done = {.magic = SHOAL_REQ_DONE};
+
 /* ---------------------------------------------------------- allocation */
 
 static struct shmemx_request *obj_at(struct chunk *c, int i)
@@ -112,7 +115,7 @@ _Noreturn void shoal_request_err_null(const char *fn, const char *arg)
 /* SHMEM_DEBUG: is h one of our objects at all (before reading it)? */
 static int ours(shmemx_request_h h)
 {
-    int found = 0;
+    int found = h == SHOAL_REQUEST_DONE;
     pthread_mutex_lock(&chunk_lock);
     for (struct chunk *c = chunks; c && !found; c = c->older) {
         uintptr_t a = (uintptr_t)h, lo = (uintptr_t)c->objs;
@@ -129,6 +132,11 @@ struct shmemx_request *shoal_request_check(shmemx_request_h h, const char *fn, c
     uint32_t m = __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE);
     if (m == SHOAL_REQ_LIVE)
         return h;
+    /* (Every caller takes SHOAL_REQUEST_DONE before: a complete request is
+     * never one to add to or wait on.) */
+    if (m == SHOAL_REQ_DONE)
+        shoal_fatal(fn, "internal error: argument '%s' = %p is the complete request", arg,
+                    (void *)h);
     if (m == SHOAL_REQ_FREE)
         shoal_fatal(fn,
                     "argument '%s' = %p is a request that was already completed and freed "
@@ -219,7 +227,8 @@ int shoal_request_test(shmemx_request_h *req, int *done, const char *fn)
         shoal_request_err_null(fn, "req");
     if (SHOAL_UNLIKELY(!done))
         shoal_request_err_null(fn, "done");
-    if (*req == SHMEMX_REQUEST_NULL) {
+    if (*req == SHMEMX_REQUEST_NULL || *req == SHOAL_REQUEST_DONE) {
+        *req = SHMEMX_REQUEST_NULL;
         *done = 1;
         return 0;
     }
@@ -253,10 +262,12 @@ void shoal_request_wait(shmemx_request_h *req, const char *fn)
 {
     if (SHOAL_UNLIKELY(!req))
         shoal_request_err_null(fn, "req");
-    if (*req == SHMEMX_REQUEST_NULL)
+    /* (the complete request and the on-node-only one, complete at issue,
+     * were taken by shoal_request_wait_fast before this) */
+    if (*req == SHMEMX_REQUEST_NULL || *req == SHOAL_REQUEST_DONE) {
+        *req = SHMEMX_REQUEST_NULL;
         return;
-    /* (the on-node-only request, complete at issue, was taken by
-     * shoal_request_wait_fast before this) */
+    }
     struct shmemx_request *r = live(*req, fn, "req");
     if (SHOAL_UNLIKELY(shoal_g.debug) && __atomic_exchange_n(&r->waiting, 1, __ATOMIC_ACQ_REL))
         shoal_fatal(fn,
@@ -274,7 +285,7 @@ void shoal_request_waitall(size_t n, shmemx_request_h *reqs, const char *fn)
     if (n && SHOAL_UNLIKELY(!reqs))
         shoal_request_err_null(fn, "reqs");
     for (size_t i = 0; i < n; i++)
-        if (reqs[i] != SHMEMX_REQUEST_NULL)
+        if (reqs[i] != SHMEMX_REQUEST_NULL && reqs[i] != SHOAL_REQUEST_DONE)
             (void)live(reqs[i], fn, "reqs");
     /* Round-robin, so that every request's flushes are in flight at once. */
     size_t left;
@@ -282,6 +293,8 @@ void shoal_request_waitall(size_t n, shmemx_request_h *reqs, const char *fn)
     do {
         left = 0;
         for (size_t i = 0; i < n; i++) {
+            if (reqs[i] == SHOAL_REQUEST_DONE)
+                reqs[i] = SHMEMX_REQUEST_NULL;
             if (reqs[i] == SHMEMX_REQUEST_NULL)
                 continue;
             if (step(reqs[i], fn)) {
@@ -303,7 +316,8 @@ size_t shoal_request_waitany(size_t n, shmemx_request_h *reqs, const char *fn)
     size_t live_n = 0;
     for (size_t i = 0; i < n; i++)
         if (reqs[i] != SHMEMX_REQUEST_NULL) {
-            (void)live(reqs[i], fn, "reqs");
+            if (reqs[i] != SHOAL_REQUEST_DONE)
+                (void)live(reqs[i], fn, "reqs");
             live_n++;
         }
     if (!live_n)
@@ -311,6 +325,10 @@ size_t shoal_request_waitany(size_t n, shmemx_request_h *reqs, const char *fn)
     unsigned idle = 0;
     for (;;) {
         for (size_t i = 0; i < n; i++) {
+            if (reqs[i] == SHOAL_REQUEST_DONE) {
+                reqs[i] = SHMEMX_REQUEST_NULL;
+                return i;
+            }
             if (reqs[i] != SHMEMX_REQUEST_NULL && step(reqs[i], fn)) {
                 if (finish(reqs[i], &reqs[i]))
                     report_failure(fn);
@@ -358,8 +376,10 @@ void shoal_request_free(shmemx_request_h *req, const char *fn)
 {
     if (SHOAL_UNLIKELY(!req))
         shoal_request_err_null(fn, "req");
-    if (*req == SHMEMX_REQUEST_NULL)
+    if (*req == SHMEMX_REQUEST_NULL || *req == SHOAL_REQUEST_DONE) {
+        *req = SHMEMX_REQUEST_NULL;
         return;
+    }
     struct shmemx_request *r = live(*req, fn, "req");
     wait_one(r, fn);
     if (finish(r, req))
@@ -368,6 +388,12 @@ void shoal_request_free(shmemx_request_h *req, const char *fn)
 
 /* -------------------------------------------------------------- merging */
 
+/* A handle holding SHOAL_REQUEST_DONE is a complete request of its own:
+ * it adds nothing to the merge (its handle is set to NULL like the
+ * others), and a merge that takes only such requests (or none) gives the
+ * complete request too, without an object.  Being the complete request is
+ * no identity: two handles may hold it, so "the same request" (merged
+ * into itself, given twice) is then told by the handles' addresses. */
 int shoal_request_merge(size_t count, shmemx_request_h **requests, shmemx_request_h *merged,
                         const char *fn)
 {
@@ -376,25 +402,37 @@ int shoal_request_merge(size_t count, shmemx_request_h **requests, shmemx_reques
     if (count && SHOAL_UNLIKELY(!requests))
         shoal_request_err_null(fn, "requests");
     struct shmemx_request *into = NULL;
-    if (*merged != SHMEMX_REQUEST_NULL)
+    if (*merged != SHMEMX_REQUEST_NULL && *merged != SHOAL_REQUEST_DONE)
         into = live(*merged, fn, "merged");
     /* Check everything before changing anything. */
+    int real = 0; /* inputs with operations of their own to take */
     for (size_t i = 0; i < count; i++) {
         if (!requests[i])
             shoal_fatal(fn, "argument 'requests[%zu]' is a null pointer", i);
         shmemx_request_h h = *requests[i];
         if (h == SHMEMX_REQUEST_NULL)
             continue;
-        (void)live(h, fn, "requests[i]");
-        if (h == into)
+        int done = h == SHOAL_REQUEST_DONE;
+        if (!done)
+            (void)live(h, fn, "requests[i]");
+        if (done ? requests[i] == merged : h == into)
             shoal_fatal(fn,
                         "argument 'requests[%zu]' is the request 'merged' itself: a request "
                         "cannot be merged into itself",
                         i);
         for (size_t j = 0; j < i; j++)
-            if (*requests[j] == h)
+            if (done ? requests[j] == requests[i] : *requests[j] == h)
                 shoal_fatal(
                     fn, "arguments 'requests[%zu]' and 'requests[%zu]' are the same request", j, i);
+        real += !done;
+    }
+    if (!into && !real) {
+        /* Nothing to take: the result is complete (a request given as
+         * 'merged' stays itself). */
+        for (size_t i = 0; i < count; i++)
+            *requests[i] = SHMEMX_REQUEST_NULL;
+        *merged = shoal_g.debug ? shoal_request_new(fn) : SHOAL_REQUEST_DONE;
+        return 0;
     }
     if (!into)
         into = shoal_request_new(fn);
@@ -403,6 +441,8 @@ int shoal_request_merge(size_t count, shmemx_request_h **requests, shmemx_reques
         if (h == SHMEMX_REQUEST_NULL)
             continue;
         *requests[i] = SHMEMX_REQUEST_NULL;
+        if (h == SHOAL_REQUEST_DONE)
+            continue;
         /* h and what was merged into it join into's flat list. */
         struct shmemx_request *tail = h;
         while (tail->next)
@@ -435,27 +475,33 @@ void shoal_put_signal_nbe(shmem_ctx_t ctx, void *dest, const void *src, size_t n
     if (SHOAL_UNLIKELY(sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD))
         shoal_fatal(fn, "argument 'sig_op' = %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD",
                     sig_op);
-    struct shmemx_request *r = shoal_request_join(req, fn);
+    int debug = shoal_g.debug;
+    struct shmemx_request *r = shoal_request_handle(req, debug, fn);
     char *sig = shoal_addr(sig_addr, 8, wpe, fn, "sig_addr");
-    if (SHOAL_UNLIKELY(shoal_g.debug))
+    if (SHOAL_UNLIKELY(debug))
         shoal_debug_check_align(sig_addr, 8, fn, "sig_addr");
     if (n) {
         char *rp = shoal_addr(dest, n, wpe, fn, "dest");
-        if (SHOAL_UNLIKELY(shoal_g.debug))
+        if (SHOAL_UNLIKELY(debug))
             shoal_debug_check_overlap(shoal_user_view(rp, dest, wpe), n, src, n, fn, "dest",
                                       "source");
         if (rp) {
             memcpy(rp, src, n); /* the signal below rings */
         } else {
+            r = shoal_request_of(req, r, fn);
             shoal_net_req_put(shoal_request_net(r), dest, src, n, wpe, fn);
         }
     }
     int op = sig_op == SHMEM_SIGNAL_SET ? SHOAL_AMO_SET : SHOAL_AMO_ADD;
     if (sig && !shoal_g.amo_via_net) {
-        /* The seq_cst atomic orders the data stores before the signal. */
+        /* The seq_cst atomic orders the data stores before the signal.
+         * With the data on this node too, complete now (r NULL: no
+         * request was taken above). */
         shoal_shm_amo(op, sig, 8, signal, 0, shoal_bell_of(wpe));
+        shoal_request_complete(req, r, debug, fn);
         return;
     }
+    r = shoal_request_of(req, r, fn);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     shoal_net_req_fence(shoal_request_net(r), fn);
     shoal_net_req_amo(shoal_request_net(r), op, NULL, sig_addr, 8, signal, 0, wpe, fn);
@@ -469,11 +515,17 @@ void shoal_rma_nbe_debug(shmem_ctx_t ctx, int is_put, void *local, const void *r
     shoal_rma_nbe_body(ctx, is_put, local, remote, n, pe, req, 1, fn);
 }
 
-void shoal_amo_nbe_debug(shmem_ctx_t ctx, int op, void *fetch, const void *dest, unsigned size,
-                         uint64_t value, uint64_t cond, int pe, shmemx_request_h *req,
-                         const char *fn)
+/* The AMO's full path (core/request_ops.h): with SHMEM_DEBUG's checks or
+ * without. */
+__attribute__((noinline)) void shoal_amo_nbe_slow(shmem_ctx_t ctx, int op, void *fetch,
+                                                  const void *dest, unsigned size, uint64_t value,
+                                                  uint64_t cond, int pe, shmemx_request_h *req,
+                                                  const char *fn)
 {
-    shoal_amo_nbe_body(ctx, op, fetch, dest, size, value, cond, pe, req, 1, fn);
+    if (SHOAL_UNLIKELY(shoal_g.debug))
+        shoal_amo_nbe_body(ctx, op, fetch, dest, size, value, cond, pe, req, 1, fn);
+    else
+        shoal_amo_nbe_body(ctx, op, fetch, dest, size, value, cond, pe, req, 0, fn);
 }
 
 /* ------------------------------------------------------------- teardown */

@@ -7,10 +7,11 @@
  * engine that joined it (shoal_request_add_pending) is still pending.
  *
  * On this node an operation completes at issue (load/store, CPU atomics):
- * it only makes sure the handle is live.  Over the network it is posted on
- * the request's resource.  Requests come from a per-thread free list, so
- * threads with their own requests share no lock on the path that issues,
- * tests or waits for them.
+ * it only makes sure the handle is live, and given a NULL handle it stores
+ * the complete request SHOAL_REQUEST_DONE there instead of taking an object
+ * (below).  Over the network it is posted on the request's resource.
+ * Requests come from a per-thread free list, so threads with their own
+ * requests share no lock on the path that issues, tests or waits for them.
  *
  * May call: core (state, errors, the addressing of ops.h), the shm
  * transport, and the network through core/net.h. */
@@ -26,6 +27,7 @@
 #define SHOAL_REQ_LIVE 0x5e9e5701u
 #define SHOAL_REQ_MERGED 0x5e9e5702u /* merged into another: the handle is spent */
 #define SHOAL_REQ_FREE 0x5e9e5700u
+#define SHOAL_REQ_DONE 0x5e9e5703u /* the shared complete request (SHOAL_REQUEST_DONE) */
 
 struct shmemx_request {
     uint32_t magic;
@@ -37,6 +39,23 @@ struct shmemx_request {
     struct shmemx_request *next;      /* in a merged list, or a free list */
     _Alignas(16) unsigned char net[]; /* struct shoal_net_req (shoal_net_req_size bytes) */
 };
+
+/* The request of an operation that completed at issue (on this node)
+ * given a NULL handle: one shared, read-only object instead of one from the
+ * free list, which cost more than the operation (mt_rate req fetch-add:
+ * 0.80x ctx).  A handle holding it is a complete request: test reports it
+ * done, wait/waitall/waitany/free set the handle to NULL, merge takes
+ * nothing from it, and an operation that joins it is on its own (a network
+ * one takes a real request then, stored in place of it).  It is recognised
+ * by its address before any field is read (its magic, SHOAL_REQ_DONE, is
+ * not LIVE: a path that took it for a request would stop at the checks),
+ * and it is never written (const: a write would fault).  Hidden, so that
+ * its address is an operand, not a GOT load (wait compares with it).
+ * Under SHMEM_DEBUG
+ * operations take real requests, so that a stale copy of a handle is
+ * still caught as freed or merged. */
+extern const struct shmemx_request shoal_request_done __attribute__((visibility("hidden")));
+#define SHOAL_REQUEST_DONE ((struct shmemx_request *)&shoal_request_done)
 
 /* Set at the first request operation that goes through the network: from
  * then on quiet and fence also cover the request workers (ops.c). */
@@ -99,11 +118,19 @@ static inline void shoal_request_push(struct shmemx_request *r)
     shoal_request_tl.free = r;
 }
 
-/* wait's fast path: a request with only on-node operations (complete at
- * issue) is freed at once.  1 when done, 0: take the full path. */
+/* wait's fast path: a request complete at issue (SHOAL_REQUEST_DONE), or
+ * one with only on-node operations, is freed at once.  1 when done, 0:
+ * take the full path. */
 static inline int shoal_request_wait_fast(shmemx_request_h *req)
 {
     struct shmemx_request *r;
+    if (SHOAL_LIKELY(req != NULL && (r = *req) == SHOAL_REQUEST_DONE)) {
+        /* What the completion of an on-node request below orders (its
+         * acquire load and release store; on x86 the compiler's only). */
+        __atomic_thread_fence(__ATOMIC_ACQ_REL);
+        *req = SHMEMX_REQUEST_NULL;
+        return 1;
+    }
     /* (SHMEM_DEBUG first: it checks that a handle is ours before reading it.)
      * magic is read on its own: the compiler would otherwise read it with
      * net_used as one 8-byte word, which cannot be forwarded from pop's
@@ -119,31 +146,61 @@ static inline int shoal_request_wait_fast(shmemx_request_h *req)
     return 1;
 }
 
-/* The request an operation joins: *req, or a new one when *req is
- * SHMEMX_REQUEST_NULL (stored back into *req).  `debug`: SHMEM_DEBUG's
- * checks, constant at each call site: the _nbe operations test
- * shoal_g.debug once, before everything, and take a separate path (each
- * branch here shows in nbe_rate on this node: with a second debug test,
- * _nbe fetch-add ran at 0.96x blocking; without, 1.00x). */
-static inline struct shmemx_request *shoal_request_join_as(shmemx_request_h *req, int debug,
-                                                           const char *fn)
+/* A fresh request (the calling thread's list, else shoal_request_new). */
+static inline struct shmemx_request *shoal_request_fresh(const char *fn)
+{
+    struct shmemx_request *r = shoal_request_pop();
+    return SHOAL_LIKELY(r != NULL) ? r : shoal_request_new(fn);
+}
+
+/* The live request an operation's handle names, checked; NULL when the
+ * handle is SHMEMX_REQUEST_NULL or SHOAL_REQUEST_DONE (there is no request
+ * to add to: the operation takes one if it must, shoal_request_complete or
+ * shoal_request_of).  `debug`: SHMEM_DEBUG's checks, constant at each call
+ * site: the _nbe operations test shoal_g.debug once, before everything, and
+ * take a separate path (each branch here shows in nbe_rate on this node:
+ * with a second debug test, _nbe fetch-add ran at 0.96x blocking; without,
+ * 1.00x). */
+static inline struct shmemx_request *shoal_request_handle(shmemx_request_h *req, int debug,
+                                                          const char *fn)
 {
     if (SHOAL_UNLIKELY(req == NULL))
         shoal_request_err_null(fn, "req");
     struct shmemx_request *r = *req;
-    if (r == NULL) {
-        r = shoal_request_pop();
-        return *req = SHOAL_LIKELY(r != NULL) ? r : shoal_request_new(fn);
-    }
+    if (r == NULL || r == SHOAL_REQUEST_DONE)
+        return NULL;
     if (SHOAL_UNLIKELY(debug || r->magic != SHOAL_REQ_LIVE))
         return shoal_request_check(r, fn, "req");
     return r;
 }
 
-/* The same for callers outside the _nbe fast paths (other engines). */
+/* An operation whose handle gave r (shoal_request_handle) completed at
+ * issue: a NULL handle becomes (and SHOAL_REQUEST_DONE stays) the complete
+ * request; under SHMEM_DEBUG a real one, whose checks then follow the
+ * handle's copies. */
+static inline void shoal_request_complete(shmemx_request_h *req, struct shmemx_request *r,
+                                          int debug, const char *fn)
+{
+    if (r == NULL)
+        *req = debug ? shoal_request_fresh(fn) : SHOAL_REQUEST_DONE;
+}
+
+/* An operation whose handle gave r goes on: the request it joins, a new
+ * one (stored into *req, over SHOAL_REQUEST_DONE too) when r is NULL. */
+static inline struct shmemx_request *shoal_request_of(shmemx_request_h *req,
+                                                      struct shmemx_request *r, const char *fn)
+{
+    if (SHOAL_LIKELY(r != NULL))
+        return r;
+    return *req = shoal_request_fresh(fn);
+}
+
+/* The request an operation joins: *req, or a new one when *req is
+ * SHMEMX_REQUEST_NULL or SHOAL_REQUEST_DONE (stored back into *req).  For
+ * operations that cannot complete at issue (other engines'). */
 static inline struct shmemx_request *shoal_request_join(shmemx_request_h *req, const char *fn)
 {
-    return shoal_request_join_as(req, shoal_g.debug, fn);
+    return shoal_request_of(req, shoal_request_handle(req, shoal_g.debug, fn), fn);
 }
 
 /* ---- The internal entry point for other engines (active messages, a

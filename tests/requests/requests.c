@@ -11,9 +11,15 @@
  *                not progress does not delay wait on request B
  *   threads      SHMEM_THREAD_MULTIPLE, each thread with its own requests
  *   alloc        shmemx_request_alloc's resource choices
+ *   complete     operations complete at issue (on this node) given a NULL
+ *                handle: the complete request that every routine takes,
+ *                joined, merged, beside requests over the network
  * and the error cases (they end the job): null_req, null_req_amo, freed,
- * freed_op, merged_handle, merge_self, merge_twice, foreign and foreign_op
- * (SHMEM_DEBUG), two_waiters (SHMEM_DEBUG),
+ * freed_op, merged_handle (run under SHMEM_DEBUG: on this node a NULL
+ * handle otherwise becomes the complete request, of which a stale copy is
+ * harmless), freed_alloc, freed_op_alloc, merged_alloc (the same from a
+ * shmemx_request_alloc handle, without SHMEM_DEBUG), merge_self,
+ * merge_twice, foreign and foreign_op (SHMEM_DEBUG), two_waiters (SHMEM_DEBUG),
  * dead_peer (a request on a PE that died ends the job instead of hanging). */
 #include "shoal_test.h"
 
@@ -213,7 +219,11 @@ static void mode_merge(void)
     shmemx_put_nbe(mdst, v, 2, right, &a);
     shmemx_put_nbe(mdst + 2, v + 2, 2, right, &b);
     shmemx_put_nbe(mdst + 4, v + 4, 2, right, &c);
-    CHECK(a != b && b != c && a != c);
+    CHECK(a != SHMEMX_REQUEST_NULL && b != SHMEMX_REQUEST_NULL && c != SHMEMX_REQUEST_NULL);
+    /* Over the network three requests; on this node each is complete at
+     * issue and may be the one complete request (mode complete). */
+    if (!st_mapped(me, right, npes))
+        CHECK(a != b && b != c && a != c);
     /* a and b into a new request m; then m and c into c. */
     shmemx_request_h m = SHMEMX_REQUEST_NULL;
     shmemx_request_h *ab[] = {&a, &b};
@@ -519,6 +529,184 @@ static void mode_alloc(void)
     st_note("alloc");
 }
 
+/* -------------------------------------------------------------- complete */
+
+/* On this node an operation completes at issue, and given a NULL handle it
+ * stores the complete request there instead of taking a request object
+ * (under SHMEM_DEBUG a real request, so that stale copies stay checked).
+ * Puts and gets to this PE itself are load/store except under
+ * SHOAL_TRANSPORTS=ucx (everything through UCX); the right neighbour is reached
+ * over the network in the UCX variants (and AMOs go through UCX there, and
+ * in ucx_mixed, even to this PE), where an operation that joins the
+ * complete request must take a real one.  Where self is not load/store
+ * everything here is a real request: the same calls, fewer checks. */
+static long cdst[8], rdst[8], ccnt, cself;
+static uint64_t csig;
+
+static void mode_complete(void)
+{
+    ST_PHASE("complete");
+    int debug = getenv("SHMEM_DEBUG") != NULL;
+    const char *tr = getenv("SHOAL_TRANSPORTS");
+    int self_local = !tr || strcmp(tr, "ucx");
+    int right_net = !st_mapped(me, right, npes);
+    int same = !debug && self_local; /* on-node handles are the complete request */
+    long v[8], g = -1;
+    for (int i = 0; i < 8; i++)
+        v[i] = me * 100 + i;
+    memset(cdst, 0, sizeof cdst);
+    memset(rdst, 0, sizeof rdst);
+    ccnt = cself = 0;
+    csig = 0;
+    shmem_barrier_all();
+
+    /* test and wait: done at once; the handle is NULL after. */
+    shmemx_request_h a = SHMEMX_REQUEST_NULL, b = SHMEMX_REQUEST_NULL;
+    /* (The get reads what the barrier above made visible: two requests
+     * over the network complete in no particular order.) */
+    cdst[7] = v[7];
+    shmemx_put_nbe(&cdst[0], &v[0], 1, me, &a);
+    shmemx_get_nbe(&g, &cdst[7], 1, me, &b);
+    CHECK(a != SHMEMX_REQUEST_NULL && b != SHMEMX_REQUEST_NULL);
+    const shmemx_request_h done_h = a; /* (where `same`) the complete request */
+    if (same)
+        CHECK(a == b); /* no object: both are the complete request */
+    else
+        CHECK(a != b); /* real requests */
+    int done = 0;
+    CHECK_EQ_I(shmemx_request_test(&a, &done), 0);
+    if (self_local)
+        CHECK_EQ_I(done, 1);
+    if (!done)
+        shmemx_request_wait(&a);
+    CHECK(a == SHMEMX_REQUEST_NULL);
+    CHECK_EQ_I(cdst[0], v[0]);
+    shmemx_request_wait(&b);
+    CHECK(b == SHMEMX_REQUEST_NULL);
+    CHECK_EQ_I(g, v[7]);
+    if (same) {
+        /* A stale copy of a complete handle is the complete request:
+         * waiting on it again is harmless (under SHMEM_DEBUG: an error,
+         * requests.errors.freed). */
+        shmemx_request_h copy = done_h;
+        shmemx_request_wait(&copy);
+        CHECK(copy == SHMEMX_REQUEST_NULL);
+    }
+
+    /* free. */
+    shmemx_put_nbe(&cdst[1], &v[1], 1, me, &a);
+    shmemx_request_free(&a);
+    CHECK(a == SHMEMX_REQUEST_NULL);
+    CHECK_EQ_I(cdst[1], v[1]);
+
+    /* waitall: complete ones, a NULL one, one to the right neighbour. */
+    shmemx_request_h rs[4] = {SHMEMX_REQUEST_NULL, SHMEMX_REQUEST_NULL, SHMEMX_REQUEST_NULL,
+                              SHMEMX_REQUEST_NULL};
+    shmemx_put_nbe(&cdst[2], &v[2], 1, me, &rs[0]);
+    shmemx_put_nbe(&cdst[3], &v[3], 1, me, &rs[2]);
+    shmemx_put_nbe(&rdst[0], &v[0], 1, right, &rs[3]);
+    if (same)
+        CHECK(rs[0] == done_h && rs[2] == done_h);
+    if (right_net)
+        CHECK(rs[3] != rs[0] && rs[3] != rs[2]);
+    shmemx_request_waitall(4, rs);
+    for (int i = 0; i < 4; i++)
+        CHECK(rs[i] == SHMEMX_REQUEST_NULL);
+    CHECK_EQ_I(cdst[2], v[2]);
+    CHECK_EQ_I(cdst[3], v[3]);
+
+    /* waitany: the complete one is complete. */
+    shmemx_put_nbe(&cdst[4], &v[4], 1, me, &rs[1]);
+    CHECK_EQ_U(shmemx_request_waitany(3, rs), 1); /* the only live one */
+    CHECK(rs[1] == SHMEMX_REQUEST_NULL);
+    CHECK_EQ_U(shmemx_request_waitany(3, rs), 3);
+    shmemx_put_nbe(&rdst[1], &v[1], 1, right, &rs[0]);
+    shmemx_put_nbe(&cdst[4], &v[5], 1, me, &rs[1]);
+    size_t k = shmemx_request_waitany(2, rs);
+    CHECK(k < 2 && rs[k] == SHMEMX_REQUEST_NULL);
+    shmemx_request_waitall(2, rs);
+    CHECK_EQ_I(cdst[4], v[5]);
+
+    /* merge: complete requests add nothing; merged into NULL, the result
+     * is complete at once. */
+    shmemx_put_nbe(&cdst[5], &v[5], 1, me, &a);
+    shmemx_put_nbe(&cdst[6], &v[6], 1, me, &b);
+    shmemx_request_h m = SHMEMX_REQUEST_NULL;
+    shmemx_request_h *ab[] = {&a, &b};
+    CHECK_EQ_I(shmemx_merge_request(2, ab, &m), 0);
+    CHECK(a == SHMEMX_REQUEST_NULL && b == SHMEMX_REQUEST_NULL && m != SHMEMX_REQUEST_NULL);
+    if (same)
+        CHECK(m == done_h);
+    CHECK_EQ_I(shmemx_request_test(&m, &done), 0);
+    if (self_local)
+        CHECK_EQ_I(done, 1);
+    if (!done)
+        shmemx_request_wait(&m);
+    CHECK(m == SHMEMX_REQUEST_NULL);
+    /* A complete one and one to the right neighbour, into a complete
+     * 'merged': the result holds the other's operations. */
+    shmemx_put_nbe(&cdst[7], &v[7], 1, me, &a);
+    shmemx_put_nbe(&rdst[2], &v[2], 1, right, &b);
+    shmemx_put_nbe(&cdst[7], &v[7], 1, me, &m);
+    shmemx_request_h b0 = b;
+    CHECK_EQ_I(shmemx_merge_request(2, ab, &m), 0);
+    CHECK(a == SHMEMX_REQUEST_NULL && b == SHMEMX_REQUEST_NULL && m != SHMEMX_REQUEST_NULL);
+    if (right_net && same)
+        CHECK(m != done_h && m != b0); /* a new request took b's operation */
+    shmemx_request_wait(&m);
+    CHECK(m == SHMEMX_REQUEST_NULL);
+    CHECK_EQ_I(cdst[7], v[7]);
+
+    /* join: an operation on this node keeps the complete request; one over
+     * the network takes a real request in its place, which the next
+     * operations join. */
+    shmemx_put_nbe(&cdst[0], &v[1], 1, me, &a);
+    shmemx_request_h a0 = a;
+    shmemx_put_nbe(&cdst[1], &v[2], 1, me, &a);
+    CHECK(a == a0);
+    long old = -1;
+    shmemx_atomic_fetch_add_nbe(&old, &ccnt, 1L, right, &a);
+    shmemx_request_h a1 = a;
+    if (right_net && self_local)
+        CHECK(a1 != a0 && (!same || a1 != done_h));
+    shmemx_put_nbe(&cdst[2], &v[3], 1, me, &a);
+    CHECK(a == a1);
+    shmemx_put_nbe(&rdst[3], &v[3], 1, right, &a);
+    CHECK(a == a1);
+    shmemx_request_wait(&a);
+    CHECK(a == SHMEMX_REQUEST_NULL);
+    CHECK_EQ_I(old, 0); /* only the left neighbour adds to a PE's ccnt */
+    CHECK_EQ_I(cdst[0], v[1]);
+    CHECK_EQ_I(cdst[1], v[2]);
+    CHECK_EQ_I(cdst[2], v[3]);
+
+    /* AMOs and put-with-signal to this PE, each into a NULL handle. */
+    long f = -1;
+    shmemx_atomic_fetch_add_nbe(&f, &cself, 10L, me, &a);
+    CHECK(a != SHMEMX_REQUEST_NULL);
+    shmemx_request_wait(&a);
+    CHECK(a == SHMEMX_REQUEST_NULL);
+    shmemx_atomic_fetch_nbe(&g, &cself, me, &b);
+    CHECK_EQ_I(shmemx_request_test(&b, &done), 0);
+    if (!done)
+        shmemx_request_wait(&b);
+    CHECK(b == SHMEMX_REQUEST_NULL);
+    CHECK_EQ_I(f, 0);
+    CHECK_EQ_I(g, 10);
+    shmemx_put_signal_nbe(&cdst[3], &v[4], 1, &csig, 1, SHMEM_SIGNAL_SET, me, &a);
+    CHECK(a != SHMEMX_REQUEST_NULL);
+    shmemx_request_wait(&a);
+    CHECK_EQ_I(cdst[3], v[4]);
+    CHECK_EQ_U(csig, 1);
+
+    shmem_barrier_all();
+    CHECK_EQ_I(ccnt, 1);
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ_I(rdst[i], left * 100 + i);
+    shmem_barrier_all();
+    st_note("complete");
+}
+
 /* ---------------------------------------------------------------- errors */
 
 static void *second_waiter(void *arg)
@@ -533,13 +721,17 @@ static void mode_error(const char *m)
     shmemx_request_h r = SHMEMX_REQUEST_NULL;
     if (!strcmp(m, "null_req")) {
         shmemx_long_put_nbe(&small_dst, &v, 1, right, NULL);
-    } else if (!strcmp(m, "freed")) {
+    } else if (!strcmp(m, "freed") || !strcmp(m, "freed_alloc")) {
+        if (strcmp(m, "freed"))
+            shmemx_request_alloc(NULL, &r);
         shmemx_put_nbe(&small_dst, &v, 1, right, &r);
         shmemx_request_h copy = r;
         shmemx_request_wait(&r);
         shmemx_request_wait(&copy);
-    } else if (!strcmp(m, "merged_handle")) {
+    } else if (!strcmp(m, "merged_handle") || !strcmp(m, "merged_alloc")) {
         shmemx_request_h a = SHMEMX_REQUEST_NULL, m2 = SHMEMX_REQUEST_NULL;
+        if (strcmp(m, "merged_handle"))
+            shmemx_request_alloc(NULL, &a);
         shmemx_put_nbe(&small_dst, &v, 1, right, &a);
         shmemx_request_h copy = a;
         shmemx_request_h *in[] = {&a};
@@ -557,9 +749,11 @@ static void mode_error(const char *m)
     } else if (!strcmp(m, "null_req_amo")) {
         long got;
         shmemx_long_atomic_fetch_add_nbe(&got, &small_dst, 1, right, NULL);
-    } else if (!strcmp(m, "freed_op")) {
+    } else if (!strcmp(m, "freed_op") || !strcmp(m, "freed_op_alloc")) {
         /* An operation (not wait) on a freed handle: the AMO's join checks. */
         long got;
+        if (strcmp(m, "freed_op"))
+            shmemx_request_alloc(NULL, &r);
         shmemx_long_atomic_fetch_add_nbe(&got, &small_dst, 1, right, &r);
         shmemx_request_h copy = r;
         shmemx_request_wait(&r);
@@ -638,6 +832,8 @@ int main(int argc, char **argv)
         mode_threads();
     else if (!strcmp(mode, "alloc"))
         mode_alloc();
+    else if (!strcmp(mode, "complete"))
+        mode_complete();
     else
         mode_error(mode);
     shmem_finalize();
