@@ -72,6 +72,7 @@ void shoal_am_init(void)
      * lane and counter idle); only the flag is left to set. */
     shoal_am_ovf_init();
     shoal_am_rec_init();
+    shoal_am_net_init();
     __atomic_store_n(&shoal_am_live, 1, __ATOMIC_RELEASE);
 }
 
@@ -324,8 +325,8 @@ static void send_to(shmem_ctx_t ctx, int wpe, int tag, unsigned ctr, unsigned do
     int tslot = shoal_slot(wpe);
     if (SHOAL_LIKELY(tslot >= 0))
         send_mapped(tslot, tag, ctr, done, payload, len, fn);
-    else
-        shoal_net_am_send(ctx->net, wpe, tag, done, payload, len, fn);
+    else if (!shoal_net_am_send(ctx->net, wpe, tag, done, payload, len, fn))
+        shoal_am_net_send(ctx->net, wpe, tag, done, payload, len, fn);
 }
 
 void shoal_am_send(shmem_ctx_t ctx, int pe, int tag, const void *payload, size_t len,

@@ -4,7 +4,8 @@
  * Owns: the tag table (am.c), the send paths and shmemx_am_quiet (am.c),
  * running handlers (am_run.c): from this PE's on-node ring
  * (transport/shm/shm_am.h) and from the inbox the network transport fills
- * through the am_arrived hook (core/net.h).  May call: core, transport/shm,
+ * through the am_arrived hook (core/net.h), and from the network ring
+ * (am_net.c).  May call: core, transport/shm,
  * the network transport through core/net.h.
  *
  * Routes, per target PE (the same choice as RMA's: mapped peers on-node,
@@ -18,8 +19,12 @@
  *   on-node, larger                     streamed through a lane in chunks
  *            (two halves in turn) into a buffer the target allocates; the
  *            send returns once the last chunk is in the lane;
- *   network: ucp_am_send_nbx on the context's worker (UCX picks eager or
- *            rendezvous), returning at local completion.
+ *   network: into the target's network ring (core/am_net.c) with the
+ *            network's fetch-add, put, fence and put; payloads larger
+ *            than a slot in parts of up to a lane, which the target
+ *            fetches from the sender's lanes with a get; or, where the
+ *            transport carries messages itself (SHOAL_UCX_AM=1), its
+ *            send (ucp_am_send_nbx), returning at local completion.
  * Completion: every message names a counter of its sending context, or
  * (shmemx_am_send_nbe) a completion record of its own (am_req.c); the
  * target adds 1 to it (an AMO, so network and CPU atomics never mix) after
@@ -61,6 +66,10 @@ extern int shoal_am_stream_busy;
 extern int shoal_am_ovf_n;
 /* Completion records owned by _nbe messages in flight (am_req.c). */
 extern int shoal_am_rec_n;
+/* The network ring (am_net.c): the next position this PE's threads take,
+ * and sends queued plus lanes lent to the network (work for pollers). */
+extern uint64_t shoal_am_net_head;
+extern int shoal_am_net_busy;
 
 static inline struct shoal_am_area *shoal_am_area_of_slot(int slot)
 {
@@ -72,12 +81,21 @@ static inline struct shoal_am_area *shoal_am_my_area(void)
     return (struct shoal_am_area *)(shoal_g.heap_me + SHOAL_AM_AREA_OFFSET);
 }
 
+/* Is a message published at the head of the network ring? */
+static inline int shoal_am_net_ready(void)
+{
+    uint64_t h = __atomic_load_n(&shoal_am_net_head, __ATOMIC_RELAXED);
+    const struct shoal_am_slot *s = &shoal_am_my_area()->net.slots[h % SHOAL_AM_NET_SLOTS];
+    return __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) == h + 1;
+}
+
 /* Is a handler ready to run here (a few loads)? */
 static inline int shoal_am_pending(void)
 {
     struct shoal_am_ring *r = shoal_am_my_area()->rings;
     return shoal_am_ring_pending(&r[0]) || shoal_am_ring_pending(&r[1]) ||
-           shoal_am_ring_pending(&r[2]) || shoal_am_ring_pending(&r[3]) ||
+           shoal_am_ring_pending(&r[2]) || shoal_am_ring_pending(&r[3]) || shoal_am_net_ready() ||
+           __atomic_load_n(&shoal_am_net_busy, __ATOMIC_RELAXED) != 0 ||
            __atomic_load_n(&shoal_am_inbox_n, __ATOMIC_RELAXED) != 0 ||
            __atomic_load_n(&shoal_am_stream_busy, __ATOMIC_RELAXED) != 0 ||
            __atomic_load_n(&shoal_am_ovf_n, __ATOMIC_RELAXED) != 0;
@@ -138,6 +156,19 @@ unsigned shoal_am_rec_take(struct shmemx_request *r, unsigned ctr, const char *f
 int shoal_am_rec_harvest(void);
 /* The tag's handler and argument, or a fatal error naming the sender. */
 shoal_am_handler shoal_am_handler_of(int tag, int src, void **arg, const char *fn);
+
+/* The network ring (am_net.c).  send: a message to world PE `pe`, which
+ * the network reaches, on the context's network state `net`.  run_one:
+ * takes the ring's next message: -1 none (or another thread takes one), 0
+ * taken without a handler to run yet (a part), 1 its handler ran.
+ * service: lanes the targets gave back, queued sends that can go on. */
+struct shoal_net_ctx;
+void shoal_am_net_init(void);
+void shoal_am_net_fini(void);
+void shoal_am_net_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr,
+                       const void *payload, size_t len, const char *fn);
+int shoal_am_net_run_one(const char *fn);
+void shoal_am_net_service(const char *fn);
 
 /* Hooks of the network transport (net_link.c hands them over). */
 struct shoal_net_am_msg;

@@ -1,6 +1,7 @@
 /* Running active-message handlers (core/am.h): any thread that polls or
- * waits inside Shoal takes the next message, from this PE's on-node ring
- * or from the inbox the network transport fills, and runs its handler.
+ * waits inside Shoal takes the next message, from this PE's on-node ring,
+ * its network ring (am_net.c) or the inbox the network transport fills,
+ * and runs its handler.
  *
  * Order: one thread that handles everything sees the ring's messages in
  * the order of their positions (each sender's in the order it sent them)
@@ -279,6 +280,9 @@ size_t shoal_am_run(size_t max, const char *fn)
     /* Noticing completions runs no handler: also at any depth. */
     if (__atomic_load_n(&shoal_am_rec_n, __ATOMIC_RELAXED))
         shoal_am_rec_harvest();
+    /* Nor does moving sends to the network on. */
+    if (__atomic_load_n(&shoal_am_net_busy, __ATOMIC_RELAXED))
+        shoal_am_net_service(fn);
     if (depth >= SHOAL_AM_MAX_DEPTH)
         return 0;
     depth++;
@@ -305,6 +309,11 @@ size_t shoal_am_run(size_t max, const char *fn)
         }
         if (s) {
             n += (size_t)run_slot(r, s, pos, fn);
+            continue;
+        }
+        int k = shoal_am_net_run_one(fn);
+        if (k >= 0) {
+            n += (size_t)k;
             continue;
         }
         struct shoal_net_am_msg *m = inbox_take();
@@ -341,6 +350,7 @@ void shoal_am_fini(void)
     pthread_mutex_unlock(&inbox_lock);
     stream_free_all();
     shoal_am_ovf_fini();
+    shoal_am_net_fini();
     __atomic_store_n(&shoal_am_stream_busy, 0, __ATOMIC_RELAXED);
     /* Records still in flight are dropped with their requests. */
     __atomic_store_n(&shoal_am_rec_n, 0, __ATOMIC_RELAXED);

@@ -116,10 +116,12 @@ void shoal_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const voi
 void shoal_net_quiet(struct shoal_net_ctx *net);
 void shoal_net_fence(struct shoal_net_ctx *net);
 /* ------------------------------------------------------ active messages
- * A message to a PE the network serves: the transport delivers it at the
- * target through the am_arrived hook, in the order sent on one context's
- * worker; core runs the handler and then releases it.  Completion at the
- * sender ("handled") is core's business (an AMO on counter `ctr`). */
+ * A message to a PE the network serves, where the transport carries
+ * messages itself (UCX: SHOAL_UCX_AM=1): it delivers it at the target
+ * through the am_arrived hook, in the order sent on one context's worker;
+ * core runs the handler and then releases it.  Where it does not, core
+ * carries them with the operations above (core/am_net.c).  Completion at
+ * the sender ("handled") is core's business (an AMO on counter `ctr`). */
 struct shoal_net_am_msg {
     struct shoal_net_am_msg *next; /* core's inbox link */
     const void *payload;           /* valid once `ready` (rendezvous data comes later) */
@@ -128,9 +130,10 @@ struct shoal_net_am_msg {
     unsigned ctr; /* the sender's completion counter */
     int ready;    /* set (release) by the transport when the payload is there */
 };
-/* Returns when `payload` may be reused. */
-void shoal_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr,
-                       const void *payload, size_t len, const char *fn);
+/* 1: sent, returns when `payload` may be reused; 0 (at once): this
+ * transport does not carry messages in this job, core sends it. */
+int shoal_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr, const void *payload,
+                      size_t len, const char *fn);
 void shoal_net_am_release(struct shoal_net_am_msg *m);
 
 /* Worker statistics (shmemx_net_worker_counts): created, in use, reused. */

@@ -17,6 +17,13 @@
  *                 PE holds until it saw them handled
  *   register      registering a taken tag / unregistering a free one
  *                 returns 1 and changes nothing
+ *   flood         every PE sends every PE more messages than a ring holds
+ *                 (some of a lane's size), and each handler answers with
+ *                 the same payload from inside the handler: all arrive
+ *                 intact, once
+ *   flood_big     the same with some larger than a lane (over the network
+ *                 only: on-node, streamed sends from handlers that all
+ *                 wait for each other's streams can hang)
  * Error modes (expected to end the job; tests/am/CMakeLists.txt checks the
  * message): unregistered, tag_range, null_handler. */
 #include "shoal_test.h"
@@ -352,6 +359,56 @@ static void mode_error(const char *mode)
     CHECK_MSG(0, "mode %s did not end the job", mode);
 }
 
+/* ------------------------------------------------------------- flood */
+
+#define FLOOD_N 600
+static long flood_asked, flood_answered;
+static size_t
+    flood_big; /* flood: a lane's worth; flood_big: three lanes' (in parts, or streamed) */
+
+static size_t flood_size(int i)
+{
+    return i % 100 == 99 ? flood_big : i % 10 == 5 ? 1000 : 8;
+}
+
+static void flood_answer(int src, const void *payload, size_t len, void *arg)
+{
+    (void)src, (void)arg;
+    CHECK_PATTERN(payload, len, me, (unsigned)len);
+    __atomic_fetch_add(&flood_answered, 1, __ATOMIC_RELAXED);
+}
+
+static void flood_ask(int src, const void *payload, size_t len, void *arg)
+{
+    (void)arg;
+    CHECK_PATTERN(payload, len, src, (unsigned)len);
+    __atomic_fetch_add(&flood_asked, 1, __ATOMIC_RELAXED);
+    shmemx_am_send(SHMEM_CTX_DEFAULT, src, TAG + 1, payload, len); /* from the handler */
+}
+
+static void mode_flood(void)
+{
+    CHECK_EQ_I(shmemx_am_register(TAG, flood_ask, NULL), 0);
+    CHECK_EQ_I(shmemx_am_register(TAG + 1, flood_answer, NULL), 0);
+    unsigned char *buf = malloc(flood_big);
+    CHECK_NOT_NULL(buf);
+    shmem_barrier_all();
+    for (int i = 0; i < FLOOD_N; i++) {
+        size_t n = flood_size(i);
+        st_fill(buf, n, me, (unsigned)n);
+        for (int d = 0; d < npes; d++)
+            shmemx_am_send(SHMEM_CTX_DEFAULT, (me + d) % npes, TAG, buf, n);
+    }
+    const long want = (long)FLOOD_N * npes;
+    while (__atomic_load_n(&flood_answered, __ATOMIC_RELAXED) < want)
+        (void)shmemx_am_poll();
+    shmemx_am_quiet(SHMEM_CTX_DEFAULT);
+    shmem_barrier_all();
+    CHECK_EQ_I(__atomic_load_n(&flood_asked, __ATOMIC_RELAXED), want);
+    CHECK_EQ_I(__atomic_load_n(&flood_answered, __ATOMIC_RELAXED), want);
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "sizes";
@@ -390,7 +447,10 @@ int main(int argc, char **argv)
         mode_lock();
     else if (!strcmp(mode, "register"))
         mode_register();
-    else
+    else if (!strcmp(mode, "flood") || !strcmp(mode, "flood_big")) {
+        flood_big = strcmp(mode, "flood") ? 300000 : 100000;
+        mode_flood();
+    } else
         mode_error(mode);
     shmem_finalize();
     return 0;

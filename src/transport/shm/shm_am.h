@@ -47,9 +47,19 @@ _Static_assert(SHOAL_AM_COUNTERS + SHOAL_AM_RECORDS <= 65536u, "a slot's ctr is 
 
 /* Where a slot's payload is. */
 enum shoal_am_kind {
-    SHOAL_AM_K_INLINE, /* in the slot */
-    SHOAL_AM_K_LANE,   /* in the sender's lane `lane`, whole (<= SHOAL_AM_LANE_SIZE) */
-    SHOAL_AM_K_STREAM, /* streamed through the sender's lane in chunks */
+    SHOAL_AM_K_INLINE,   /* in the slot */
+    SHOAL_AM_K_LANE,     /* in the sender's lane `lane`, whole (<= SHOAL_AM_LANE_SIZE) */
+    SHOAL_AM_K_STREAM,   /* streamed through the sender's lane in chunks */
+    SHOAL_AM_K_NET_PART, /* network ring only: part of the payload in the sender's lane
+                            `lane`, which the target fetches (struct shoal_am_net_part) */
+};
+
+/* The network ring's slots (core/am_net.c): a payload larger than
+ * SHOAL_AM_INLINE travels in parts of up to a lane each; the slot's `len`
+ * is the whole payload's, its payload area holds this. */
+struct shoal_am_net_part {
+    uint64_t off, n; /* the part's bytes in the payload */
+    uint64_t id;     /* the message, among its sender's (the parts' key) */
 };
 
 struct shoal_am_slot {
@@ -90,6 +100,22 @@ struct shoal_am_counter {
     uint64_t by_record;
 };
 
+/* Messages from PEs that reach this one through the network
+ * (core/am_net.c), apart from the on-node rings: its words are written by
+ * network operations only, never by CPU atomics.  Senders take a position
+ * with a network fetch-add on `tail`, write the slot (all but `seq`) with a
+ * put, fence, and put `seq` = position + 1; this PE's threads take
+ * position p once slot p mod N shows seq == p + 1 (acquire load), and
+ * publish how many they took in `head` (a network set, every N/4
+ * positions), which senders read with a network fetch when the ring looks
+ * full. */
+#define SHOAL_AM_NET_SLOTS 256u
+struct shoal_am_net_ring {
+    _Alignas(64) uint64_t tail;
+    _Alignas(64) uint64_t head;
+    _Alignas(64) struct shoal_am_slot slots[SHOAL_AM_NET_SLOTS];
+};
+
 struct shoal_am_area {
     struct shoal_am_ring rings[SHOAL_AM_RINGS]; /* messages to this PE */
     _Alignas(64) uint32_t lanes_busy;           /* bit i: lane i holds a payload */
@@ -98,6 +124,10 @@ struct shoal_am_area {
      * (added to by the targets, one message at a time per record). */
     _Alignas(64) uint64_t rec_done[SHOAL_AM_RECORDS];
     struct shoal_am_lane lanes[SHOAL_AM_LANES];
+    struct shoal_am_net_ring net; /* messages to this PE through the network */
+    /* Lane i lent to the network: how many of its parts were fetched by
+     * their targets (network adds only; this PE reads them). */
+    _Alignas(64) uint64_t net_lane_done[SHOAL_AM_LANES];
 };
 
 /* ------------------------------------------------------------- producer */

@@ -1,4 +1,5 @@
-/* Active messages over UCP (core/net.h): a message is one ucp_am_send_nbx
+/* Active messages over UCP (core/net.h), with SHOAL_UCX_AM=1 only (without
+ * it core carries them over RMA and atomics, core/am_net.c): a message is one ucp_am_send_nbx
  * on the sending context's worker, to the target PE's published worker
  * (the endpoint every operation to that PE uses), with a small header
  * naming the tag, the sender and its completion counter.  UCX picks eager
@@ -24,14 +25,11 @@ struct ucx_am_msg {
     _Alignas(16) unsigned char data[];
 };
 
-void shoal_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr,
-                       const void *payload, size_t len, const char *fn)
+int shoal_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr, const void *payload,
+                      size_t len, const char *fn)
 {
-    if (UCX_UNLIKELY(!ucx_cfg.am))
-        ucx_fatalf(fn,
-                   "PE %d is reached through UCX, and active messages through UCX are off: set "
-                   "SHOAL_UCX_AM=1 on every PE (docs/active-messages.md)",
-                   pe);
+    if (!ucx_cfg.am)
+        return 0; /* core carries it over RMA and atomics (core/am_net.c) */
     struct ucx_worker *w = ucx_ctx_worker(net, fn);
     ucp_ep_h ep = ucx_ep(w, pe, fn);
     struct am_hdr h = {tag, ucx_g.me, ctr, 0};
@@ -41,6 +39,7 @@ void shoal_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr,
      * wait for it (the payload may be reused on return). */
     ucs_status_ptr_t r = ucp_am_send_nbx(ep, UCX_AM_ID, &h, sizeof h, payload, len, &p);
     ucx_wait(w, r, fn, pe, "an active message (ucp_am_send_nbx)");
+    return 1;
 }
 
 void shoal_net_am_release(struct shoal_net_am_msg *m)

@@ -15,6 +15,7 @@ SHOAL_ENV(
     "UCX: workers of the explicit non-blocking requests (shmemx _nbe): each request takes one "
     "of its own while there are free ones, then requests share them round-robin (1 to 1024)")
 SHOAL_ENV(AM, "SHOAL_UCX_AM", NULL, STRING, "0",
-          "UCX: active messages (shmemx_am_*) to PEs reached through UCX: 1 turns on UCP's "
-          "active-message feature, 0 leaves it off (with it on, UCX 1.13 over tcp crashed now and "
-          "then in Shoal's suite; docs/active-messages.md)")
+          "UCX: how active messages (shmemx_am_*) travel to PEs reached through UCX: 0 by RMA and "
+          "atomics into a ring in the target's heap, 1 by UCP's active messages (opt-in: with "
+          "UCP's active-message feature on, UCX 1.13 over tcp crashed now and then in Shoal's "
+          "suite; docs/active-messages.md); every PE must set the same")
