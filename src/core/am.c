@@ -220,50 +220,6 @@ static void post(int tslot, const struct shoal_am_slot *hdr, const void *payload
     am_wait(owner, posted, &q, &shoal_am_area_of_slot(tslot)->rings[hdr->ring], fn);
 }
 
-struct stream_q {
-    int tslot, done;
-    const struct shoal_am_slot *hdr;
-};
-
-/* The streamed kind's slot, once what was queued for the target is in. */
-static int stream_posted(void *p)
-{
-    struct stream_q *q = p;
-    if (q->done || shoal_am_ovf_busy(q->tslot))
-        return q->done;
-    struct shoal_am_ring *r = &shoal_am_area_of_slot(q->tslot)->rings[q->hdr->ring];
-    uint64_t pos;
-    if (!shoal_am_ring_claim(r, &pos))
-        return 0;
-    fill(r, pos, q->hdr, NULL);
-    shoal_bell_ring_if_armed(&shoal_ctl_of_slot(q->tslot)->bell);
-    return q->done = 1;
-}
-
-static int lane_free(void *p)
-{
-    int *lane = p;
-    return (*lane = shoal_am_lane_take(shoal_am_my_area())) >= 0;
-}
-
-static int take_lane(const char *fn)
-{
-    int lane = -1;
-    am_wait(shoal_my_slot(), lane_free, &lane, &shoal_am_my_area()->lanes_busy, fn);
-    return lane;
-}
-
-struct taken_q {
-    const uint64_t *taken;
-    uint64_t want;
-};
-
-static int chunks_taken(void *p)
-{
-    const struct taken_q *q = p;
-    return __atomic_load_n(q->taken, __ATOMIC_ACQUIRE) >= q->want;
-}
-
 static void copy_chunk(struct shoal_am_lane *l, const void *payload, size_t len, uint64_t k)
 {
     size_t off = (size_t)k * SHOAL_AM_CHUNK,
@@ -271,28 +227,107 @@ static void copy_chunk(struct shoal_am_lane *l, const void *payload, size_t len,
     memcpy(l->data + (k & 1) * SHOAL_AM_CHUNK, (const char *)payload + off, n);
 }
 
-/* A payload larger than a lane: chunk k goes into half k mod 2 once the
- * target took chunk k - 2 out of it.  The target copies chunks as they
- * come whenever it polls (am_run.c), never blocking, so two PEs streaming
- * to each other (or one to itself) both advance. */
-static void stream(int tslot, struct shoal_am_slot *hdr, const void *payload, const char *fn)
+/* A payload larger than a lane is streamed: chunk k goes into half k mod 2
+ * of the sender's lane once the target took chunk k - 2 out of it.  The
+ * target copies chunks as they come whenever it polls (am_run.c), never
+ * blocking, so two PEs streaming to each other (or one to itself) both
+ * advance.  The first two chunks go in before the slot is posted. */
+static void stream_begin(const struct shoal_am_slot *hdr, const void *payload)
 {
     struct shoal_am_lane *l = &shoal_am_my_area()->lanes[hdr->lane];
-    uint64_t n = (hdr->len + SHOAL_AM_CHUNK - 1) / SHOAL_AM_CHUNK; /* >= 3 */
     __atomic_store_n(&l->taken, 0, __ATOMIC_RELAXED);
     copy_chunk(l, payload, hdr->len, 0);
     copy_chunk(l, payload, hdr->len, 1);
     __atomic_store_n(&l->ready, 2, __ATOMIC_RELEASE);
-    struct stream_q sq = {tslot, 0, hdr};
-    am_wait(tslot, stream_posted, &sq, &shoal_am_area_of_slot(tslot)->rings[hdr->ring], fn);
-    uint32_t *my_bell = &shoal_my_ctl()->bell;
-    for (uint64_t k = 2; k < n; k++) {
-        struct taken_q q = {&l->taken, k - 1};
-        am_wait(shoal_my_slot(), chunks_taken, &q, &l->taken, fn);
-        copy_chunk(l, payload, hdr->len, k);
-        __atomic_store_n(&l->ready, k + 1, __ATOMIC_RELEASE);
-        shoal_bell_ring_if_armed(my_bell);
+}
+
+int shoal_am_stream_step(int lane, const void *payload, uint64_t len, uint64_t *k)
+{
+    struct shoal_am_lane *l = &shoal_am_my_area()->lanes[lane];
+    uint64_t n = (len + SHOAL_AM_CHUNK - 1) / SHOAL_AM_CHUNK; /* >= 3 */
+    int wrote = 0;
+    while (*k < n && __atomic_load_n(&l->taken, __ATOMIC_ACQUIRE) + 1 >= *k) {
+        copy_chunk(l, payload, len, *k);
+        __atomic_store_n(&l->ready, *k + 1, __ATOMIC_RELEASE);
+        ++*k;
+        wrote = 1;
     }
+    if (wrote)
+        shoal_bell_ring_if_armed(&shoal_my_ctl()->bell);
+    return *k >= n;
+}
+
+int shoal_am_stream_try_post(int tslot, struct shoal_am_slot *hdr, const void *payload,
+                             int *lane_held)
+{
+    if (!*lane_held) {
+        int lane = shoal_am_lane_take(shoal_am_my_area());
+        if (lane < 0)
+            return 0;
+        hdr->lane = (uint8_t)lane;
+        *lane_held = 1;
+        stream_begin(hdr, payload);
+    }
+    struct shoal_am_ring *r = &shoal_am_area_of_slot(tslot)->rings[hdr->ring];
+    uint64_t pos;
+    if (!shoal_am_ring_claim(r, &pos))
+        return 0;
+    fill(r, pos, hdr, NULL);
+    shoal_bell_ring_if_armed(&shoal_ctl_of_slot(tslot)->bell);
+    return 1;
+}
+
+struct stream_q {
+    int tslot, lane_held, posted;
+    struct shoal_am_slot *hdr;
+    const void *payload;
+    uint64_t k; /* the next chunk to write, once posted */
+};
+
+/* A lane, then the slot once what was queued for the target is in (each
+ * wait's condition may be asked again after it held: latched). */
+static int stream_lane(void *p)
+{
+    struct stream_q *q = p;
+    if (!q->lane_held) {
+        int lane = shoal_am_lane_take(shoal_am_my_area());
+        if (lane < 0)
+            return 0;
+        q->hdr->lane = (uint8_t)lane;
+        q->lane_held = 1;
+        stream_begin(q->hdr, q->payload);
+    }
+    return 1;
+}
+
+static int stream_posted(void *p)
+{
+    struct stream_q *q = p;
+    return q->posted ||
+           (q->posted = !shoal_am_ovf_busy(q->tslot) &&
+                        shoal_am_stream_try_post(q->tslot, q->hdr, q->payload, &q->lane_held));
+}
+
+static int stream_written(void *p)
+{
+    struct stream_q *q = p;
+    return shoal_am_stream_step(q->hdr->lane, q->payload, q->hdr->len, &q->k);
+}
+
+/* A streamed send outside handlers takes part until its last chunk is in
+ * the lane: it waits for a lane (lanes come back on this PE's doorbell),
+ * for room in the ring (the target's), and for the target to take chunks
+ * (ours), running handlers meanwhile. */
+static void stream(int tslot, struct shoal_am_slot *hdr, const void *payload, const char *fn)
+{
+    struct shoal_am_area *me = shoal_am_my_area();
+    struct stream_q q = {tslot, 0, 0, hdr, payload, 2};
+    if (!stream_lane(&q))
+        am_wait(shoal_my_slot(), stream_lane, &q, &me->lanes_busy, fn);
+    if (!stream_posted(&q))
+        am_wait(tslot, stream_posted, &q, &shoal_am_area_of_slot(tslot)->rings[hdr->ring], fn);
+    if (!stream_written(&q))
+        am_wait(shoal_my_slot(), stream_written, &q, &me->lanes[hdr->lane].taken, fn);
 }
 
 static void send_mapped(int tslot, int tag, unsigned ring, unsigned ctr, const void *payload,
@@ -308,11 +343,16 @@ static void send_mapped(int tslot, int tag, unsigned ring, unsigned ctr, const v
         post(tslot, &hdr, payload, fn);
         return;
     }
-    /* Streamed: the sender takes part until the last chunk is in its lane,
-     * so it waits (running handlers), also inside a handler. */
+    /* Streamed.  From a handler it never waits: a copy is queued, and
+     * pollers post it and write its chunks as the target takes them (a
+     * handler waiting for its target to take chunks could wait for a
+     * handler of its own thread further up the stack, or for a target
+     * doing the same: am.flood_big). */
     hdr.kind = SHOAL_AM_K_STREAM;
-    hdr.lane = (uint8_t)take_lane(fn);
-    stream(tslot, &hdr, payload, fn);
+    if (shoal_am_depth() > 0)
+        shoal_am_ovf_add(tslot, &hdr, payload, fn);
+    else
+        stream(tslot, &hdr, payload, fn);
 }
 
 /* `done`: where the target reports the message handled (a counter or a

@@ -5,7 +5,10 @@
  * other's full rings would end up nested too deep to drain anything.  So
  * such a message is copied here, per target PE, and enters the ring later,
  * from any polling or waiting thread (shoal_am_run).  While a target has
- * messages here, every later message to it queues behind them (order). */
+ * messages here, every later message to it queues behind them (order).
+ * A streamed message queued here is, once in the ring, moved to the list
+ * of streams whose chunks pollers write as the target takes them; its copy
+ * is freed when the last chunk is in the lane. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,8 @@
 struct ovf_msg {
     struct ovf_msg *next;
     struct shoal_am_slot hdr; /* payload below, not in hdr */
+    int lane_held;            /* streamed: its lane is taken (hdr.lane) */
+    uint64_t k;               /* streamed, in the ring: the next chunk to write */
     _Alignas(16) unsigned char data[];
 };
 
@@ -27,7 +32,20 @@ struct ovf_q {
 
 static struct ovf_q *queues; /* per node slot */
 static int n_queues;
+/* Queued messages plus streams being written: pending work for pollers. */
 int shoal_am_ovf_n;
+
+/* Streamed messages in the ring whose chunks are still being written. */
+static pthread_mutex_t streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ovf_msg *streams;
+
+static void free_list(struct ovf_msg *m)
+{
+    for (struct ovf_msg *next; m; m = next) {
+        next = m->next;
+        free(m);
+    }
+}
 
 void shoal_am_ovf_init(void)
 {
@@ -42,12 +60,11 @@ void shoal_am_ovf_init(void)
 void shoal_am_ovf_fini(void)
 {
     for (int i = 0; i < n_queues; i++) {
-        for (struct ovf_msg *m = queues[i].head, *next; m; m = next) {
-            next = m->next;
-            free(m);
-        }
+        free_list(queues[i].head);
         pthread_mutex_destroy(&queues[i].lock);
     }
+    free_list(streams);
+    streams = NULL;
     free(queues);
     queues = NULL;
     n_queues = 0;
@@ -70,6 +87,8 @@ void shoal_am_ovf_add(int tslot, const struct shoal_am_slot *hdr, const void *pa
                     (unsigned long long)hdr->len, tslot);
     m->next = NULL;
     m->hdr = *hdr;
+    m->lane_held = 0;
+    m->k = 2;
     if (hdr->len)
         memcpy(m->data, payload, hdr->len);
     struct ovf_q *q = &queues[tslot];
@@ -84,6 +103,26 @@ void shoal_am_ovf_add(int tslot, const struct shoal_am_slot *hdr, const void *pa
     pthread_mutex_unlock(&q->lock);
 }
 
+/* The queue's head into the ring: 1 when it left the queue (a streamed
+ * one goes on to the stream list, still counted in shoal_am_ovf_n). */
+static int post_head(int t, struct ovf_msg *m)
+{
+    if (m->hdr.kind != SHOAL_AM_K_STREAM) {
+        if (!shoal_am_try_post(t, &m->hdr, m->data))
+            return 0;
+        __atomic_sub_fetch(&shoal_am_ovf_n, 1, __ATOMIC_RELAXED);
+        free(m);
+        return 1;
+    }
+    if (!shoal_am_stream_try_post(t, &m->hdr, m->data, &m->lane_held))
+        return 0;
+    pthread_mutex_lock(&streams_lock);
+    m->next = streams;
+    streams = m;
+    pthread_mutex_unlock(&streams_lock);
+    return 1;
+}
+
 /* Moves what fits into the targets' rings, in order; a queue another
  * thread is flushing is skipped. */
 void shoal_am_ovf_flush(void)
@@ -93,14 +132,33 @@ void shoal_am_ovf_flush(void)
         if (!__atomic_load_n(&q->n, __ATOMIC_ACQUIRE) || pthread_mutex_trylock(&q->lock) != 0)
             continue;
         struct ovf_msg *m;
-        while ((m = q->head) && shoal_am_try_post(t, &m->hdr, m->data)) {
-            q->head = m->next;
+        while ((m = q->head)) {
+            struct ovf_msg *next = m->next;
+            if (!post_head(t, m))
+                break;
+            q->head = next;
             if (!q->head)
                 q->tail = NULL;
-            __atomic_sub_fetch(&shoal_am_ovf_n, 1, __ATOMIC_RELAXED);
             __atomic_sub_fetch(&q->n, 1, __ATOMIC_RELEASE);
-            free(m);
         }
         pthread_mutex_unlock(&q->lock);
     }
+}
+
+/* Writes the chunks the targets made room for; a stream whose last chunk
+ * is in is done.  Skipped while another thread writes. */
+void shoal_am_ovf_streams(void)
+{
+    if (!__atomic_load_n(&streams, __ATOMIC_ACQUIRE) || pthread_mutex_trylock(&streams_lock))
+        return;
+    for (struct ovf_msg **p = &streams, *m; (m = *p);) {
+        if (!shoal_am_stream_step(m->hdr.lane, m->data, m->hdr.len, &m->k)) {
+            p = &m->next;
+            continue;
+        }
+        *p = m->next;
+        __atomic_sub_fetch(&shoal_am_ovf_n, 1, __ATOMIC_RELAXED);
+        free(m);
+    }
+    pthread_mutex_unlock(&streams_lock);
 }

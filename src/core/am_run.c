@@ -283,6 +283,9 @@ size_t shoal_am_run(size_t max, const char *fn)
     /* Nor does moving sends to the network on. */
     if (__atomic_load_n(&shoal_am_net_busy, __ATOMIC_RELAXED))
         shoal_am_net_service(fn);
+    /* Nor does writing the chunks of streams sent from handlers. */
+    if (__atomic_load_n(&shoal_am_ovf_n, __ATOMIC_RELAXED))
+        shoal_am_ovf_streams();
     if (depth >= SHOAL_AM_MAX_DEPTH)
         return 0;
     depth++;

@@ -21,9 +21,9 @@
  *                 (some of a lane's size), and each handler answers with
  *                 the same payload from inside the handler: all arrive
  *                 intact, once
- *   flood_big     the same with some larger than a lane (over the network
- *                 only: on-node, streamed sends from handlers that all
- *                 wait for each other's streams can hang)
+ *   flood_big     the same with some larger than a lane (streamed on this
+ *                 node, in parts over the network): every PE's handlers
+ *                 stream to PEs whose handlers stream back
  * Error modes (expected to end the job; tests/am/CMakeLists.txt checks the
  * message): unregistered, tag_range, null_handler. */
 #include "shoal_test.h"
