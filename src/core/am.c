@@ -241,33 +241,42 @@ static void stream_begin(const struct shoal_am_slot *hdr, const void *payload)
     __atomic_store_n(&l->ready, 2, __ATOMIC_RELEASE);
 }
 
-int shoal_am_stream_step(int lane, const void *payload, uint64_t len, uint64_t *k)
+int shoal_am_stream_step(int lane, const void *payload, uint64_t len)
 {
     struct shoal_am_lane *l = &shoal_am_my_area()->lanes[lane];
     uint64_t n = (len + SHOAL_AM_CHUNK - 1) / SHOAL_AM_CHUNK; /* >= 3 */
-    int wrote = 0;
-    while (*k < n && __atomic_load_n(&l->taken, __ATOMIC_ACQUIRE) + 1 >= *k) {
-        copy_chunk(l, payload, len, *k);
-        __atomic_store_n(&l->ready, *k + 1, __ATOMIC_RELEASE);
-        ++*k;
-        wrote = 1;
+    /* The next chunk to write is the count written: only its sender
+     * writes `ready`, one thread at a time. */
+    uint64_t k = __atomic_load_n(&l->ready, __ATOMIC_RELAXED), k0 = k;
+    while (k < n && __atomic_load_n(&l->taken, __ATOMIC_ACQUIRE) + 1 >= k) {
+        copy_chunk(l, payload, len, k);
+        __atomic_store_n(&l->ready, ++k, __ATOMIC_RELEASE);
     }
-    if (wrote)
+    if (k != k0)
         shoal_bell_ring_if_armed(&shoal_my_ctl()->bell);
-    return *k >= n;
+    return k >= n;
+}
+
+/* A lane for a streamed message, once (*lane_held), with its first two
+ * chunks in: 0 while none is free. */
+static int stream_take_lane(struct shoal_am_slot *hdr, const void *payload, int *lane_held)
+{
+    if (*lane_held)
+        return 1;
+    int lane = shoal_am_lane_take(shoal_am_my_area());
+    if (lane < 0)
+        return 0;
+    hdr->lane = (uint8_t)lane;
+    *lane_held = 1;
+    stream_begin(hdr, payload);
+    return 1;
 }
 
 int shoal_am_stream_try_post(int tslot, struct shoal_am_slot *hdr, const void *payload,
                              int *lane_held)
 {
-    if (!*lane_held) {
-        int lane = shoal_am_lane_take(shoal_am_my_area());
-        if (lane < 0)
-            return 0;
-        hdr->lane = (uint8_t)lane;
-        *lane_held = 1;
-        stream_begin(hdr, payload);
-    }
+    if (!stream_take_lane(hdr, payload, lane_held))
+        return 0;
     struct shoal_am_ring *r = &shoal_am_area_of_slot(tslot)->rings[hdr->ring];
     uint64_t pos;
     if (!shoal_am_ring_claim(r, &pos))
@@ -281,7 +290,6 @@ struct stream_q {
     int tslot, lane_held, posted;
     struct shoal_am_slot *hdr;
     const void *payload;
-    uint64_t k; /* the next chunk to write, once posted */
 };
 
 /* A lane, then the slot once what was queued for the target is in (each
@@ -289,15 +297,7 @@ struct stream_q {
 static int stream_lane(void *p)
 {
     struct stream_q *q = p;
-    if (!q->lane_held) {
-        int lane = shoal_am_lane_take(shoal_am_my_area());
-        if (lane < 0)
-            return 0;
-        q->hdr->lane = (uint8_t)lane;
-        q->lane_held = 1;
-        stream_begin(q->hdr, q->payload);
-    }
-    return 1;
+    return stream_take_lane(q->hdr, q->payload, &q->lane_held);
 }
 
 static int stream_posted(void *p)
@@ -311,7 +311,7 @@ static int stream_posted(void *p)
 static int stream_written(void *p)
 {
     struct stream_q *q = p;
-    return shoal_am_stream_step(q->hdr->lane, q->payload, q->hdr->len, &q->k);
+    return shoal_am_stream_step(q->hdr->lane, q->payload, q->hdr->len);
 }
 
 /* A streamed send outside handlers takes part until its last chunk is in
@@ -321,7 +321,7 @@ static int stream_written(void *p)
 static void stream(int tslot, struct shoal_am_slot *hdr, const void *payload, const char *fn)
 {
     struct shoal_am_area *me = shoal_am_my_area();
-    struct stream_q q = {tslot, 0, 0, hdr, payload, 2};
+    struct stream_q q = {tslot, 0, 0, hdr, payload};
     if (!stream_lane(&q))
         am_wait(shoal_my_slot(), stream_lane, &q, &me->lanes_busy, fn);
     if (!stream_posted(&q))

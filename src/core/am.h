@@ -138,11 +138,12 @@ int shoal_am_try_post(int tslot, const struct shoal_am_slot *hdr, const void *pa
 /* A streamed message (payload larger than a lane) without waiting (am.c):
  * try_post takes a lane (once: *lane_held), writes the first two chunks
  * and puts the slot into the ring, 0 when no lane is free or the ring is
- * full; step writes the chunks the target made room for, from chunk *k on,
- * 1 once the last is in the lane (the payload is then no longer read). */
+ * full; step writes the chunks the target made room for (from the count
+ * written, the lane's `ready`), 1 once the last is in the lane (the
+ * payload is then no longer read). */
 int shoal_am_stream_try_post(int tslot, struct shoal_am_slot *hdr, const void *payload,
                              int *lane_held);
-int shoal_am_stream_step(int lane, const void *payload, uint64_t len, uint64_t *k);
+int shoal_am_stream_step(int lane, const void *payload, uint64_t len);
 /* The overflow queues (am_overflow.c), which also write the chunks of the
  * streamed messages queued there once they are posted
  * (shoal_am_ovf_streams, at any depth: it runs no handler). */

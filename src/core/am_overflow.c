@@ -20,7 +20,6 @@ struct ovf_msg {
     struct ovf_msg *next;
     struct shoal_am_slot hdr; /* payload below, not in hdr */
     int lane_held;            /* streamed: its lane is taken (hdr.lane) */
-    uint64_t k;               /* streamed, in the ring: the next chunk to write */
     _Alignas(16) unsigned char data[];
 };
 
@@ -88,7 +87,6 @@ void shoal_am_ovf_add(int tslot, const struct shoal_am_slot *hdr, const void *pa
     m->next = NULL;
     m->hdr = *hdr;
     m->lane_held = 0;
-    m->k = 2;
     if (hdr->len)
         memcpy(m->data, payload, hdr->len);
     struct ovf_q *q = &queues[tslot];
@@ -152,7 +150,7 @@ void shoal_am_ovf_streams(void)
     if (!__atomic_load_n(&streams, __ATOMIC_ACQUIRE) || pthread_mutex_trylock(&streams_lock))
         return;
     for (struct ovf_msg **p = &streams, *m; (m = *p);) {
-        if (!shoal_am_stream_step(m->hdr.lane, m->data, m->hdr.len, &m->k)) {
+        if (!shoal_am_stream_step(m->hdr.lane, m->data, m->hdr.len)) {
             p = &m->next;
             continue;
         }
