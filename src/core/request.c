@@ -221,14 +221,23 @@ static int finish(struct shmemx_request *r, shmemx_request_h *req)
     return failed ? -1 : 0;
 }
 
+/* A handle that names no request object (NULL, or the complete request):
+ * it is complete, and is set to NULL.  1 then; 0 for a request object. */
+static int complete_without_object(shmemx_request_h *h)
+{
+    if (*h != SHMEMX_REQUEST_NULL && *h != SHOAL_REQUEST_DONE)
+        return 0;
+    *h = SHMEMX_REQUEST_NULL;
+    return 1;
+}
+
 int shoal_request_test(shmemx_request_h *req, int *done, const char *fn)
 {
     if (SHOAL_UNLIKELY(!req))
         shoal_request_err_null(fn, "req");
     if (SHOAL_UNLIKELY(!done))
         shoal_request_err_null(fn, "done");
-    if (*req == SHMEMX_REQUEST_NULL || *req == SHOAL_REQUEST_DONE) {
-        *req = SHMEMX_REQUEST_NULL;
+    if (complete_without_object(req)) {
         *done = 1;
         return 0;
     }
@@ -264,10 +273,8 @@ void shoal_request_wait(shmemx_request_h *req, const char *fn)
         shoal_request_err_null(fn, "req");
     /* (the complete request and the on-node-only one, complete at issue,
      * were taken by shoal_request_wait_fast before this) */
-    if (*req == SHMEMX_REQUEST_NULL || *req == SHOAL_REQUEST_DONE) {
-        *req = SHMEMX_REQUEST_NULL;
+    if (complete_without_object(req))
         return;
-    }
     struct shmemx_request *r = live(*req, fn, "req");
     if (SHOAL_UNLIKELY(shoal_g.debug) && __atomic_exchange_n(&r->waiting, 1, __ATOMIC_ACQ_REL))
         shoal_fatal(fn,
@@ -293,9 +300,7 @@ void shoal_request_waitall(size_t n, shmemx_request_h *reqs, const char *fn)
     do {
         left = 0;
         for (size_t i = 0; i < n; i++) {
-            if (reqs[i] == SHOAL_REQUEST_DONE)
-                reqs[i] = SHMEMX_REQUEST_NULL;
-            if (reqs[i] == SHMEMX_REQUEST_NULL)
+            if (complete_without_object(&reqs[i]))
                 continue;
             if (step(reqs[i], fn)) {
                 if (finish(reqs[i], &reqs[i]))
@@ -376,10 +381,8 @@ void shoal_request_free(shmemx_request_h *req, const char *fn)
 {
     if (SHOAL_UNLIKELY(!req))
         shoal_request_err_null(fn, "req");
-    if (*req == SHMEMX_REQUEST_NULL || *req == SHOAL_REQUEST_DONE) {
-        *req = SHMEMX_REQUEST_NULL;
+    if (complete_without_object(req))
         return;
-    }
     struct shmemx_request *r = live(*req, fn, "req");
     wait_one(r, fn);
     if (finish(r, req))
