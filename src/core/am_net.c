@@ -109,7 +109,8 @@ struct job {
     int lane;             /* the current part's lane, or -1 */
     int have_pos;
     uint64_t pos;
-    int done; /* a waiting sender's job: finished (release) */
+    int done;       /* a waiting sender's job: finished (release) */
+    const char *fn; /* the sending routine, for errors while it waits */
 };
 
 /* Per target world PE: the largest head it was seen to publish. */
@@ -258,14 +259,15 @@ static int job_done(void *p)
     struct job *j = p;
     if (__atomic_load_n(&j->done, __ATOMIC_ACQUIRE))
         return 1;
-    shoal_am_net_service("shmemx_am_send");
+    shoal_am_net_service(j->fn);
     return __atomic_load_n(&j->done, __ATOMIC_ACQUIRE);
 }
 
 void shoal_am_net_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr,
                        const void *payload, size_t len, const char *fn)
 {
-    struct job j = {.pe = pe, .tag = tag, .ctr = ctr, .payload = payload, .len = len, .lane = -1};
+    struct job j = {
+        .pe = pe, .tag = tag, .ctr = ctr, .payload = payload, .len = len, .lane = -1, .fn = fn};
     if (len > SHOAL_AM_INLINE)
         j.id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
     /* Behind queued sends (order) unless there are none. */
