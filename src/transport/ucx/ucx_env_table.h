@@ -6,8 +6,7 @@ SHOAL_ENV(
     "UCX: a thread that progresses this PE's target side so one-sided operations complete while it "
     "computes: 1, 0 or auto (on when UCX emulates RMA or atomics in software, e.g. over tcp or sm)")
 SHOAL_ENV(PROGRESS_INTERVAL_US, "SHOAL_PROGRESS_INTERVAL_US", NULL, UINT, "100",
-          "UCX: microseconds the progress thread sleeps when there was nothing to progress, "
-          "and keeps polling after it served requests before it sleeps on events")
+          "UCX: microseconds the progress thread sleeps when there was nothing to progress")
 SHOAL_ENV(DEFAULT_CTX_WORKERS, "SHOAL_DEFAULT_CTX_WORKERS", NULL, STRING, "thread",
           "UCX, SHMEM_THREAD_MULTIPLE only: workers behind SHMEM_CTX_DEFAULT: shared (one for all "
           "threads), thread (one per thread) or a number N (threads share N round-robin)")

@@ -103,7 +103,7 @@ struct ucx_state {
     pthread_t progress_tid;
     volatile int progress_stop;
     unsigned long progress_wakeups;
-    unsigned long app_epoch; /* bumped when an application thread progresses the target */
+    int app_polled; /* an application thread polled the target since the progress thread looked */
     /* Life. */
     volatile int finalizing;
     struct shoal_boot *boot;

@@ -44,12 +44,14 @@ static inline void target_give(void)
 
 void ucx_progress_target(void)
 {
+    /* An application thread polls: the progress thread steps back, also
+     * when it holds the worker itself (else both would poll, and on a
+     * full node the spare poller takes a core from a peer's sender). */
+    if (!__atomic_load_n(&ucx_g.app_polled, __ATOMIC_RELAXED))
+        __atomic_store_n(&ucx_g.app_polled, 1, __ATOMIC_RELAXED);
     if (!target_take())
         return;
     ucp_worker_progress(ucx_g.target);
-    /* Only the holder writes it; the progress thread loads it atomically. */
-    __atomic_store_n(&ucx_g.app_epoch, __atomic_load_n(&ucx_g.app_epoch, __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELAXED);
     target_give();
 }
 
@@ -142,24 +144,15 @@ static void wake_local_waiters(void)
 }
 
 /* The thread stays out of the way while the application progresses the
- * target worker itself (spinning waits, blocked operations: they bump
- * app_epoch): it then only looks every interval.  When the application
+ * target worker itself (spinning waits, blocked operations: they set
+ * app_polled): it then only looks every interval.  When the application
  * has not progressed for an interval (it computes) or sleeps in the wait
  * engine (sleepers on this PE's doorbell), the thread sleeps on
  * the target worker's event fd (ucp_worker_arm) and serves requests as
- * they arrive, ringing the wait engine's doorbell when it applied some;
- * after serving some it keeps polling (yielding) for one interval before
- * it sleeps again.
+ * they arrive, ringing the wait engine's doorbell when it applied some.
  * On two cores shared by several PEs an event-driven thread that competed
  * with a spinning application thread for every message would cost more
  * than it saves. */
-static long mono_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1000000000L + t.tv_nsec;
-}
-
 #if defined(__SANITIZE_THREAD__)
 void __tsan_ignore_thread_begin(void);
 void __tsan_ignore_thread_end(void);
@@ -180,14 +173,11 @@ static void *progress_main(void *arg)
     int efd = -1;
     if (ucp_worker_get_efd(ucx_g.target, &efd) != UCS_OK)
         efd = -1;
-    unsigned long seen = __atomic_load_n(&ucx_g.app_epoch, __ATOMIC_RELAXED) - 1;
-    long last_served = -ns; /* when it last applied something */
     while (!__atomic_load_n(&ucx_g.progress_stop, __ATOMIC_ACQUIRE)) {
-        unsigned long now = __atomic_load_n(&ucx_g.app_epoch, __ATOMIC_RELAXED);
         /* A thread asleep in the wait engine counts as idle: it progresses
          * only between sleeps, so requests would wait for it. */
-        int app_active = now != seen && !ucx_g.hooks->waiters_asleep();
-        seen = now;
+        int app_active = __atomic_exchange_n(&ucx_g.app_polled, 0, __ATOMIC_RELAXED) &&
+                         !ucx_g.hooks->waiters_asleep();
         /* Requests with operations in flight (a large put of an _nbe
          * request overlapping computation) need their initiator worker
          * moved too: then the thread polls instead of sleeping on the
@@ -200,10 +190,8 @@ static void *progress_main(void *arg)
                     did += k;
                 target_give();
             }
-            if (did) {
+            if (did)
                 wake_local_waiters();
-                last_served = mono_ns();
-            }
             req_busy = ucx_request_progress();
             /* Handlers of active messages, where core allows it here. */
             if (ucx_g.hooks->am_run)
@@ -216,13 +204,6 @@ static void *progress_main(void *arg)
         struct timespec ts = {ns / 1000000000, ns % 1000000000};
         if (app_active || efd < 0 || req_busy) {
             nanosleep(&ts, NULL);
-        } else if (mono_ns() - last_served < ns) {
-            /* Requests come in bursts and exchanges: after serving some,
-             * keep looking for one interval before sleeping on events,
-             * whose wake-up alone costs tens of microseconds (a blocking
-             * fetch-add over tcp to an idle PE: 34 -> 8 us). */
-            sched_yield();
-            continue;
         } else {
             if (ucp_worker_arm(ucx_g.target) == UCS_ERR_BUSY)
                 continue; /* events arrived meanwhile */
