@@ -2,7 +2,7 @@
 """What Shoal adds over raw UCP, on one machine, over the same UCX transport.
 
     bench/ucx_overhead.py [--build DIR] [--tls tcp,sm,self ...] [-i N] [-r R]
-                          [--rate] [--rate-iters N]
+                          [--rate] [--rate-iters N] [--nbe]
 
 Latency (8 bytes), Shoal under SHOAL_TRANSPORTS=ucx against ucx_perftest
 (server and client on localhost), with the same UCX_TLS:
@@ -27,6 +27,13 @@ UCX's shared-memory transports (sm: posix/sysv) reach them directly; Shoal's
 heap is its own memfd mapping, which those transports cannot register, so
 over sm Shoal's gets and AMOs are emulated with active messages.  Over tcp
 both sides are emulated alike: that is the like-for-like comparison.
+
+--nbe adds the fetch-add rate table of Shoal's _nbe requests: bench/nbe_rate
+(one thread, blocking fetch-adds, then _nbe ones in windows of 64 per
+request) against ucx_perftest -t ucp_fadd with 1 and with 64 operations
+outstanding (rate = 1 / its overall mean time per operation).  The UCP ratio
+of the two is what pipelining can give on this machine and transport; the
+nbe_rate speedup is Shoal's.
 
 --rate adds the message-rate table: bench/mt_rate with 2 sender threads on
 SHMEM_CTX_DEFAULT (SHMEM_THREAD_MULTIPLE), 2 threads with a private context
@@ -143,6 +150,43 @@ def rate_table(build, tls, iters, rounds):
                 print(line)
 
 
+def shoal_nbe(build, tls, iters):
+    """(blocking, nbe) fetch-add rates in Mops/s of one nbe_rate run."""
+    out = shoal(build, "nbe_rate", ["-n", str(iters), "-r", "1"], tls)
+    got = {}
+    for mode in ("blocking", "nbe"):
+        m = re.search(r"^%s\s+([\d.]+)" % mode, out, re.M)
+        if not m:
+            raise RuntimeError("cannot parse nbe_rate output:\n" + out)
+        got[mode] = float(m.group(1))
+    return got["blocking"], got["nbe"]
+
+
+def nbe_table(build, tls, iters, rounds):
+    rows = []
+    for r in range(rounds):
+        one = 1.0 / perftest("ucp_fadd", ["-O", "1"], tls, iters)[0]
+        many = 1.0 / perftest("ucp_fadd", ["-O", "64"], tls, iters)[0]
+        rows.append((one, many) + shoal_nbe(build, tls, iters))
+        print("  round %d/%d done" % (r + 1, rounds), file=sys.stderr)
+    med = [statistics.median(x[i] for x in rows) for i in range(4)]
+    lo = [min(x[i] for x in rows) for i in range(4)]
+    hi = [max(x[i] for x in rows) for i in range(4)]
+    print("\nUCX_TLS=%s: 8-byte fetch-add rate, Mops/s, median [min..max] of %d rounds of %d "
+          "operations" % (tls, rounds, iters))
+    names = ("UCP, 1 outstanding", "UCP, 64 outstanding", "Shoal blocking", "Shoal _nbe (64)")
+    for i, name in enumerate(names):
+        print("  %-22s %8.3f [%.3f..%.3f]" % (name, med[i], lo[i], hi[i]))
+    sp = [x[1] / x[0] for x in rows]
+    ours = [x[3] / x[2] for x in rows]
+    print("  pipelining gains: UCP %.2fx [%.2f..%.2f], Shoal %.2fx [%.2f..%.2f]" %
+          (statistics.median(sp), min(sp), max(sp), statistics.median(ours), min(ours),
+           max(ours)))
+    print("  Shoal / UCP: blocking %.2f, _nbe %.2f (per-round medians)" %
+          (statistics.median(x[2] / x[0] for x in rows),
+           statistics.median(x[3] / x[1] for x in rows)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -152,12 +196,15 @@ def main():
     ap.add_argument("-r", type=int, default=5, help="rounds (default 5)")
     ap.add_argument("--rate", action="store_true", help="also the message-rate table")
     ap.add_argument("--rate-iters", type=int, default=20000)
+    ap.add_argument("--nbe", action="store_true", help="also the _nbe fetch-add rate table")
     a = ap.parse_args()
     tls_list = a.tls or ["tcp", "sm,self"]
     for tls in tls_list:
         latency_table(a.build, tls, a.i, a.r)
         if a.rate:
             rate_table(a.build, tls, a.rate_iters, a.r)
+        if a.nbe:
+            nbe_table(a.build, tls, a.i, a.r)
 
 
 if __name__ == "__main__":
