@@ -322,12 +322,10 @@ static void stream(int tslot, struct shoal_am_slot *hdr, const void *payload, co
 {
     struct shoal_am_area *me = shoal_am_my_area();
     struct stream_q q = {tslot, 0, 0, hdr, payload};
-    if (!stream_lane(&q))
-        am_wait(shoal_my_slot(), stream_lane, &q, &me->lanes_busy, fn);
-    if (!stream_posted(&q))
-        am_wait(tslot, stream_posted, &q, &shoal_am_area_of_slot(tslot)->rings[hdr->ring], fn);
-    if (!stream_written(&q))
-        am_wait(shoal_my_slot(), stream_written, &q, &me->lanes[hdr->lane].taken, fn);
+    am_wait(shoal_my_slot(), stream_lane, &q, &me->lanes_busy, fn);
+    am_wait(tslot, stream_posted, &q, &shoal_am_area_of_slot(tslot)->rings[hdr->ring], fn);
+    /* (hdr->lane is set once the first wait is over) */
+    am_wait(shoal_my_slot(), stream_written, &q, &me->lanes[hdr->lane].taken, fn);
 }
 
 static void send_mapped(int tslot, int tag, unsigned ring, unsigned ctr, const void *payload,
