@@ -35,7 +35,10 @@
  *                   its own request on SHMEM_CTX_DEFAULT: the windowed
  *                   operations are _nbe into one request per window, then
  *                   shmemx_request_wait instead of quiet; the fetching
- *                   atomics are _nbe, each waited for at once
+ *                   atomics are _nbe too, F per request (--fetch-window,
+ *                   default W), which is how a program gets their values
+ *                   without a round trip each; blocking ones have no
+ *                   other way in the other configurations
  *
  * Uses only standard OpenSHMEM 1.4 routines and pthreads, except config req. */
 #include "bench_stats.h"
@@ -72,6 +75,8 @@ static void usage(void)
            "  -s SIZES     RMA sizes: list 8,64,4K or range MIN:MAX[:FACTOR]\n"
            "               (default 8:64K:2, i.e. powers of 2 from 8 B to 64 KiB)\n"
            "  -w W         window of non-blocking calls per quiet (default 64)\n"
+           "  --fetch-window F  config req: fetching AMOs per request (default W; 1: a\n"
+           "               request per operation, waited for at once)\n"
            "  -i N         operations per sender per run for AMOs and sizes <= 256 B\n"
            "               (default 200000; larger sizes scale down to N x 256 / size,\n"
            "               at least 2 windows)\n"
@@ -134,7 +139,7 @@ static int is_rma(enum op op)
 #define FETCH_BASE 0x5eed0000L
 
 /* Options. */
-static long window = 64, iters = 200000, rounds = 11;
+static long window = 64, fetch_window = 0 /* 0: window */, iters = 200000, rounds = 11;
 static int amo_ulonglong;
 static size_t sizes[MAX_SIZES];
 static int nsizes;
@@ -161,6 +166,8 @@ struct thr {
     shmem_ctx_t ctx;
     unsigned char *src, *dst, *chk; /* private, seg_stride bytes each */
     uint64_t expect[NOPS];          /* value of this sender's AMO word */
+    void *fbuf;                     /* config req: a window's fetched values */
+    uint64_t *seen;                 /* config req: bitmap for their check */
     double elapsed;
     long bad;
     pthread_t tid;
@@ -367,50 +374,151 @@ AMO_LOOP(ulonglong, unsigned long long)
 
 #if HAVE_REQ
 /* Config req: the same traffic through _nbe operations on this thread's
- * own requests (SHMEM_CTX_DEFAULT).  Posted AMOs: one request per window;
- * fetching ones: a request per operation, waited for at once, so that
- * every fetched value is checked in order as above. */
-#define AMO_REQ_LOOP(TN, T)                                                                    \
-    static long amo_req_loop_##TN(struct thr *th, enum op op, long n)                          \
-    {                                                                                          \
-        T *w = (T *)(void *)(amo_base + (size_t)th->seg * AMO_STRIDE) + op;                    \
-        int pe = th->peer;                                                                     \
-        long W = window, bad = 0;                                                              \
-        T e = (T)th->expect[op], r = 0;                                                        \
-        shmemx_request_h q = SHMEMX_REQUEST_NULL;                                              \
-        switch (op) {                                                                          \
-        case OP_ADD:                                                                           \
-        case OP_INC:                                                                           \
-            for (long i = 0; i < n; i += W) {                                                  \
-                for (long j = 0; j < W; j++)                                                   \
-                    if (op == OP_ADD)                                                          \
-                        shmemx_##TN##_atomic_add_nbe(w, (T)ADD_VAL, pe, &q);                   \
-                    else                                                                       \
-                        shmemx_##TN##_atomic_inc_nbe(w, pe, &q);                               \
-                shmemx_request_wait(&q);                                                       \
-            }                                                                                  \
-            e += (T)((op == OP_ADD ? ADD_VAL : 1) * n);                                        \
-            break;                                                                             \
-        default:                                                                               \
-            for (long i = 0; i < n; i++) {                                                     \
-                switch (op) {                                                                  \
-                case OP_FADD: shmemx_##TN##_atomic_fetch_add_nbe(&r, w, (T)ADD_VAL, pe, &q);   \
-                    break;                                                                     \
-                case OP_FINC: shmemx_##TN##_atomic_fetch_inc_nbe(&r, w, pe, &q); break;        \
-                case OP_CSWAP:                                                                 \
-                    shmemx_##TN##_atomic_compare_swap_nbe(&r, w, e, (T)(e + 1), pe, &q);       \
-                    break;                                                                     \
-                case OP_SWAP: shmemx_##TN##_atomic_swap_nbe(&r, w, (T)(e + 1), pe, &q); break; \
-                default: shmemx_##TN##_atomic_fetch_nbe(&r, w, pe, &q); break;                 \
-                }                                                                              \
-                shmemx_request_wait(&q);                                                       \
-                bad += r != e;                                                                 \
-                e += op == OP_FADD ? (T)ADD_VAL : op == OP_FETCH ? (T)0 : (T)1;                \
-            }                                                                                  \
-            break;                                                                             \
-        }                                                                                      \
-        th->expect[op] = (uint64_t)e;                                                          \
-        return bad;                                                                            \
+ * own requests (SHMEM_CTX_DEFAULT), in windows: the W posted AMOs of a
+ * window join one request, waited for instead of quiet; the fetching ones
+ * join one request per window of F (--fetch-window, default W), each
+ * fetching into its own slot, and are checked after the wait.  The checks
+ * do not assume that the window's operations ran in the order issued (over
+ * a network they need not):
+ *   fetch         every value is the word's value
+ *   fetch_add/inc the values are e, e+s, ..., e+(F-1)s, each once
+ *   swap          operation k stores e+1+k; the values are e..e+F, each
+ *                 once, but for the one left in the word
+ *   compare_swap  every operation compares with e (operation k stores
+ *                 e+1+k): one gets e, the others the value it stored
+ * With F = 1 a request per operation, waited for at once. */
+
+/* Sets bit k of seen; 1 if it was set already. */
+static int seen_test_set(uint64_t *seen, uint64_t k)
+{
+    uint64_t m = (uint64_t)1 << (k & 63), was = seen[k >> 6] & m;
+    seen[k >> 6] |= m;
+    return was != 0;
+}
+
+/* Fetched value j of a window: long or unsigned long long, 8 bytes, read
+ * as uint64_t. */
+static uint64_t fetched(const void *f, long j)
+{
+    uint64_t v;
+    memcpy(&v, (const char *)f + (size_t)j * sizeof v, sizeof v);
+    return v;
+}
+
+/* The checks above for one window of m fetched values at f, starting from
+ * word value *e, which they advance.  The number wrong. */
+static long window_check(enum op op, const void *f, long m, uint64_t *e, uint64_t *seen)
+{
+    long bad = 0;
+    uint64_t s = op == OP_FADD ? ADD_VAL : 1, x = *e;
+    memset(seen, 0, (size_t)(m / 64 + 1) * sizeof *seen);
+    switch (op) {
+    case OP_FETCH:
+        for (long j = 0; j < m; j++)
+            bad += fetched(f, j) != x;
+        return bad;
+    case OP_FADD:
+    case OP_FINC:
+        for (long j = 0; j < m; j++) {
+            uint64_t d = fetched(f, j) - x;
+            bad += d % s != 0 || d / s >= (uint64_t)m || seen_test_set(seen, d / s);
+        }
+        *e = x + (uint64_t)m * s;
+        return bad;
+    case OP_SWAP:
+        for (long j = 0; j < m; j++) {
+            uint64_t d = fetched(f, j) - x;
+            bad += d > (uint64_t)m || seen_test_set(seen, d);
+        }
+        for (long k = 0; k <= m; k++) /* the value left in the word */
+            if (!seen_test_set(seen, (uint64_t)k))
+                *e = x + (uint64_t)k;
+        return bad;
+    default: { /* OP_CSWAP */
+        long won = -1;
+        for (long j = 0; j < m; j++)
+            if (fetched(f, j) == x)
+                won = won < 0 ? j : m; /* m: more than one */
+        if (won < 0 || won == m)
+            return m;
+        for (long j = 0; j < m; j++)
+            bad += j != won && fetched(f, j) != x + 1 + (uint64_t)won;
+        *e = x + 1 + (uint64_t)won;
+        return bad;
+    }
+    }
+}
+
+/* The word's value after a window of m fetching operations from e that
+ * ran in the order issued. */
+static uint64_t in_order_next(enum op op, uint64_t e, long m)
+{
+    switch (op) {
+    case OP_FADD: return e + (uint64_t)m * ADD_VAL;
+    case OP_FINC:
+    case OP_SWAP: return e + (uint64_t)m;
+    case OP_CSWAP: return e + 1;
+    default: return e;
+    }
+}
+
+#define AMO_REQ_LOOP(TN, T)                                                                     \
+    static long amo_req_loop_##TN(struct thr *th, enum op op, long n)                           \
+    {                                                                                           \
+        T *w = (T *)(void *)(amo_base + (size_t)th->seg * AMO_STRIDE) + op;                     \
+        T *f = th->fbuf;                                                                        \
+        int pe = th->peer;                                                                      \
+        long W = window, F = fetch_window, bad = 0;                                             \
+        uint64_t e = th->expect[op];                                                            \
+        shmemx_request_h q = SHMEMX_REQUEST_NULL;                                               \
+        if (op == OP_ADD || op == OP_INC) {                                                     \
+            for (long i = 0; i < n; i += W) {                                                   \
+                for (long j = 0; j < W; j++)                                                    \
+                    if (op == OP_ADD)                                                           \
+                        shmemx_##TN##_atomic_add_nbe(w, (T)ADD_VAL, pe, &q);                    \
+                    else                                                                        \
+                        shmemx_##TN##_atomic_inc_nbe(w, pe, &q);                                \
+                shmemx_request_wait(&q);                                                        \
+            }                                                                                   \
+            th->expect[op] = e + (uint64_t)((op == OP_ADD ? ADD_VAL : 1) * n);                  \
+            return 0;                                                                           \
+        }                                                                                       \
+        for (long i = 0; i < n; i += F) {                                                       \
+            long m = F < n - i ? F : n - i;                                                     \
+            T x = (T)e;                                                                         \
+            for (long j = 0; j < m; j++)                                                        \
+                switch (op) {                                                                   \
+                case OP_FADD:                                                                   \
+                    shmemx_##TN##_atomic_fetch_add_nbe(&f[j], w, (T)ADD_VAL, pe, &q);           \
+                    break;                                                                      \
+                case OP_FINC: shmemx_##TN##_atomic_fetch_inc_nbe(&f[j], w, pe, &q); break;      \
+                case OP_CSWAP:                                                                  \
+                    shmemx_##TN##_atomic_compare_swap_nbe(&f[j], w, x, (T)(x + 1 + j), pe, &q); \
+                    break;                                                                      \
+                case OP_SWAP:                                                                   \
+                    shmemx_##TN##_atomic_swap_nbe(&f[j], w, (T)(x + 1 + j), pe, &q);            \
+                    break;                                                                      \
+                default: shmemx_##TN##_atomic_fetch_nbe(&f[j], w, pe, &q); break;               \
+                }                                                                               \
+            shmemx_request_wait(&q);                                                            \
+            /* In the order issued (always on this node) the values are \
+             * known: compared as cheaply as the other configurations do. */                       \
+            long off = 0;                                                                       \
+            T s = op == OP_FADD ? (T)ADD_VAL : op == OP_FETCH ? (T)0 : (T)1;                    \
+            if (op == OP_CSWAP) {                                                               \
+                off = f[0] != x;                                                                \
+                for (long j = 1; j < m; j++)                                                    \
+                    off += f[j] != (T)(x + 1);                                                  \
+            } else                                                                              \
+                for (long j = 0; j < m; j++)                                                    \
+                    off += f[j] != (T)(x + s * (T)j);                                           \
+            if (off)                                                                            \
+                bad += window_check(op, f, m, &e, th->seen);                                    \
+            else                                                                                \
+                e = in_order_next(op, e, m);                                                    \
+        }                                                                                       \
+        th->expect[op] = e;                                                                     \
+        return bad;                                                                             \
     }
 AMO_REQ_LOOP(long, long)
 AMO_REQ_LOOP(ulonglong, unsigned long long)
@@ -608,7 +716,9 @@ static long run_config(enum config cfg, int ops_mask, const char *csv)
         th[t].src = aligned_alloc(4096, seg_stride);
         th[t].dst = aligned_alloc(4096, seg_stride);
         th[t].chk = aligned_alloc(4096, seg_stride);
-        if (!th[t].src || !th[t].dst || !th[t].chk) {
+        th[t].fbuf = calloc((size_t)fetch_window, sizeof(uint64_t));
+        th[t].seen = calloc((size_t)fetch_window / 64 + 1, sizeof(uint64_t));
+        if (!th[t].src || !th[t].dst || !th[t].chk || !th[t].fbuf || !th[t].seen) {
             fprintf(stderr, "mt_rate: out of memory\n");
             shmem_global_exit(1);
         }
@@ -657,6 +767,8 @@ static long run_config(enum config cfg, int ops_mask, const char *csv)
         free(th[t].src);
         free(th[t].dst);
         free(th[t].chk);
+        free(th[t].fbuf);
+        free(th[t].seen);
     }
     free(th);
     bad = (long)over_pes((double)bad, 1);
@@ -668,6 +780,8 @@ static long run_config(enum config cfg, int ops_mask, const char *csv)
                cfg_name[cfg], npes, nthreads, nthreads == 1 ? "" : "s",
                pes_mode ? "one per PE, PE s -> PE T+s" : "threads of PE 0 -> PE 1", window, rounds,
                amo_ulonglong ? "unsigned long long" : "long");
+        if (cfg == CFG_REQ)
+            printf("# req: fetching AMOs %ld per request\n", fetch_window);
         if (ctx_failed)
             printf("# ctx: shmem_ctx_create(SHMEM_CTX_PRIVATE) failed on %d of %d threads; "
                    "those used SHMEM_CTX_DEFAULT\n",
@@ -684,7 +798,7 @@ static long run_config(enum config cfg, int ops_mask, const char *csv)
                 snprintf(gb, sizeof gb, "%9.2f", s.med * 1e6 * (double)r->size * 1e-9);
             else
                 snprintf(gb, sizeof gb, "%9s", "-");
-            printf("%-13s %8s %9ld %10.2f %10.2f %10.2f %s\n", op_label[r->op], sz, r->n, s.med,
+            printf("%-13s %8s %9ld %10.4g %10.4g %10.4g %s\n", op_label[r->op], sz, r->n, s.med,
                    s.min, s.max, gb);
             bench_csv_row(csv, "mt_rate", cfg_name[cfg], npes, nthreads, r->size, op_metric[r->op],
                           "Mmsg/s", s, r->n);
@@ -811,6 +925,12 @@ int main(int argc, char **argv)
             sizes_set = 1;
         } else if (!strcmp(a, "-w") && more) {
             window = atol(argv[++i]);
+        } else if (!strcmp(a, "--fetch-window") && more) {
+            fetch_window = atol(argv[++i]);
+            if (fetch_window < 1) {
+                fprintf(stderr, "mt_rate: --fetch-window must be >= 1\n");
+                return 2;
+            }
         } else if (!strcmp(a, "-i") && more) {
             iters = atol(argv[++i]);
             iters_set = 1;
@@ -848,6 +968,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "mt_rate: -w, -i and -r must be >= 1\n");
         return 2;
     }
+    if (!fetch_window)
+        fetch_window = window;
     /* Without --config, --smoke covers both threaded configurations. */
     int cfgs[2], ncfg = 0;
     if (cfg >= 0)
