@@ -69,30 +69,23 @@ static int fail_init(const char *fn, const char *msg)
     return -1;
 }
 
-int shoal_runtime_init(int requested, int *provided, const char *fn)
+/* A nested init: on-node nothing depends on the level but the context
+ * pool lock, so a higher level can be granted at any time. */
+static void init_again(int requested, int *provided)
 {
-    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE) {
-        char m[128];
-        snprintf(m, sizeof m, "argument 'requested' = %d is not a SHMEM_THREAD_* level", requested);
-        return fail_init(fn, m);
+    shoal_g.init_count++;
+    if (requested > shoal_g.thread_level) {
+        __atomic_store_n(&shoal_g.thread_level, requested, __ATOMIC_SEQ_CST);
+        if (shoal_g.net_active)
+            shoal_net_set_thread_level(requested);
     }
-    if (shoal_g.init_count > 0) {
-        /* Nested init: on-node nothing depends on the level but the context
-         * pool lock, so a higher level can be granted at any time. */
-        shoal_g.init_count++;
-        if (requested > shoal_g.thread_level) {
-            __atomic_store_n(&shoal_g.thread_level, requested, __ATOMIC_SEQ_CST);
-            if (shoal_g.net_active)
-                shoal_net_set_thread_level(requested);
-        }
-        if (provided)
-            *provided = shoal_g.thread_level;
-        return 0;
-    }
-    if (shoal_g.finalized)
-        return fail_init(fn, "the library cannot be initialized again after its last "
-                             "shmem_finalize");
+    if (provided)
+        *provided = shoal_g.thread_level;
+}
 
+/* The bootstrap and the environment; -1 (reported) when either fails. */
+static int init_boot_env(const char *fn)
+{
     char err[512];
     /* Before the launcher knows us: it may then ask where we wait. */
     shoal_wait_report_install();
@@ -110,41 +103,83 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
         boot.barrier();
         return -1;
     }
-    shoal_g.debug = cfg.debug;
-    shoal_g.boot = &boot;
-    shoal_g.n_pes = boot.size;
-    shoal_g.thread_level = requested;
+    return 0;
+}
 
+/* A layer that could not be set up ends the job: its peers are setting up
+ * with it, and only the bootstrap can tell them. */
+static void init_failed(const char *fn, const char *err, const char *what)
+{
+    if (err) {
+        fprintf(stderr, "shoal: PE %d: %s: %s\n", boot.rank, fn, err);
+        fflush(stderr);
+    }
+    boot.abort(1, what);
+}
+
+/* Memory, network, teams and contexts, from the lowest layer up. */
+static void init_layers(const char *fn)
+{
+    char err[512];
     if (shoal_segments_setup(&boot, cfg.symmetric_size, cfg.net_mode == SHOAL_NET_ALL,
-                             cfg.split_nodes, err, sizeof err) < 0) {
-        fprintf(stderr, "shoal: PE %d: %s: %s\n", boot.rank, fn, err);
-        fflush(stderr);
-        boot.abort(1, "symmetric memory setup failed");
-    }
+                             cfg.split_nodes, err, sizeof err) < 0)
+        init_failed(fn, err, "symmetric memory setup failed");
     if (shoal_heap_setup() < 0)
-        boot.abort(1, "out of memory");
+        init_failed(fn, NULL, "out of memory");
     /* Collective: every PE calls it, whether or not it has remote peers. */
-    if (shoal_net_link(&boot, &cfg, err, sizeof err) < 0) {
-        fprintf(stderr, "shoal: PE %d: %s: %s\n", boot.rank, fn, err);
-        fflush(stderr);
-        boot.abort(1, "network transport setup failed");
-    }
+    if (shoal_net_link(&boot, &cfg, err, sizeof err) < 0)
+        init_failed(fn, err, "network transport setup failed");
     shoal_teams_init();
     /* Writers must be registered for the waiters' fence before anyone can
-     * write to a peer (after the barrier below). */
+     * write to a peer (after the bootstrap barrier). */
     shoal_doorbell_init();
     shoal_wait_publish_placement();
     shoal_ctx_init_default();
     shoal_am_init();
     if (shoal_g.net_active && shoal_net_ctx_open(&shoal_ctx_default.net, 1, 0, 0, fn) < 0)
-        boot.abort(1, "network transport: no resources for the default context");
+        init_failed(fn, NULL, "network transport: no resources for the default context");
     if (shoal_g.net_active)
         shoal_boot_set_progress(boot_progress);
+}
+
+/* SHMEM_VERSION / SHMEM_INFO, printed once (PE 0). */
+static void init_announce(void)
+{
+    if (shoal_g.my_pe != 0 || !(cfg.version || cfg.info))
+        return;
+    if (cfg.info)
+        shoal_print_info(stdout);
+    else
+        printf("%s\n", SHMEM_VENDOR_STRING);
+    fflush(stdout);
+}
+
+int shoal_runtime_init(int requested, int *provided, const char *fn)
+{
+    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE) {
+        char m[128];
+        snprintf(m, sizeof m, "argument 'requested' = %d is not a SHMEM_THREAD_* level", requested);
+        return fail_init(fn, m);
+    }
+    if (shoal_g.init_count > 0) {
+        init_again(requested, provided);
+        return 0;
+    }
+    if (shoal_g.finalized)
+        return fail_init(fn, "the library cannot be initialized again after its last "
+                             "shmem_finalize");
+    if (init_boot_env(fn) < 0)
+        return -1;
+    shoal_g.debug = cfg.debug;
+    shoal_g.boot = &boot;
+    shoal_g.n_pes = boot.size;
+    shoal_g.thread_level = requested;
+    init_layers(fn);
     shoal_g.init_count = 1;
 
     /* Nobody writes to a peer before every peer has mapped everything. */
     if (boot.barrier() < 0)
-        boot.abort(1, "bootstrap barrier failed");
+        init_failed(fn, NULL, "bootstrap barrier failed");
     SHOAL_LOG(SHOAL_LOG_BOOT, SHOAL_LOG_INFO,
               "%s: PE %d of %d (%d on this node), bootstrap %s, thread level %d, heap %zu bytes",
               fn, boot.rank, boot.size, shoal_g.n_local, boot.name, shoal_g.thread_level,
@@ -154,13 +189,7 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
         on_exit(implicit_finalize, NULL);
         on_exit_registered = 1;
     }
-    if (shoal_g.my_pe == 0 && (cfg.version || cfg.info)) {
-        if (cfg.info)
-            shoal_print_info(stdout);
-        else
-            printf("%s\n", SHMEM_VENDOR_STRING);
-        fflush(stdout);
-    }
+    init_announce();
     if (provided)
         *provided = shoal_g.thread_level;
     return 0;

@@ -91,7 +91,10 @@ struct pe {
     struct linebuf lb[2];
     int hello, finalized, aborted;
     int contributed; /* to the current allgather round */
-    int term_sent;   /* SIGTERM sent */
+    /* allgather rounds (barriers included) this PE has entered: every PE
+     * makes the same calls, so the count names the round in its messages */
+    unsigned long rounds_entered;
+    int term_sent; /* SIGTERM sent */
     /* receiving */
     int rx_payload; /* 0: expecting a header record; 1: payload records */
     struct shoal_msg_hdr rx;

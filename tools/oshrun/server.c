@@ -267,11 +267,16 @@ static int start_msg(struct job *j, struct pe *p)
             job_protocol_error(j, p, "a second allgather contribution before the first completed");
             return -1;
         }
+        p->rounds_entered++;
         if (h->len > SHOAL_PROTO_MAX_LEN / (uint64_t)j->n) {
             p->rx_mismatch = 2;
             return 0;
         }
         if (!j->round_active) {
+            /* Numbered as the PEs count it: a PE that arrives after a
+             * round failed without it (a peer exited) starts the same
+             * round again, not the next one. */
+            j->round_seq = p->rounds_entered;
             size_t total = (size_t)(h->len * (uint64_t)j->n);
             j->round_buf = malloc(total ? total : 1);
             if (!j->round_buf) {
@@ -332,7 +337,7 @@ static void finish_msg(struct job *j, struct pe *p)
             snprintf(text, sizeof text,
                      "allgather #%lu: %llu bytes from each of %d PEs is more than oshrun can "
                      "hold",
-                     j->round_seq, (unsigned long long)h->len, j->n);
+                     p->rounds_entered, (unsigned long long)h->len, j->n);
             if (j->round_active)
                 round_fail(j, text, p);
             else {
