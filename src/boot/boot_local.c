@@ -403,35 +403,29 @@ static int parse_int(const char *name, long min, long max, int *out, char *err, 
     return 0;
 }
 
-int shoal_boot_local_open(struct shoal_boot *b, char *errbuf, size_t errlen)
+/* SHOAL_BOOT_FD, SHOAL_SIZE and SHOAL_RANK, each checked. */
+static int read_ids(int *fd, int *size, int *rank, char *errbuf, size_t errlen)
 {
-    if (L.open) {
-        if (getpid() != L.pid) {
-            snprintf(errbuf, errlen,
-                     "this process (pid %ld) is a forked child of PE %d (pid %ld); the "
-                     "connection to oshrun belongs to that PE",
-                     (long)getpid(), L.rank, (long)L.pid);
-            return -1;
-        }
-        fill(b); /* opened before in this process: same job, no second HELLO */
-        return 0;
-    }
-
-    int fd, size, rank;
-    if (parse_int(SHOAL_ENV_BOOT_FD, 0, INT_MAX, &fd, errbuf, errlen) < 0 ||
-        parse_int(SHOAL_ENV_SIZE, 1, INT_MAX, &size, errbuf, errlen) < 0 ||
-        parse_int(SHOAL_ENV_RANK, 0, INT_MAX, &rank, errbuf, errlen) < 0)
+    if (parse_int(SHOAL_ENV_BOOT_FD, 0, INT_MAX, fd, errbuf, errlen) < 0 ||
+        parse_int(SHOAL_ENV_SIZE, 1, INT_MAX, size, errbuf, errlen) < 0 ||
+        parse_int(SHOAL_ENV_RANK, 0, INT_MAX, rank, errbuf, errlen) < 0)
         return -1;
-    if (rank >= size) {
+    if (*rank >= *size) {
         snprintf(errbuf, errlen, "%s=%d is out of range for %s=%d (ranks are 0..%d)",
-                 SHOAL_ENV_RANK, rank, SHOAL_ENV_SIZE, size, size - 1);
+                 SHOAL_ENV_RANK, *rank, SHOAL_ENV_SIZE, *size, *size - 1);
         return -1;
     }
+    return 0;
+}
+
+/* SHOAL_JOBID: it names files of the job, so only a short, plain name. */
+static const char *read_jobid(char *errbuf, size_t errlen)
+{
     const char *job = getenv(SHOAL_ENV_JOBID);
     if (!job || !*job) {
         snprintf(errbuf, errlen, "%s is %s (oshrun sets it with %s)", SHOAL_ENV_JOBID,
                  job ? "empty" : "not set", SHOAL_ENV_BOOT_FD);
-        return -1;
+        return NULL;
     }
     size_t jl = strlen(job);
     int job_ok = jl <= 64;
@@ -444,9 +438,15 @@ int shoal_boot_local_open(struct shoal_boot *b, char *errbuf, size_t errlen)
         snprintf(errbuf, errlen,
                  "%s='%.40s' is malformed (at most 64 characters of A-Z a-z 0-9 . _ -)",
                  SHOAL_ENV_JOBID, job);
-        return -1;
+        return NULL;
     }
+    return job;
+}
 
+/* fd is the connection oshrun made for this PE (not a stale inherited
+ * number); it is then kept from the programs this PE starts. */
+static int check_socket(int fd, char *errbuf, size_t errlen)
+{
     struct stat st;
     if (fstat(fd, &st) < 0) {
         snprintf(errbuf, errlen,
@@ -467,19 +467,17 @@ int shoal_boot_local_open(struct shoal_boot *b, char *errbuf, size_t errlen)
                  SHOAL_ENV_BOOT_FD, fd, SHOAL_ENV_BOOT_FD);
         return -1;
     }
-    /* Programs this PE starts must not inherit the connection. */
     int fl = fcntl(fd, F_GETFD);
     if (fl >= 0)
         fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+    return 0;
+}
 
-    L.fd = fd;
-    L.rank = rank;
-    L.size = size;
-    memcpy(L.jobid, job, jl + 1); /* jl <= 64, checked above */
-    L.pid = getpid();
-    L.broken = 0;
-    L.open = 1; /* lets usable() pass during the handshake */
+/* HELLO and its acknowledgement: oshrun confirms who this PE is. */
+static int handshake(int rank, int size, char *errbuf, size_t errlen)
+{
     struct shoal_msg_hdr ack;
+    L.open = 1; /* lets usable() pass during the handshake */
     if (send_locked(SHOAL_MSG_HELLO, rank, size, NULL, 0) < 0 ||
         recv_reply(SHOAL_MSG_HELLO_ACK, NULL, 0, &ack) < 0) {
         L.open = 0;
@@ -492,6 +490,35 @@ int shoal_boot_local_open(struct shoal_boot *b, char *errbuf, size_t errlen)
                  ack.b, SHOAL_ENV_RANK, rank, SHOAL_ENV_SIZE, size);
         return -1;
     }
+    return 0;
+}
+
+int shoal_boot_local_open(struct shoal_boot *b, char *errbuf, size_t errlen)
+{
+    if (L.open) {
+        if (getpid() != L.pid) {
+            snprintf(errbuf, errlen,
+                     "this process (pid %ld) is a forked child of PE %d (pid %ld); the "
+                     "connection to oshrun belongs to that PE",
+                     (long)getpid(), L.rank, (long)L.pid);
+            return -1;
+        }
+        fill(b); /* opened before in this process: same job, no second HELLO */
+        return 0;
+    }
+    int fd, size, rank;
+    const char *job;
+    if (read_ids(&fd, &size, &rank, errbuf, errlen) < 0 || !(job = read_jobid(errbuf, errlen)) ||
+        check_socket(fd, errbuf, errlen) < 0)
+        return -1;
+    L.fd = fd;
+    L.rank = rank;
+    L.size = size;
+    memcpy(L.jobid, job, strlen(job) + 1); /* at most 64 characters, checked */
+    L.pid = getpid();
+    L.broken = 0;
+    if (handshake(rank, size, errbuf, errlen) < 0)
+        return -1;
     fill(b);
     return 0;
 }
