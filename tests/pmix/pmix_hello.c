@@ -6,7 +6,13 @@
  * (PMIX_RANK), every PE puts to every PE (symmetric heap and static data),
  * a barrier, everybody reads what everybody wrote; an atomic count on PE 0;
  * gets from the next PE.  Prints "pmix_hello: PE r/N ok (namespace NS)"
- * (NS: PMIX_NAMESPACE) and exits 0. */
+ * (NS: PMIX_NAMESPACE) and exits 0.
+ *
+ *   pmix_hello stuck N
+ *
+ * Every PE prints "pmix_hello: PE r stuck" after a barrier, then waits in
+ * shmem_wait_until for a word nobody writes: what is left when the
+ * launcher is killed. */
 #include "shoal_test.h"
 
 static long sdata[256]; /* static data: symmetric */
@@ -32,10 +38,11 @@ static void exchange(long *heap, int me, int n, long round)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: pmix_hello hello N\n");
+        fprintf(stderr, "usage: pmix_hello hello|stuck N\n");
         return 2;
     }
-    if (strcmp(argv[1], "hello") != 0) {
+    int stuck = strcmp(argv[1], "stuck") == 0;
+    if (strcmp(argv[1], "hello") != 0 && !stuck) {
         fprintf(stderr, "pmix_hello: unknown mode '%s'\n", argv[1]);
         return 2;
     }
@@ -53,6 +60,14 @@ int main(int argc, char **argv)
     CHECK_EQ_I(n, want);
     CHECK_EQ_I(me, atoi(pr));
     CHECK(n <= 256);
+
+    if (stuck) {
+        shmem_barrier_all();
+        printf("pmix_hello: PE %d stuck\n", me);
+        fflush(stdout);
+        shmem_long_wait_until(&counter, SHMEM_CMP_EQ, -1);
+        return 1;
+    }
 
     ST_PHASE("exchange");
     long *heap = shmem_malloc(sizeof(long) * (size_t)n);

@@ -21,6 +21,9 @@ Cases:
                  process of the job may survive
   info           shmem-info --job under mpirun prints "Bootstrap: pmix";
                  shmem-info alone lists SHOAL_BOOT
+  launcher_killed  3 PEs wait in shmem_wait_until for a word nobody writes;
+                 SIGKILL to mpirun: the PEs lose their PMIx server and must
+                 exit within a few seconds (nobody else can end them)
   boot_env       SHOAL_BOOT: singleton under mpirun gives N jobs of one PE;
                  a malformed value and pmix without a launcher fail with a
                  message naming the variable
@@ -221,6 +224,41 @@ def case_die(mode, want_rc, max_s=8.0):
     no_survivors(mark, "die " + mode)
 
 
+def case_launcher_killed(n=3, bound=5.0):
+    mark = uuid.uuid4().hex
+    cmd = mpirun(n, A.hello, "stuck", str(n))
+    p = subprocess.Popen(cmd, env=env_with({}, mark), stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    ready, lines, t0 = 0, [], time.monotonic()
+    while ready < n and time.monotonic() - t0 < 60:
+        line = p.stdout.readline().decode("utf-8", "replace")
+        if not line:
+            break
+        lines.append(line)
+        ready += "stuck" in line
+    if ready < n:
+        p.kill()
+        p.wait()
+        no_survivors(mark, "launcher_killed (start)")
+        fail("the PEs did not all report 'stuck':\n" + "".join(lines))
+    time.sleep(0.2)  # into their wait
+    t = time.monotonic()
+    p.kill()
+    p.wait()
+    p.stdout.close()
+    while marked_pids(mark) and time.monotonic() - t < bound:
+        time.sleep(0.01)
+    left = marked_pids(mark)
+    if left:
+        for pid in left:
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+        fail("PEs %s outlived a SIGKILLed mpirun by %.0f s" % (left, bound))
+    print("mpirun SIGKILLed -> PEs gone in %.3f s" % (time.monotonic() - t))
+
+
 def case_info():
     mark = uuid.uuid4().hex
     cmd = mpirun(2, A.info, "--job")
@@ -277,7 +315,8 @@ def main():
     A = ap.parse_args()
     A.mpirun = shlex.split(A.mpirun)
     cases = {"hello": case_hello, "concurrent": case_concurrent, "die": case_die,
-             "info": case_info, "boot_env": case_boot_env}
+             "info": case_info, "boot_env": case_boot_env,
+             "launcher_killed": case_launcher_killed}
     if A.case not in cases:
         ap.error("unknown case %s" % A.case)
     cases[A.case](*A.args)

@@ -21,6 +21,10 @@
  *                bootstrap barriers after finalize (shmem_finalize's last
  *                barrier, the network transport's)
  *   abort        PMIx_Abort, then _exit(status)
+ *   lost server  the launcher's PMIx server went away (mpirun or the
+ *                node's daemon was killed): nothing can end this job any
+ *                more, and a PE waiting for its peers would wait forever,
+ *                so it says so and exits (status 1) from libpmix's thread
  *
  * Open MPI 4's mpirun (ORTE) is handled apart: its PMIx server now and
  * then crashes mpirun (SIGSEGV in PMIx_server_finalize, exit status 139)
@@ -36,6 +40,7 @@
  * print one line on stderr ("shoal: PE r: bootstrap: ...").  libc and
  * libpmix only. */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -312,6 +317,33 @@ static int get_job_uint(const char *key, uint64_t *out)
     return ok ? 0 : -1;
 }
 
+#ifdef PMIX_ERR_LOST_CONNECTION
+#define SHOAL_PMIX_LOST PMIX_ERR_LOST_CONNECTION /* PMIx 4 */
+#else
+#define SHOAL_PMIX_LOST PMIX_ERR_LOST_CONNECTION_TO_SERVER
+#endif
+
+static void lost_server(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                        pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                        pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id, (void)source, (void)info, (void)ninfo, (void)results, (void)nresults;
+    (void)cbfunc, (void)cbdata;
+    /* Its stderr may be a pipe to the dead launcher: no SIGPIPE for this. */
+    signal(SIGPIPE, SIG_IGN);
+    print_err("lost the connection to the launcher's PMIx server (%s): the launcher is gone "
+              "and cannot end the job; exiting",
+              PMIx_Error_string(status));
+    _exit(1);
+}
+
+/* After PMIx_Init; a failure costs only the clean exit above. */
+static void watch_server(void)
+{
+    pmix_status_t code = SHOAL_PMIX_LOST;
+    PMIx_Register_event_handler(&code, 1, NULL, 0, lost_server, NULL, NULL);
+}
+
 int shoal_boot_pmix_open(struct shoal_boot *b, char *errbuf, size_t errlen)
 {
     if (P.open) {
@@ -368,6 +400,7 @@ int shoal_boot_pmix_open(struct shoal_boot *b, char *errbuf, size_t errlen)
         PMIx_Finalize(NULL, 0);
         return -1;
     }
+    watch_server();
     P.open = 1;
     fill(b);
     return 0;
