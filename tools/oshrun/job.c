@@ -313,6 +313,102 @@ static void finish(struct job *j)
         ;
 }
 
+/* --timeout and --dump-on-hang.  1: the job is being ended now. */
+static int check_deadlines(struct job *j, double now)
+{
+    if (j->deadline > 0 && !j->terminating && now >= j->deadline) {
+        int k = j->alive;
+        msg("the job did not finish within --timeout %g s; terminating the %d PE%s", j->o->timeout,
+            k, k == 1 ? "" : "s");
+        /* Time for the reports only where some were asked for. */
+        int asked = job_dump(j);
+        terminate_after(j, 124, -1, 0, asked ? OSHRUN_DUMP_GRACE : 0);
+        return 1;
+    }
+    if (j->dump_at > 0 && !j->terminating && now >= j->dump_at) {
+        j->dump_at = 0;
+        msg("--dump-on-hang %g s: asking every PE where it waits", j->o->dump_after);
+        job_dump(j);
+    }
+    return 0;
+}
+
+/* The signalfd, then each PE's socket (who = 3i) and output pipes
+ * (3i + 1, 3i + 2).  Returns the number of entries. */
+static int build_pollset(struct job *j, struct pollfd *pf, int *who)
+{
+    int k = 0;
+    pf[k] = (struct pollfd){.fd = j->sfd, .events = POLLIN};
+    who[k++] = -1;
+    for (int i = 0; i < j->nspawned; i++) {
+        struct pe *p = &j->pes[i];
+        if (p->sock >= 0) {
+            pf[k] = (struct pollfd){.fd = p->sock,
+                                    .events = (short)(POLLIN | (p->tx_head ? POLLOUT : 0))};
+            who[k++] = i * 3;
+        }
+        for (int w = 0; w < 2; w++)
+            if (p->io[w] >= 0) {
+                pf[k] = (struct pollfd){.fd = p->io[w], .events = POLLIN};
+                who[k++] = i * 3 + 1 + w;
+            }
+    }
+    return k;
+}
+
+/* The earlier of timeout (ms, -1: none) and the deadline t (0: none). */
+static int earlier(int timeout, double t, double now)
+{
+    if (t <= 0)
+        return timeout;
+    int ms = ms_until(t, now);
+    return timeout < 0 || ms < timeout ? ms : timeout;
+}
+
+/* poll()'s timeout: the next deadline of any kind, or -1. */
+static int next_timeout(const struct job *j, double now, double recheck, double flush_at)
+{
+    int timeout = -1;
+    if (!j->terminating) {
+        timeout = earlier(timeout, j->deadline, now);
+        timeout = earlier(timeout, j->dump_at, now);
+    } else {
+        if (j->term_pending)
+            timeout = earlier(timeout, j->term_at, now);
+        if (!j->killed)
+            timeout = earlier(timeout, j->kill_at, now);
+        if (j->exempt >= 0 && !j->exempt_killed)
+            timeout = earlier(timeout, j->exempt_kill_at, now);
+    }
+    timeout = earlier(timeout, recheck, now);
+    return earlier(timeout, flush_at, now);
+}
+
+/* What poll() reported on the PEs' sockets and pipes; then queued replies
+ * go out where there is room. */
+static void dispatch(struct job *j, const struct pollfd *pf, const int *who, int k)
+{
+    for (int x = 1; x < k; x++) {
+        if (!pf[x].revents)
+            continue;
+        struct pe *p = &j->pes[who[x] / 3];
+        int kind = who[x] % 3;
+        if (kind == 0) {
+            if (p->sock != pf[x].fd)
+                continue; /* closed meanwhile */
+            if (pf[x].revents & (POLLIN | POLLHUP | POLLERR))
+                srv_readable(j, p);
+            if ((pf[x].revents & POLLOUT) && p->sock >= 0)
+                srv_writable(j, p);
+        } else if (p->io[kind - 1] == pf[x].fd) {
+            io_readable(j, p, kind - 1);
+        }
+    }
+    for (int i = 0; i < j->nspawned; i++)
+        if (j->pes[i].tx_head && j->pes[i].sock >= 0)
+            srv_writable(j, &j->pes[i]);
+}
+
 int job_run(struct job *j)
 {
     size_t cap = 1 + 3 * (size_t)j->n;
@@ -322,71 +418,14 @@ int job_run(struct job *j)
     while (j->alive > 0) {
         double now = now_mono();
         kill_stage(j, now);
-        if (j->deadline > 0 && !j->terminating && now >= j->deadline) {
-            int k = j->alive;
-            msg("the job did not finish within --timeout %g s; terminating the %d PE%s",
-                j->o->timeout, k, k == 1 ? "" : "s");
-            /* Time for the reports only where some were asked for. */
-            int asked = job_dump(j);
-            terminate_after(j, 124, -1, 0, asked ? OSHRUN_DUMP_GRACE : 0);
+        if (check_deadlines(j, now))
             continue;
-        }
-        if (j->dump_at > 0 && !j->terminating && now >= j->dump_at) {
-            j->dump_at = 0;
-            msg("--dump-on-hang %g s: asking every PE where it waits", j->o->dump_after);
-            job_dump(j);
-        }
-
         /* A round waiting for a hung-up PE may fail now (replies queued
          * here are polled for below). */
         double recheck = srv_check_round(j);
         double flush_at = io_flush_partial(j, now);
-
-        int k = 0;
-        pf[k] = (struct pollfd){.fd = j->sfd, .events = POLLIN};
-        who[k++] = -1;
-        for (int i = 0; i < j->nspawned; i++) {
-            struct pe *p = &j->pes[i];
-            if (p->sock >= 0) {
-                pf[k] = (struct pollfd){.fd = p->sock,
-                                        .events = (short)(POLLIN | (p->tx_head ? POLLOUT : 0))};
-                who[k++] = i * 3;
-            }
-            for (int w = 0; w < 2; w++)
-                if (p->io[w] >= 0) {
-                    pf[k] = (struct pollfd){.fd = p->io[w], .events = POLLIN};
-                    who[k++] = i * 3 + 1 + w;
-                }
-        }
-        int timeout = -1;
-        if (j->deadline > 0 && !j->terminating)
-            timeout = ms_until(j->deadline, now);
-        if (recheck > 0) {
-            int t = ms_until(recheck, now);
-            timeout = timeout < 0 || t < timeout ? t : timeout;
-        }
-        if (flush_at > 0) {
-            int t = ms_until(flush_at, now);
-            timeout = timeout < 0 || t < timeout ? t : timeout;
-        }
-        if (j->dump_at > 0 && !j->terminating) {
-            int t = ms_until(j->dump_at, now);
-            timeout = timeout < 0 || t < timeout ? t : timeout;
-        }
-        if (j->terminating && j->term_pending) {
-            int t = ms_until(j->term_at, now);
-            timeout = timeout < 0 || t < timeout ? t : timeout;
-        }
-        if (j->terminating && !j->killed) {
-            int t = ms_until(j->kill_at, now);
-            timeout = timeout < 0 || t < timeout ? t : timeout;
-        }
-        if (j->terminating && j->exempt >= 0 && !j->exempt_killed) {
-            int t = ms_until(j->exempt_kill_at, now);
-            timeout = timeout < 0 || t < timeout ? t : timeout;
-        }
-
-        int r = poll(pf, (nfds_t)k, timeout);
+        int k = build_pollset(j, pf, who);
+        int r = poll(pf, (nfds_t)k, next_timeout(j, now, recheck, flush_at));
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -401,26 +440,7 @@ int job_run(struct job *j)
         if (pf[0].revents)
             on_signals(j);
         reap(j); /* cheap, and immune to coalesced SIGCHLDs */
-        for (int x = 1; x < k; x++) {
-            if (!pf[x].revents)
-                continue;
-            struct pe *p = &j->pes[who[x] / 3];
-            int kind = who[x] % 3;
-            if (kind == 0) {
-                if (p->sock != pf[x].fd)
-                    continue; /* closed meanwhile */
-                if (pf[x].revents & (POLLIN | POLLHUP | POLLERR))
-                    srv_readable(j, p);
-                if ((pf[x].revents & POLLOUT) && p->sock >= 0)
-                    srv_writable(j, p);
-            } else if (p->io[kind - 1] == pf[x].fd) {
-                io_readable(j, p, kind - 1);
-            }
-        }
-        /* Replies queued while reading go out now if there is room. */
-        for (int i = 0; i < j->nspawned; i++)
-            if (j->pes[i].tx_head && j->pes[i].sock >= 0)
-                srv_writable(j, &j->pes[i]);
+        dispatch(j, pf, who, k);
     }
     finish(j);
     free(pf);

@@ -122,6 +122,116 @@ static int valid_var_name(const char *s, size_t len)
     return 1;
 }
 
+static int is_np(const char *name)
+{
+    return !strcmp(name, "-n") || !strcmp(name, "-np") || !strcmp(name, "--np") ||
+           !strcmp(name, "--n");
+}
+
+static int is_time(const char *name)
+{
+    return !strcmp(name, "--timeout") || !strcmp(name, "--dump-on-hang");
+}
+
+static int takes_value(const char *name)
+{
+    return is_np(name) || is_time(name) || !strcmp(name, "--bind-to") || !strcmp(name, "-x") ||
+           !strcmp(name, "--cpus-per-pe");
+}
+
+/* What a missing value should have been. */
+static const char *value_hint(const char *name)
+{
+    return !strcmp(name, "--bind-to")       ? " (core, numa or none)"
+           : !strcmp(name, "--cpus-per-pe") ? " (a number of CPUs)"
+           : !strcmp(name, "-x")            ? " (VAR or VAR=value)"
+           : is_time(name)                  ? " (seconds)"
+                                            : " (the number of PEs)";
+}
+
+static int parse_bind(const char *val, struct oshrun_opts *o)
+{
+    if (!strcmp(val, "core"))
+        o->bind = OSHRUN_BIND_CORE;
+    else if (!strcmp(val, "numa"))
+        o->bind = OSHRUN_BIND_NUMA;
+    else if (!strcmp(val, "none"))
+        o->bind = OSHRUN_BIND_NONE;
+    else
+        return bad("--bind-to '%s': expected 'core', 'numa' or 'none'", val);
+    return 0;
+}
+
+static int parse_cpus(const char *val, struct oshrun_opts *o)
+{
+    long n = 0;
+    int ok = *val != 0 && strlen(val) <= 7;
+    for (const char *p = val; ok && *p; p++)
+        if (!isdigit((unsigned char)*p))
+            ok = 0;
+        else
+            n = n * 10 + (*p - '0');
+    if (!ok || n < 1 || n > OSHRUN_MAX_CPUS_PER_PE)
+        return bad("--cpus-per-pe '%s': expected a whole number of CPUs from 1 to %d", val,
+                   OSHRUN_MAX_CPUS_PER_PE);
+    o->cpus_per_pe = (int)n;
+    return 0;
+}
+
+static int parse_xvar(const char *val, struct oshrun_opts *o)
+{
+    const char *e = strchr(val, '=');
+    size_t nl = e ? (size_t)(e - val) : strlen(val);
+    if (!valid_var_name(val, nl))
+        return bad("-x '%s': expected VAR or VAR=value, VAR made of letters, digits and '_'", val);
+    o->xvars[o->nx++] = (char *)val;
+    return 0;
+}
+
+static int parse_seconds(const char *name, const char *val, struct oshrun_opts *o)
+{
+    char *end;
+    double t = strtod(val, &end);
+    if (end == val || *end || !isfinite(t) || t <= 0 || t > 1e8)
+        return bad("%s '%s': expected a positive number of seconds", name, val);
+    if (!strcmp(name, "--timeout"))
+        o->timeout = t;
+    else
+        o->dump_after = t;
+    return 0;
+}
+
+/* One option (arg as given, name without "=value", its value or "").
+ * 0, or what opts_parse returns: 1 (done: help, version), 2 (bad). */
+static int apply_option(struct oshrun_opts *o, const char *arg, const char *name, const char *val)
+{
+    if (is_np(name))
+        return parse_np(name, val, &o->np);
+    if (is_time(name))
+        return parse_seconds(name, val, o);
+    if (!strcmp(name, "--bind-to"))
+        return parse_bind(val, o);
+    if (!strcmp(name, "--cpus-per-pe"))
+        return parse_cpus(val, o);
+    if (!strcmp(name, "-x"))
+        return parse_xvar(val, o);
+    if (!strcmp(name, "--tag-output")) {
+        o->tag_output = 1;
+    } else if (!strcmp(name, "--report-bindings")) {
+        o->report_bindings = 1;
+    } else if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
+        usage(stdout);
+        return 1;
+    } else if (!strcmp(name, "-V") || !strcmp(name, "--version")) {
+        printf("oshrun (Shoal) %s\n", SHOAL_VERSION_STRING);
+        return 1;
+    } else if (strcmp(name, "--oversubscribe") && strcmp(name, "--allow-run-as-root")) {
+        /* (those two: one node, no slot accounting; root is fine) */
+        return bad("unknown option '%s'", arg);
+    }
+    return 0;
+}
+
 int opts_parse(int argc, char **argv, struct oshrun_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -147,86 +257,20 @@ int opts_parse(int argc, char **argv, struct oshrun_opts *o)
         } else {
             snprintf(name, sizeof name, "%s", a);
         }
-        int takes_value = !strcmp(name, "-n") || !strcmp(name, "-np") || !strcmp(name, "--np") ||
-                          !strcmp(name, "--n") || !strcmp(name, "--bind-to") ||
-                          !strcmp(name, "-x") || !strcmp(name, "--cpus-per-pe") ||
-                          !strcmp(name, "--timeout") || !strcmp(name, "--dump-on-hang");
         const char *val = "";
-        if (takes_value) {
-            if (inl) {
+        if (takes_value(name)) {
+            if (inl)
                 val = inl;
-            } else if (i + 1 < argc) {
+            else if (i + 1 < argc)
                 val = argv[++i];
-            } else {
-                return bad("option '%s' needs a value%s", name,
-                           !strcmp(name, "--bind-to")       ? " (core, numa or none)"
-                           : !strcmp(name, "--cpus-per-pe") ? " (a number of CPUs)"
-                           : !strcmp(name, "-x")            ? " (VAR or VAR=value)"
-                           : !strcmp(name, "--timeout") || !strcmp(name, "--dump-on-hang")
-                               ? " (seconds)"
-                               : " (the number of PEs)");
-            }
+            else
+                return bad("option '%s' needs a value%s", name, value_hint(name));
         } else if (inl) {
             return bad("option '%s' takes no value", name);
         }
-
-        if (!strcmp(name, "-n") || !strcmp(name, "-np") || !strcmp(name, "--np") ||
-            !strcmp(name, "--n")) {
-            if (parse_np(name, val, &o->np))
-                return 2;
-        } else if (!strcmp(name, "--tag-output")) {
-            o->tag_output = 1;
-        } else if (!strcmp(name, "--bind-to")) {
-            if (!strcmp(val, "core"))
-                o->bind = OSHRUN_BIND_CORE;
-            else if (!strcmp(val, "numa"))
-                o->bind = OSHRUN_BIND_NUMA;
-            else if (!strcmp(val, "none"))
-                o->bind = OSHRUN_BIND_NONE;
-            else
-                return bad("--bind-to '%s': expected 'core', 'numa' or 'none'", val);
-        } else if (!strcmp(name, "--cpus-per-pe")) {
-            long n = 0;
-            int ok = *val != 0 && strlen(val) <= 7;
-            for (const char *p = val; ok && *p; p++)
-                if (!isdigit((unsigned char)*p))
-                    ok = 0;
-                else
-                    n = n * 10 + (*p - '0');
-            if (!ok || n < 1 || n > OSHRUN_MAX_CPUS_PER_PE)
-                return bad("--cpus-per-pe '%s': expected a whole number of CPUs from 1 to %d", val,
-                           OSHRUN_MAX_CPUS_PER_PE);
-            o->cpus_per_pe = (int)n;
-        } else if (!strcmp(name, "--report-bindings")) {
-            o->report_bindings = 1;
-        } else if (!strcmp(name, "-x")) {
-            const char *e = strchr(val, '=');
-            size_t nl = e ? (size_t)(e - val) : strlen(val);
-            if (!valid_var_name(val, nl))
-                return bad("-x '%s': expected VAR or VAR=value, VAR made of letters, digits "
-                           "and '_'",
-                           val);
-            o->xvars[o->nx++] = (char *)val;
-        } else if (!strcmp(name, "--timeout") || !strcmp(name, "--dump-on-hang")) {
-            char *end;
-            double t = strtod(val, &end);
-            if (end == val || *end || !isfinite(t) || t <= 0 || t > 1e8)
-                return bad("%s '%s': expected a positive number of seconds", name, val);
-            if (!strcmp(name, "--timeout"))
-                o->timeout = t;
-            else
-                o->dump_after = t;
-        } else if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(name, "-V") || !strcmp(name, "--version")) {
-            printf("oshrun (Shoal) %s\n", SHOAL_VERSION_STRING);
-            return 1;
-        } else if (!strcmp(name, "--oversubscribe") || !strcmp(name, "--allow-run-as-root")) {
-            /* one node, no slot accounting; root is fine */
-        } else {
-            return bad("unknown option '%s'", a);
-        }
+        int r = apply_option(o, a, name, val);
+        if (r)
+            return r;
     }
     if (o->cpus_per_pe && o->bind != OSHRUN_BIND_CORE)
         return bad("--cpus-per-pe %d: only with --bind-to core (here: --bind-to %s)",

@@ -133,21 +133,18 @@ static void topo_plain(struct topo *t, const cpu_set_t *mask, size_t size)
 }
 
 #ifdef SHOAL_HAVE_HWLOC
-/* The topology of the CPUs in `mask` (or, for a synthetic topology, of all
- * its CPUs: *mask is then replaced).  Returns -1 if hwloc fails (the caller
- * falls back to topo_plain), 1 for a synthetic (what-if) topology, else 0. */
-static int topo_hwloc(struct topo *t, cpu_set_t **mask, size_t *size)
+/* hwloc's topology of this machine (or HWLOC_SYNTHETIC's), or -1.
+ * oshrun needs only the CPUs' topology, which hwloc's built-in components
+ * find; its plugins (PCI, OpenCL, OpenGL, libxml2) would load libraries
+ * like libX11 and libOpenCL into oshrun for nothing (and take 3 ms).  The
+ * variable is changed around the init only (plugins load there): the PEs
+ * get the environment as it was. */
+static int hwloc_open(hwloc_topology_t *h)
 {
-    /* oshrun needs only the CPUs' topology, which hwloc's built-in
-     * components find; its plugins (PCI, OpenCL, OpenGL, libxml2) would load
-     * libraries like libX11 and libOpenCL into oshrun for nothing (and take
-     * 3 ms).  The variable is changed around the init only (plugins load
-     * there): the PEs get the environment as it was. */
     const char *pp = getenv("HWLOC_PLUGINS_PATH");
     char *saved = pp ? strdup(pp) : NULL;
     setenv("HWLOC_PLUGINS_PATH", "/dev/null", 1);
-    hwloc_topology_t h;
-    int rc = hwloc_topology_init(&h);
+    int rc = hwloc_topology_init(h);
     if (saved)
         setenv("HWLOC_PLUGINS_PATH", saved, 1);
     else
@@ -155,71 +152,71 @@ static int topo_hwloc(struct topo *t, cpu_set_t **mask, size_t *size)
     free(saved);
     if (rc < 0)
         return -1;
-    if (hwloc_topology_load(h) < 0) {
-        hwloc_topology_destroy(h);
+    if (hwloc_topology_load(*h) < 0) {
+        hwloc_topology_destroy(*h);
         return -1;
     }
-    const char *syn = getenv("HWLOC_SYNTHETIC");
-    int whatif = syn && *syn && !hwloc_topology_is_thissystem(h);
-    if (whatif) {
-        hwloc_const_cpuset_t all = hwloc_topology_get_allowed_cpuset(h);
-        int last = hwloc_bitmap_last(all);
-        if (last < 0 || last >= (1 << 22)) {
-            hwloc_topology_destroy(h);
-            return -1;
-        }
-        size_t sz = CPU_ALLOC_SIZE(last + 1);
-        if (sz < *size)
-            sz = *size;
-        cpu_set_t *m = CPU_ALLOC(sz * 8);
-        if (!m) {
-            hwloc_topology_destroy(h);
-            return -1;
-        }
-        CPU_ZERO_S(sz, m);
-        for (int c = hwloc_bitmap_first(all); c >= 0; c = hwloc_bitmap_next(all, c))
-            CPU_SET_S((size_t)c, sz, m);
-        CPU_FREE(*mask);
-        *mask = m;
-        *size = sz;
-    }
+    return 0;
+}
 
-    int max = (int)(*size * 8), n = 0;
-    int nn = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_NUMANODE);
-    int total = CPU_COUNT_S(*size, *mask);
-    struct cpuinfo *ci = xcalloc((size_t)total + 1, sizeof *ci);
-    int *numa_present = xcalloc((size_t)nn + 2, sizeof *numa_present);
-    int ncore_objs = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_CORE);
-    for (int c = 0; c < max && n < total; c++) {
-        if (!CPU_ISSET_S((size_t)c, *size, *mask))
-            continue;
-        hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(h, (unsigned)c);
-        hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(h, HWLOC_OBJ_CORE, pu) : NULL;
-        /* A CPU hwloc does not know, or one without a core: a core of its own. */
-        ci[n].cpu = c;
-        ci[n].pu = pu ? (int)pu->logical_index : c;
-        ci[n].core = core ? (int)core->logical_index : ncore_objs + c;
-        ci[n].id = core ? (int)core->logical_index : -1;
-        /* Its NUMA node: the first whose CPUs include it (memory-only nodes,
-         * e.g. HBM or CXL, share a CPU set with a node that has CPUs and
-         * comes first). */
-        ci[n].numa = nn;
-        for (int i = 0; i < nn; i++) {
-            hwloc_obj_t node = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)i);
-            if (node && node->cpuset && hwloc_bitmap_isset(node->cpuset, (unsigned)c)) {
-                ci[n].numa = i;
-                break;
-            }
+/* A synthetic (what-if) topology: *mask becomes all of its CPUs.  -1 on
+ * failure. */
+static int whatif_mask(hwloc_topology_t h, cpu_set_t **mask, size_t *size)
+{
+    hwloc_const_cpuset_t all = hwloc_topology_get_allowed_cpuset(h);
+    int last = hwloc_bitmap_last(all);
+    if (last < 0 || last >= (1 << 22))
+        return -1;
+    size_t sz = CPU_ALLOC_SIZE(last + 1);
+    if (sz < *size)
+        sz = *size;
+    cpu_set_t *m = CPU_ALLOC(sz * 8);
+    if (!m)
+        return -1;
+    CPU_ZERO_S(sz, m);
+    for (int c = hwloc_bitmap_first(all); c >= 0; c = hwloc_bitmap_next(all, c))
+        CPU_SET_S((size_t)c, sz, m);
+    CPU_FREE(*mask);
+    *mask = m;
+    *size = sz;
+    return 0;
+}
+
+/* CPU c's PU, core and NUMA node (logical index; nn: none). */
+static void describe_cpu(hwloc_topology_t h, int c, int nn, int ncore_objs, struct cpuinfo *ci)
+{
+    hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(h, (unsigned)c);
+    hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(h, HWLOC_OBJ_CORE, pu) : NULL;
+    /* A CPU hwloc does not know, or one without a core: a core of its own. */
+    ci->cpu = c;
+    ci->pu = pu ? (int)pu->logical_index : c;
+    ci->core = core ? (int)core->logical_index : ncore_objs + c;
+    ci->id = core ? (int)core->logical_index : -1;
+    /* Its NUMA node: the first whose CPUs include it (memory-only nodes,
+     * e.g. HBM or CXL, share a CPU set with a node that has CPUs and comes
+     * first). */
+    ci->numa = nn;
+    for (int i = 0; i < nn; i++) {
+        hwloc_obj_t node = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)i);
+        if (node && node->cpuset && hwloc_bitmap_isset(node->cpuset, (unsigned)c)) {
+            ci->numa = i;
+            return;
         }
-        numa_present[ci[n].numa] = 1;
-        n++;
     }
-    /* NUMA logical index -> rank among the nodes that have CPUs in the mask */
+}
+
+/* Renumbers ci[].numa (logical index, nn: none) to ranks among the nodes
+ * that have CPUs in the mask, and records their OS numbers in t. */
+static void rank_numa(hwloc_topology_t h, struct topo *t, struct cpuinfo *ci, int n, int nn)
+{
+    int *present = xcalloc((size_t)nn + 2, sizeof *present);
     int *rank = xcalloc((size_t)nn + 2, sizeof *rank);
+    for (int i = 0; i < n; i++)
+        present[ci[i].numa] = 1;
     t->numa_id = xcalloc((size_t)nn + 2, sizeof *t->numa_id);
     t->nnuma = 0;
     for (int i = 0; i <= nn; i++)
-        if (numa_present[i]) {
+        if (present[i]) {
             hwloc_obj_t node =
                 i < nn ? hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)i) : NULL;
             t->numa_id[t->nnuma] = node ? (int)node->os_index : -1;
@@ -227,9 +224,34 @@ static int topo_hwloc(struct topo *t, cpu_set_t **mask, size_t *size)
         }
     for (int i = 0; i < n; i++)
         ci[i].numa = rank[ci[i].numa];
-    build_topo(t, ci, n);
     free(rank);
-    free(numa_present);
+    free(present);
+}
+
+/* The topology of the CPUs in `mask` (or, for a synthetic topology, of all
+ * its CPUs: *mask is then replaced).  Returns -1 if hwloc fails (the caller
+ * falls back to topo_plain), 1 for a synthetic (what-if) topology, else 0. */
+static int topo_hwloc(struct topo *t, cpu_set_t **mask, size_t *size)
+{
+    hwloc_topology_t h;
+    if (hwloc_open(&h) < 0)
+        return -1;
+    const char *syn = getenv("HWLOC_SYNTHETIC");
+    int whatif = syn && *syn && !hwloc_topology_is_thissystem(h);
+    if (whatif && whatif_mask(h, mask, size) < 0) {
+        hwloc_topology_destroy(h);
+        return -1;
+    }
+    int max = (int)(*size * 8), n = 0;
+    int nn = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_NUMANODE);
+    int total = CPU_COUNT_S(*size, *mask);
+    int ncore_objs = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_CORE);
+    struct cpuinfo *ci = xcalloc((size_t)total + 1, sizeof *ci);
+    for (int c = 0; c < max && n < total; c++)
+        if (CPU_ISSET_S((size_t)c, *size, *mask))
+            describe_cpu(h, c, nn, ncore_objs, &ci[n++]);
+    rank_numa(h, t, ci, n, nn);
+    build_topo(t, ci, n);
     free(ci);
     hwloc_topology_destroy(h);
     return whatif;
