@@ -202,10 +202,18 @@ static void *progress_main(void *arg)
             continue;
         }
         struct timespec ts = {ns / 1000000000, ns % 1000000000};
-        if (app_active || efd < 0 || req_busy) {
+        if (app_active || efd < 0 || req_busy || !target_take()) {
             nanosleep(&ts, NULL);
         } else {
-            if (ucp_worker_arm(ucx_g.target) == UCS_ERR_BUSY)
+            /* Armed under the flag, as the worker is progressed: UCX 1.13
+             * could livelock an application thread inside
+             * ucp_worker_progress(target) while this thread armed the
+             * same worker (both PEs of exit_paths amo over ucx_sm spun in
+             * shmem_finalize's flush, this thread on a spinlock in
+             * ucp_worker_arm, about once in 100 runs under load). */
+            ucs_status_t armed = ucp_worker_arm(ucx_g.target);
+            target_give();
+            if (armed == UCS_ERR_BUSY)
                 continue; /* events arrived meanwhile */
             /* Woken by an event; the timeout only bounds a missed one. */
             struct timespec idle = {(ns * 10) / 1000000000, (ns * 10) % 1000000000};
