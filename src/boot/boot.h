@@ -44,6 +44,11 @@ typedef void (*shoal_boot_progress_fn)(void);
 void shoal_boot_set_progress(shoal_boot_progress_fn progress);
 shoal_boot_progress_fn shoal_boot_progress_hook(void);
 
+/* For the bootstraps' open when already open: -1 with a message in errbuf
+ * when this process is not `owner` (a forked child of PE `rank`, which
+ * holds the launcher connection `conn`), else 0. */
+int shoal_boot_check_owner(long owner, int rank, const char *conn, char *errbuf, size_t errlen);
+
 /* Picks the bootstrap (boot_open.c): SHOAL_BOOT=local|pmix|singleton
  * forces one; otherwise (auto) SHOAL_BOOT_FD set by oshrun -> local; a PMIx
  * launcher's variables (PMIX_NAMESPACE, PMIX_RANK) -> pmix; otherwise a

@@ -496,13 +496,8 @@ static int handshake(int rank, int size, char *errbuf, size_t errlen)
 int shoal_boot_local_open(struct shoal_boot *b, char *errbuf, size_t errlen)
 {
     if (L.open) {
-        if (getpid() != L.pid) {
-            snprintf(errbuf, errlen,
-                     "this process (pid %ld) is a forked child of PE %d (pid %ld); the "
-                     "connection to oshrun belongs to that PE",
-                     (long)getpid(), L.rank, (long)L.pid);
+        if (shoal_boot_check_owner((long)L.pid, L.rank, "connection to oshrun", errbuf, errlen))
             return -1;
-        }
         fill(b); /* opened before in this process: same job, no second HELLO */
         return 0;
     }

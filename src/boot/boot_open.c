@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "boot/boot.h"
 
@@ -50,6 +51,17 @@ void shoal_boot_set_progress(shoal_boot_progress_fn progress)
 shoal_boot_progress_fn shoal_boot_progress_hook(void)
 {
     return __atomic_load_n(&progress_hook, __ATOMIC_ACQUIRE);
+}
+
+int shoal_boot_check_owner(long owner, int rank, const char *conn, char *errbuf, size_t errlen)
+{
+    if ((long)getpid() == owner)
+        return 0;
+    snprintf(errbuf, errlen,
+             "this process (pid %ld) is a forked child of PE %d (pid %ld); the %s belongs to "
+             "that PE",
+             (long)getpid(), rank, owner, conn);
+    return -1;
 }
 
 const char *shoal_boot_built(void)

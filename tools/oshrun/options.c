@@ -91,17 +91,24 @@ __attribute__((format(printf, 1, 2))) static int bad(const char *fmt, ...)
     return 2;
 }
 
-static int parse_np(const char *opt, const char *v, int *out)
+/* v as a whole number of 1 to max_digits decimal digits, or -1. */
+static long whole_number(const char *v, size_t max_digits)
 {
     long n = 0;
-    int ok = *v != 0 && strlen(v) <= 6;
-    for (const char *p = v; ok && *p; p++) {
+    if (*v == 0 || strlen(v) > max_digits)
+        return -1;
+    for (const char *p = v; *p; p++) {
         if (!isdigit((unsigned char)*p))
-            ok = 0;
-        else
-            n = n * 10 + (*p - '0');
+            return -1;
+        n = n * 10 + (*p - '0');
     }
-    if (!ok || n < 1 || n > OSHRUN_MAX_PES) {
+    return n;
+}
+
+static int parse_np(const char *opt, const char *v, int *out)
+{
+    long n = whole_number(v, 6);
+    if (n < 1 || n > OSHRUN_MAX_PES) {
         char lim[128];
         snprintf(lim, sizeof lim, "%d", OSHRUN_MAX_PES);
         fprintf(stderr, "oshrun: %s '%s': the number of PEs must be a whole number from 1 to %s\n",
@@ -164,14 +171,8 @@ static int parse_bind(const char *val, struct oshrun_opts *o)
 
 static int parse_cpus(const char *val, struct oshrun_opts *o)
 {
-    long n = 0;
-    int ok = *val != 0 && strlen(val) <= 7;
-    for (const char *p = val; ok && *p; p++)
-        if (!isdigit((unsigned char)*p))
-            ok = 0;
-        else
-            n = n * 10 + (*p - '0');
-    if (!ok || n < 1 || n > OSHRUN_MAX_CPUS_PER_PE)
+    long n = whole_number(val, 7);
+    if (n < 1 || n > OSHRUN_MAX_CPUS_PER_PE)
         return bad("--cpus-per-pe '%s': expected a whole number of CPUs from 1 to %d", val,
                    OSHRUN_MAX_CPUS_PER_PE);
     o->cpus_per_pe = (int)n;

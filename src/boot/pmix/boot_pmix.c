@@ -347,13 +347,8 @@ static void watch_server(void)
 int shoal_boot_pmix_open(struct shoal_boot *b, char *errbuf, size_t errlen)
 {
     if (P.open) {
-        if (getpid() != P.pid) {
-            snprintf(errbuf, errlen,
-                     "this process (pid %ld) is a forked child of PE %d (pid %ld); the PMIx "
-                     "connection belongs to that PE",
-                     (long)getpid(), P.rank, (long)P.pid);
+        if (shoal_boot_check_owner((long)P.pid, P.rank, "PMIx connection", errbuf, errlen))
             return -1;
-        }
         fill(b); /* opened before in this process: same job */
         return 0;
     }
