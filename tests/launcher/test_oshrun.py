@@ -29,6 +29,7 @@ import time
 
 OSHRUN = None
 PE = None
+LOAD = None  # --load: busy loops beside the jobs of the *_load cases
 FAILURES = []
 # Bound for "everything is gone": the requirement is one second.
 KILL_BOUND = 1.0
@@ -443,6 +444,45 @@ def case_whole_lines():
     j = Job("lines")
     j.run(j.argv(["-n", n], "stdio", k), timeout=110)
     j.expect(0, what="stdio lines")
+    check_whole_lines(j, n, k)
+
+
+def busy_loops(count):
+    """count busy-looping processes: a loaded machine (stopped by the caller,
+    or by themselves after 5 minutes)."""
+    code = "import time\nend = time.monotonic() + 300\nwhile time.monotonic() < end: pass\n"
+    return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(count)]
+
+
+def case_whole_lines_load():
+    # The same on a loaded machine (LOAD busy loops, by default 4 per CPU):
+    # a PE is then kept off the CPUs for a few hundred milliseconds now and
+    # then, between the write() that ends mid-line and the one that
+    # completes the line, while its stream goes quiet; oshrun must not
+    # forward the piece that waits before the rest (iofwd.c).  Before: 20
+    # of 20 runs of 4 PEs x 20,000 lines spliced lines beside 8 busy loops
+    # on 2 CPUs.
+    n, k, runs = 4, 20000, 3
+    load = busy_loops(LOAD if LOAD is not None else min(64, 4 * (os.cpu_count() or 1)))
+    try:
+        spliced = 0
+        for r in range(runs):
+            j = Job("lines-load")
+            j.run(j.argv(["-n", n], "stdio", k), timeout=110)
+            j.expect(0, what="stdio lines under load")
+            spliced += check_whole_lines(j, n, k, "run %d/%d under load: " % (r + 1, runs)) > 0
+        print("under load (%d busy loops): %d of %d runs spliced lines" % (len(load), spliced, runs))
+    finally:
+        for p in load:
+            p.kill()
+        for p in load:
+            p.wait()
+
+
+def check_whole_lines(j, n, k, what=""):
+    """Every line of launcher_pe's stdio mode is whole, in order; returns
+    how many are not."""
+    nbad = 0
     for stream, text, kind in (("stdout", j.out, "out"), ("stderr", j.err, "err")):
         got = {r: [] for r in range(n)}
         bad = []
@@ -456,12 +496,14 @@ def case_whole_lines():
                 bad.append(line)
                 continue
             got[r].append(i)
-        check(not bad, "%s: %d of %d lines spliced or damaged, e.g. %r"
-              % (stream, len(bad), n * k, bad[:3]))
+        nbad += len(bad)
+        check(not bad, "%s%s: %d of %d lines spliced or damaged, e.g. %r"
+              % (what, stream, len(bad), n * k, bad[:3]))
         for r in range(n):
-            check(got[r] == list(range(k)), "%s: PE %d's lines missing or out of order"
-                  % (stream, r))
-        check(text.endswith("\n"), "%s does not end with a newline" % stream)
+            check(got[r] == list(range(k)), "%s%s: PE %d's lines missing or out of order"
+                  % (what, stream, r))
+        check(text.endswith("\n"), "%s%s does not end with a newline" % (what, stream))
+    return nbad
 
 
 def case_prompt():
@@ -1031,11 +1073,14 @@ CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case
 
 
 def main():
-    global OSHRUN, PE
+    global OSHRUN, PE, LOAD
     ap = argparse.ArgumentParser()
     ap.add_argument("--oshrun")
     ap.add_argument("--pe")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--load", type=int, metavar="N",
+                    help="busy-looping processes beside the *_load cases' jobs "
+                         "(default: 4 per CPU, at most 64)")
     ap.add_argument("cases", nargs="*")
     a = ap.parse_args()
     if a.list:
@@ -1044,6 +1089,7 @@ def main():
     if not a.oshrun or not a.pe:
         ap.error("--oshrun and --pe are required")
     OSHRUN, PE = os.path.abspath(a.oshrun), os.path.abspath(a.pe)
+    LOAD = a.load
     todo = a.cases or sorted(CASES)
     for c in todo:
         if c not in CASES:

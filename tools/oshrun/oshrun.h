@@ -42,9 +42,16 @@
 #define OSHRUN_DUMP_GRACE 1.0
 /* A "line" longer than this is forwarded in pieces. */
 #define OSHRUN_LINE_MAX ((size_t)1 << 20)
-/* A partial line (no newline yet) is forwarded after waiting this long, so a
- * prompt shows up; a line written in pieces is complete well before. */
+/* A partial line (no newline yet) is forwarded once its stream has been
+ * idle, so that a prompt shows up: no byte arrived on it for this long,
+ * and then, over as long again, the PE was not kept waiting for a CPU for
+ * most of the time (it is blocked, for its answer, or computing); or no
+ * byte arrived for OSHRUN_PARTIAL_MAX whatever the load.  A PE writing
+ * through a stdio buffer ends most writes mid-line and completes the line
+ * with its next write, which comes late when the machine is loaded
+ * (iofwd.c). */
 #define OSHRUN_PARTIAL_DELAY 0.1
+#define OSHRUN_PARTIAL_MAX 2.0
 
 /* ---- options.c ---- */
 enum { OSHRUN_BIND_CORE, OSHRUN_BIND_NUMA, OSHRUN_BIND_NONE };
@@ -77,7 +84,9 @@ struct txitem {
 struct linebuf {
     char *buf;
     size_t len, cap;
-    double since; /* when the partial line in buf began waiting; 0: none */
+    double last; /* when the last bytes of this stream arrived (the partial
+                  * line in buf waits for an idle stream); 0: nothing waits */
+    double mark_at, mark_delay; /* the PE's run-queue time (proc_run_delay) then */
 };
 
 struct pe {
@@ -177,8 +186,9 @@ int spawn_all(struct job *j);
 void io_readable(struct job *j, struct pe *p, int which);
 void io_drain(struct job *j, struct pe *p);  /* read what is there now */
 void io_finish(struct job *j, struct pe *p); /* drain, flush a partial line, close */
-/* Forwards the partial lines that have waited OSHRUN_PARTIAL_DELAY by `now`;
- * returns when the next one will have (0: none waits). */
+/* Forwards the partial lines whose stream is idle by `now`
+ * (OSHRUN_PARTIAL_DELAY); returns when the next one should be looked at
+ * again (0: none waits). */
 double io_flush_partial(struct job *j, double now);
 
 /* ---- server.c ---- */
@@ -213,6 +223,9 @@ void *xcalloc(size_t n, size_t sz); /* exits 1 on failure */
  * (orphans of PEs, adopted because oshrun is a child subreaper).  Returns
  * how many were signalled. */
 int signal_orphans(struct job *j, int sig);
+/* Seconds process `pid`'s threads have spent runnable but waiting for a
+ * CPU, summed (/proc/PID/task/TID/schedstat); -1 if unknown. */
+double proc_run_delay(pid_t pid);
 /* Full write, retrying EINTR/EAGAIN.  Returns 0 or -1 (errno). */
 int write_all(int fd, const void *buf, size_t len);
 

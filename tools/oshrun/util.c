@@ -1,6 +1,7 @@
 /* Small helpers: clock, oshrun's own messages, signal names, /proc scans. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -116,4 +117,37 @@ int signal_orphans(struct job *j, int sig)
     }
     closedir(d);
     return count;
+}
+
+double proc_run_delay(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    double total = 0;
+    int seen = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char file[96], buf[128];
+        snprintf(file, sizeof file, "/proc/%ld/task/%.20s/schedstat", (long)pid, e->d_name);
+        int fd = open(file, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue; /* the thread ended meanwhile */
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        unsigned long long run, wait;
+        if (n <= 0)
+            continue;
+        buf[n] = 0;
+        if (sscanf(buf, "%llu %llu", &run, &wait) != 2)
+            continue;
+        total += (double)wait * 1e-9;
+        seen++;
+    }
+    closedir(d);
+    return seen ? total : -1;
 }
