@@ -1,5 +1,7 @@
-/* Active messages over UCP (core/net.h), with SHOAL_UCX_AM=1 only (without
- * it core carries them over RMA and atomics, core/am_net.c): a message is one ucp_am_send_nbx
+/* Active messages over UCP (core/net.h), where every PE takes them
+ * (SHOAL_UCX_AM=1, or auto with a UCX known good for them: ucx_am_wanted;
+ * otherwise core carries them over RMA and atomics, core/am_net.c): a
+ * message is one ucp_am_send_nbx
  * on the sending context's worker, to the target PE's published worker
  * (the endpoint every operation to that PE uses), with a small header
  * naming the tag, the sender and its completion counter.  UCX picks eager
@@ -13,6 +15,59 @@
 #include "transport/ucx/ucx_internal.h"
 
 #define UCX_AM_ID 7
+
+/* The first UCX release whose UCP active messages Shoal's suite found
+ * sound (SHOAL_UCX_AM=auto takes them from there on).  UCX 1.13.1
+ * (Debian 12's) segfaults in its tcp transport's event handler with
+ * UCP_FEATURE_AM on: `am_nbe_test merge` over tcp at 3 PEs crashed 33 of
+ * 200 runs without the progress thread and 29 of 200 with it; 1.22.0
+ * passed 200 of 200 both ways (docs/active-messages.md).  Releases in
+ * between were not tried: they keep the ring. */
+#define UCX_AM_GOOD_MAJOR 1u
+#define UCX_AM_GOOD_MINOR 22u
+
+static int version_good(unsigned *maj, unsigned *min, unsigned *rel)
+{
+    ucp_get_version(maj, min, rel);
+    return *maj > UCX_AM_GOOD_MAJOR || (*maj == UCX_AM_GOOD_MAJOR && *min >= UCX_AM_GOOD_MINOR);
+}
+
+static int wanted(int setting)
+{
+    unsigned maj, min, rel;
+    if (setting >= 0)
+        return setting;
+    return version_good(&maj, &min, &rel);
+}
+
+int ucx_am_wanted(void)
+{
+    return wanted(ucx_cfg.am);
+}
+
+/* Before init (shmem-info alone) from the environment as it is now,
+ * after it from what init read. */
+void ucx_am_describe(FILE *f, const char *prefix, int initialized)
+{
+    unsigned maj, min, rel;
+    int good = version_good(&maj, &min, &rel);
+    int setting = initialized ? ucx_cfg.am : ucx_env_am();
+    char why[160];
+    if (setting >= 0)
+        snprintf(why, sizeof why, "SHOAL_UCX_AM=%d", setting);
+    else
+        snprintf(why, sizeof why, "SHOAL_UCX_AM=auto: UCX %u.%u.%u is %s %u.%u", maj, min, rel,
+                 good ? "known good for them, from" : "older than", UCX_AM_GOOD_MAJOR,
+                 UCX_AM_GOOD_MINOR);
+    const char *ucp = "UCP active messages (ucp_am_send_nbx)";
+    const char *ring = "RMA and atomics into the target's ring";
+    if (!initialized)
+        fprintf(f, "%sUCX active messages: %s (%s)\n", prefix, wanted(setting) ? ucp : ring, why);
+    else if (ucx_g.am_here && !ucx_g.am)
+        fprintf(f, "%sUCX active messages: %s (%s here, but not on every PE)\n", prefix, ring, why);
+    else
+        fprintf(f, "%sUCX active messages: %s (%s)\n", prefix, ucx_g.am ? ucp : ring, why);
+}
 
 struct am_hdr {
     int32_t tag, src;
@@ -28,7 +83,7 @@ struct ucx_am_msg {
 int shoal_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr, const void *payload,
                       size_t len, const char *fn)
 {
-    if (!ucx_cfg.am)
+    if (!ucx_g.am)
         return 0; /* core carries it over RMA and atomics (core/am_net.c) */
     struct ucx_worker *w = ucx_ctx_worker(net, fn);
     ucp_ep_h ep = ucx_ep(w, pe, fn);
@@ -108,7 +163,7 @@ static ucs_status_t am_recv(void *arg, const void *header, size_t header_length,
 
 int ucx_am_setup(char *err, size_t errlen)
 {
-    if (!ucx_cfg.am)
+    if (!ucx_g.am_here)
         return 0;
     ucp_am_handler_param_t hp;
     memset(&hp, 0, sizeof hp);

@@ -50,6 +50,17 @@ static int bad(char *err, size_t errlen, int id, const char *want)
     return -1;
 }
 
+/* SHOAL_UCX_AM: -1 auto, 0, 1; -2 malformed. */
+int ucx_env_am(void)
+{
+    const char *v = value(UCX_ENV_AM);
+    if (!strcmp(v, "auto"))
+        return -1;
+    if (!strcmp(v, "0") || !strcmp(v, "1"))
+        return v[0] - '0';
+    return -2;
+}
+
 static int load(char *err, size_t errlen)
 {
     const char *v = value(UCX_ENV_PROGRESS_THREAD);
@@ -77,10 +88,9 @@ static int load(char *err, size_t errlen)
     if (number(value(UCX_ENV_REQUEST_WORKERS), 1, 1024, &rw) < 0)
         return bad(err, errlen, UCX_ENV_REQUEST_WORKERS, "a number from 1 to 1024");
     ucx_cfg.request_workers = (int)rw;
-    v = value(UCX_ENV_AM);
-    if (strcmp(v, "0") && strcmp(v, "1"))
-        return bad(err, errlen, UCX_ENV_AM, "0 or 1");
-    ucx_cfg.am = v[0] - '0';
+    ucx_cfg.am = ucx_env_am();
+    if (ucx_cfg.am < -1)
+        return bad(err, errlen, UCX_ENV_AM, "one of auto, 0, 1");
     return 0;
 }
 

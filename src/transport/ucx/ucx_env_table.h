@@ -14,8 +14,9 @@ SHOAL_ENV(
     REQUEST_WORKERS, "SHOAL_REQUEST_WORKERS", NULL, UINT, "8",
     "UCX: workers of the explicit non-blocking requests (shmemx _nbe): each request takes one "
     "of its own while there are free ones, then requests share them round-robin (1 to 1024)")
-SHOAL_ENV(AM, "SHOAL_UCX_AM", NULL, STRING, "0",
-          "UCX: how active messages (shmemx_am_*) travel to PEs reached through UCX: 0 by RMA and "
-          "atomics into a ring in the target's heap, 1 by UCP's active messages (opt-in: with "
-          "UCP's active-message feature on, UCX 1.13 over tcp crashed now and then in Shoal's "
-          "suite; docs/active-messages.md); every PE must set the same")
+SHOAL_ENV(AM, "SHOAL_UCX_AM", NULL, STRING, "auto",
+          "UCX: how active messages (shmemx_am_*) travel to PEs reached through UCX: 1 by UCP's "
+          "active messages, 0 by RMA and atomics into a ring in the target's heap, auto: 1 with "
+          "a UCX known good for it (1.22 and later; 1.13's tcp transport crashes with UCP's "
+          "active-message feature on, docs/active-messages.md), 0 otherwise; UCP's only when "
+          "every PE chose it")

@@ -58,7 +58,7 @@ struct ucx_card {
     uint64_t base[2];
     uint32_t addr_len;
     uint32_t rkey_len[2];
-    uint32_t pad;
+    uint32_t am; /* takes UCP's active messages (ucx_g.am_here) */
 };
 
 static uint64_t host_hash(void)
@@ -118,8 +118,10 @@ static int open_context(int n_pes, char *err, size_t errlen)
                    UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
     /* WAKEUP: the progress thread sleeps on the target worker's event fd. */
     p.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
-    /* AM: Shoal's active messages (ucx_am.c), when SHOAL_UCX_AM=1. */
-    if (ucx_cfg.am)
+    /* AM: Shoal's active messages (ucx_am.c), where SHOAL_UCX_AM and the
+     * UCX version say so. */
+    ucx_g.am_here = ucx_am_wanted();
+    if (ucx_g.am_here)
         p.features |= UCP_FEATURE_AM;
     /* Workers of several threads (contexts, progress thread) share it. */
     p.mt_workers_shared = 1;
@@ -206,7 +208,8 @@ static int exchange(struct shoal_boot *b, void *rk[2], size_t rklen[2], char *er
     struct ucx_card mine = {.host = host_hash(),
                             .base = {ucx_g.seg_base[0], ucx_g.seg_base[1]},
                             .addr_len = (uint32_t)addr_len,
-                            .rkey_len = {(uint32_t)rklen[0], (uint32_t)rklen[1]}};
+                            .rkey_len = {(uint32_t)rklen[0], (uint32_t)rklen[1]},
+                            .am = (uint32_t)ucx_g.am_here};
     struct ucx_card *cards = calloc((size_t)n, sizeof *cards);
     if (!cards || b->allgather(&mine, cards, sizeof mine) < 0) {
         snprintf(err, errlen, "bootstrap allgather of UCX addresses failed");
@@ -218,6 +221,12 @@ static int exchange(struct shoal_boot *b, void *rk[2], size_t rklen[2], char *er
         maxlen = l > maxlen ? l : maxlen;
     }
     maxlen = (maxlen + 7) & ~(size_t)7;
+    /* UCP's active messages only where every PE receives them (a job
+     * whose PEs chose differently, by SHOAL_UCX_AM or by their UCX, uses
+     * the ring everywhere: every PE polls it). */
+    ucx_g.am = 1;
+    for (int pe = 0; pe < n; pe++)
+        ucx_g.am &= cards[pe].am != 0;
     in = calloc(1, maxlen);
     ucx_g.blob = malloc((size_t)n * maxlen);
     ucx_g.peer_addr = calloc((size_t)n, sizeof *ucx_g.peer_addr);
@@ -375,6 +384,8 @@ void shoal_net_describe(FILE *f, const char *prefix, int initialized)
         fprintf(f, "%sNetwork: UCX %s built in; %s\n", prefix, ucp_get_version_string(),
                 !initialized ? "used when SHOAL_TRANSPORTS=ucx or PEs are on other nodes"
                              : "not used (every PE is on this node)");
+        if (!initialized)
+            ucx_am_describe(f, prefix, 0);
         return;
     }
     fprintf(f, "%sNetwork: UCX %s, %s\n", prefix, ucp_get_version_string(),
@@ -398,6 +409,7 @@ void shoal_net_describe(FILE *f, const char *prefix, int initialized)
             : ucx_g.progress_thread_cfg   ? "1"
                                           : "0",
             ucx_g.sw_emulated ? "yes" : "no", ucx_g.progress_interval_us);
+    ucx_am_describe(f, prefix, 1);
     ucx_describe_workers(f, prefix);
     ucx_describe_requests(f, prefix);
 }

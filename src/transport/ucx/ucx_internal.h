@@ -69,9 +69,12 @@ struct ucx_config {
     long progress_interval_us;
     int default_ctx_workers; /* enum ucx_dflt_policy or N > 0 */
     int request_workers;     /* SHOAL_REQUEST_WORKERS: the request pool's size */
-    int am;                  /* SHOAL_UCX_AM: UCP_FEATURE_AM and the receive handler */
+    int am;                  /* SHOAL_UCX_AM: -1 auto, 0 the RMA ring, 1 UCP AM */
 };
 extern struct ucx_config ucx_cfg;
+/* SHOAL_UCX_AM as set now (for shmem-info before init): -1 auto, 0, 1;
+ * -2 malformed. */
+int ucx_env_am(void);
 
 struct ucx_state {
     ucp_context_h ctx;
@@ -93,6 +96,8 @@ struct ucx_state {
     char *blob;                    /* storage of the above */
     int cpu_atomics;               /* UCX_ATOMIC_MODE=cpu */
     int sw_emulated;               /* RMA or AMO need the target's progress */
+    int am_here;                   /* UCP_FEATURE_AM and the receive handler on this PE */
+    int am;                        /* ... on every PE: messages go by ucp_am_send_nbx */
     char tls_note[512];            /* what the self endpoint uses, for describe */
     /* Configuration (core/env_table.h). */
     int progress_thread_cfg; /* -1 auto, 0 off, 1 on */
@@ -236,6 +241,11 @@ void ucx_describe_requests(FILE *f, const char *prefix);
 int ucx_request_progress(void);
 /* ucx_am.c: active messages arrive at the target worker (its receive
  * handler hands them to core through the am_arrived hook). */
+/* Whether this PE takes UCP's active messages (SHOAL_UCX_AM, and for auto
+ * the version of the UCX library loaded), before the context is made. */
+int ucx_am_wanted(void);
 int ucx_am_setup(char *err, size_t errlen);
+/* The line shmem-info prints about it. */
+void ucx_am_describe(FILE *f, const char *prefix, int initialized);
 
 #endif

@@ -230,7 +230,9 @@ static void *progress_main(void *arg)
 
 /* Does an endpoint's configuration leave RMA or AMO to software on the
  * target?  Reads ucp_ep_print_info, whose lane lines end with the lane's
- * roles:  "lane[0]:  1:tcp/lo.0 md[0] -> md[0]/tcp/sysdev[255] am am_bw#0 wireup".
+ * roles:  "lane[0]:  1:tcp/lo.0 md[0] -> md[0]/tcp/sysdev[255] am am_bw#0 wireup"
+ * (UCX 1.13); from some release on (1.22 has it) a "seg <size>" pair comes
+ * before the roles:  "... -> md[0]/tcp/sysdev[255] seg 4294967295 rma_bw#0 am".
  * Without an "rma"/"rma_bw" lane and an "amo" lane UCX falls back to
  * active messages that the target's CPU executes. */
 static int ep_needs_target_cpu(ucp_ep_h ep, char *note, size_t notelen)
@@ -272,6 +274,12 @@ static int ep_needs_target_cpu(ucp_ep_h ep, char *note, size_t notelen)
             int tlen = (int)strcspn(t, " ");
             if (tlen == 0)
                 break;
+            if (tlen == 3 && !strncmp(t, "seg", 3)) { /* "seg <size>": not a role */
+                t += tlen;
+                t += strspn(t, " ");
+                t += strcspn(t, " ");
+                continue;
+            }
             int base = (int)strcspn(t, " #");
             if (base > tlen)
                 base = tlen;
