@@ -15,8 +15,7 @@ _Static_assert(sizeof(struct ticket) == sizeof(long), "lock layout needs a 64-bi
 
 static void check(long *lock, const char *fn)
 {
-    if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
-        shoal_err_not_init(fn);
+    shoal_check_init(fn);
     if (SHOAL_UNLIKELY(((uintptr_t)lock & 7) != 0))
         shoal_fatal(fn, "argument 'lock' = %p is not aligned to 8 bytes", (void *)lock);
     /* Here, not in the AMOs below: they see only a half of the lock, under

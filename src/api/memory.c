@@ -44,9 +44,8 @@ SHOAL_WEAK_ALIAS(shmem_calloc, pshmem_calloc)
 static void *aligned(size_t alignment, size_t size, const char *fn)
 {
     if (alignment == 0 || (alignment & (alignment - 1))) {
-        if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
-            shoal_err_not_init(fn);
-        if (shoal_g.debug)
+        shoal_check_init(fn);
+        if (shoal_g.my_pe == 0) /* one line per call, as for an exhausted heap */
             shoal_warn(fn, "argument 'alignment' = %zu is not a power of two; returning NULL",
                        alignment);
         return NULL;

@@ -8,24 +8,28 @@
 
 SHOAL_EXPORT int pshmemx_request_alloc(const shmemx_request_params_t *params, shmemx_request_h *req)
 {
+    shoal_check_init("shmemx_request_alloc");
     return shoal_request_alloc(params, req, "shmemx_request_alloc");
 }
 SHOAL_WEAK_ALIAS(shmemx_request_alloc, pshmemx_request_alloc)
 
 SHOAL_EXPORT void pshmemx_request_free(shmemx_request_h *req)
 {
+    shoal_check_init("shmemx_request_free");
     shoal_request_free(req, "shmemx_request_free");
 }
 SHOAL_WEAK_ALIAS(shmemx_request_free, pshmemx_request_free)
 
 SHOAL_EXPORT int pshmemx_request_test(shmemx_request_h *req, int *done)
 {
+    shoal_check_init("shmemx_request_test");
     return shoal_request_test(req, done, "shmemx_request_test");
 }
 SHOAL_WEAK_ALIAS(shmemx_request_test, pshmemx_request_test)
 
 SHOAL_EXPORT void pshmemx_request_wait(shmemx_request_h *req)
 {
+    shoal_check_init("shmemx_request_wait");
     if (SHOAL_LIKELY(shoal_request_wait_fast(req)))
         return;
     shoal_request_wait(req, "shmemx_request_wait");
@@ -34,12 +38,14 @@ SHOAL_WEAK_ALIAS(shmemx_request_wait, pshmemx_request_wait)
 
 SHOAL_EXPORT void pshmemx_request_waitall(size_t n, shmemx_request_h *reqs)
 {
+    shoal_check_init("shmemx_request_waitall");
     shoal_request_waitall(n, reqs, "shmemx_request_waitall");
 }
 SHOAL_WEAK_ALIAS(shmemx_request_waitall, pshmemx_request_waitall)
 
 SHOAL_EXPORT size_t pshmemx_request_waitany(size_t n, shmemx_request_h *reqs)
 {
+    shoal_check_init("shmemx_request_waitany");
     return shoal_request_waitany(n, reqs, "shmemx_request_waitany");
 }
 SHOAL_WEAK_ALIAS(shmemx_request_waitany, pshmemx_request_waitany)
@@ -47,6 +53,7 @@ SHOAL_WEAK_ALIAS(shmemx_request_waitany, pshmemx_request_waitany)
 SHOAL_EXPORT int pshmemx_merge_request(size_t count, shmemx_request_h **requests,
                                        shmemx_request_h *merged)
 {
+    shoal_check_init("shmemx_merge_request");
     return shoal_request_merge(count, requests, merged, "shmemx_merge_request");
 }
 SHOAL_WEAK_ALIAS(shmemx_merge_request, pshmemx_merge_request)

@@ -4,8 +4,7 @@
 
 SHOAL_EXPORT uint64_t pshmem_signal_fetch(const uint64_t *sig_addr)
 {
-    if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
-        shoal_err_not_init("shmem_signal_fetch");
+    shoal_check_init("shmem_signal_fetch");
     if (SHOAL_UNLIKELY(shoal_g.debug))
         (void)shoal_addr(sig_addr, 8, shoal_g.my_pe, "shmem_signal_fetch", "sig_addr");
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);

@@ -3,17 +3,11 @@
 #include "core/ops.h"
 #include "core/team.h"
 
-static void check_init(const char *fn)
-{
-    if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
-        shoal_err_not_init(fn);
-}
-
 /* A handle a query may look at: NULL for SHMEM_TEAM_INVALID (the queries
  * answer -1), fatal for a destroyed or garbage handle. */
 static struct shoal_team *live(shmem_team_t team, const char *fn)
 {
-    check_init(fn);
+    shoal_check_init(fn);
     if (team == SHMEM_TEAM_INVALID)
         return NULL;
     if (team->magic != SHOAL_TEAM_LIVE)

@@ -13,9 +13,12 @@ static void alltoall_group(const struct shoal_group *g, void *dest, const void *
 {
     if (nelems == 0)
         return;
-    if (g->size > 1)
-        shoal_group_sync(g, fn);
     const size_t n = (size_t)g->size;
+    shoal_coll_check_strided(dest, n, nelems, dst, esize, "dest", "nelems", fn);
+    shoal_coll_check_strided(source, n, nelems, sst, esize, "source", "nelems", fn);
+    if (g->size > 1)
+        shoal_group_sync_sig(g, fn, nelems, ((uint64_t)dst << 32) ^ (uint64_t)sst,
+                             n * nelems * esize);
     for (size_t k = 0; k < n; k++) {
         int j = (int)(((size_t)g->me + k) % n);
         char *d = (char *)dest + (size_t)j * (size_t)dst * nelems * esize;
@@ -26,8 +29,7 @@ static void alltoall_group(const struct shoal_group *g, void *dest, const void *
             else
                 shoal_get(SHMEM_CTX_DEFAULT, d, s, nelems * esize, shoal_group_pe(g, j), fn);
         } else {
-            shoal_iget(SHMEM_CTX_DEFAULT, d, s, dst, sst, 1, nelems, esize, shoal_group_pe(g, j),
-                       fn);
+            shoal_iget(SHMEM_CTX_DEFAULT, d, s, dst, sst, nelems, esize, shoal_group_pe(g, j), fn);
         }
     }
     if (g->size > 1)

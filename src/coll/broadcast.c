@@ -103,6 +103,8 @@ static void broadcast_group(const struct shoal_group *g, void *dest, const void 
 {
     if (root < 0 || root >= g->size)
         shoal_fatal(fn, "argument 'PE_root' = %d is not a member (0..%d)", root, g->size - 1);
+    shoal_coll_check_buf(source, 1, nbytes, "source", "nelems", fn);
+    shoal_coll_check_buf(dest, 1, nbytes, "dest", "nelems", fn);
     if (g->size == 1 || nbytes == 0) {
         if (update_root && nbytes && dest != source)
             memmove(dest, source, nbytes);
@@ -124,7 +126,7 @@ static void broadcast_group(const struct shoal_group *g, void *dest, const void 
         bcast_tree(g, dest, source, nbytes, root, update_root, fn);
         return;
     }
-    shoal_group_sync(g, fn);
+    shoal_group_sync_sig(g, fn, nbytes, (uint64_t)root, nbytes);
     if (g->me != root)
         shoal_get(SHMEM_CTX_DEFAULT, dest, source, nbytes, shoal_group_pe(g, root), fn);
     else if (update_root && dest != source)

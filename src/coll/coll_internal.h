@@ -9,6 +9,15 @@
 int shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int size, long *pSync,
                         const char *fn) __attribute__((warn_unused_result));
 
+/* Fatal unless `nblocks` blocks of `block` bytes from `p` lie in one
+ * symmetric segment of this PE (coll_buffers.c); the message names the
+ * argument `arg` and the count `count` it comes from.  The strided form:
+ * nblocks * nelems elements of esize bytes, `stride` elements apart. */
+void shoal_coll_check_buf(const void *p, size_t nblocks, size_t block, const char *arg,
+                          const char *count, const char *fn);
+void shoal_coll_check_strided(const void *p, size_t nblocks, size_t nelems, ptrdiff_t stride,
+                              size_t esize, const char *arg, const char *count, const char *fn);
+
 /* Checks a team handle for a team collective: 0 when usable; nonzero for
  * SHMEM_TEAM_INVALID or a team this PE is not in; fatal for a handle
  * that is not a team (destroyed or garbage). */

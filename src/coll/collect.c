@@ -35,6 +35,31 @@ static void gather_blocks(const struct shoal_group *g, void *dest, const void *s
     }
 }
 
+/* Block j goes to dest + off[j], blocks in member order; dest must hold
+ * them all (the sizes came from the other members: their sum is checked
+ * here, the same on every member). */
+static void place_blocks(const struct shoal_group *g, const void *dest, size_t *off,
+                         const size_t *len, const char *fn)
+{
+    size_t total = 0;
+    for (int j = 0; j < g->size; j++) {
+        off[j] = total;
+        if (__builtin_add_overflow(total, len[j], &total))
+            shoal_fatal(fn, "the members' 'nelems' add up to more bytes than the address space "
+                            "holds");
+    }
+    shoal_coll_check_buf(dest, 1, total, "dest", "nelems", fn);
+}
+
+/* Every member's source holds its block; fcollect's dest holds them all. */
+static void check_buffers(const struct shoal_group *g, void *dest, const void *source,
+                          size_t nbytes, int fixed, const char *fn)
+{
+    shoal_coll_check_buf(source, 1, nbytes, "source", "nelems", fn);
+    if (fixed)
+        shoal_coll_check_buf(dest, (size_t)g->size, nbytes, "dest", "nelems", fn);
+}
+
 static void collect_ring(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
                          const char *fn)
 {
@@ -42,7 +67,7 @@ static void collect_ring(const struct shoal_group *g, void *dest, const void *so
     const void **blk = malloc((size_t)g->size * sizeof *blk);
     if (!off || !blk)
         shoal_fatal(fn, "out of private memory for %d block offsets", g->size);
-    size_t *len = off + g->size, total = 0;
+    size_t *len = off + g->size;
     int inline_all = 1;
     const uint64_t round = shoal_gather_post(g, source, nbytes);
     for (int k = 0; k < g->size; k++) {
@@ -50,10 +75,7 @@ static void collect_ring(const struct shoal_group *g, void *dest, const void *so
         blk[j] = shoal_gather_line(g, j, round, &len[j], fn);
         inline_all &= len[j] <= SHOAL_GATHER_INLINE;
     }
-    for (int j = 0; j < g->size; j++) {
-        off[j] = total;
-        total += len[j];
-    }
+    place_blocks(g, dest, off, len, fn);
     if (inline_all) {
         for (int j = 0; j < g->size; j++)
             memcpy((char *)dest + off[j], blk[j], len[j]);
@@ -86,16 +108,14 @@ static void collect_group(const struct shoal_group *g, void *dest, const void *s
     if (!fixed)
         __atomic_store_n(&g->scratch[0], (uint64_t)nbytes, __ATOMIC_RELEASE);
     if (g->size > 1)
-        shoal_group_sync(g, fn);
-    size_t total = 0;
+        shoal_group_sync_sig(g, fn, fixed ? nbytes : 0, 0, (size_t)g->size * nbytes);
     for (int j = 0; j < g->size; j++) {
         uint64_t n = nbytes;
         if (!fixed && j != g->me)
             shoal_get(SHMEM_CTX_DEFAULT, &n, &g->scratch[0], sizeof n, shoal_group_pe(g, j), fn);
-        off[j] = total;
         len[j] = (size_t)n;
-        total += (size_t)n;
     }
+    place_blocks(g, dest, off, len, fn);
     gather_blocks(g, dest, source, off, len, fn);
     if (g->size > 1)
         shoal_group_sync(g, fn);
@@ -114,6 +134,7 @@ static int collect_team(shmem_team_t team, void *dest, const void *source, size_
     struct shoal_group g;
     shoal_group_of_team(&g, team);
     shoal_group_debug_check(&g, fn, fixed ? nbytes : 0, 0);
+    check_buffers(&g, dest, source, nbytes, fixed, fn);
     int line = (!fixed || nbytes <= SHOAL_GATHER_INLINE) && shoal_gather_usable(&g);
     SHOAL_LOG(SHOAL_LOG_COLL, SHOAL_LOG_DEBUG, "%s: %zu bytes: %s", fn, nbytes,
               line ? "gather line" : "blocks");
@@ -144,6 +165,7 @@ void shoal_coll_aset_collect(void *dest, const void *source, size_t nbytes, int 
     struct shoal_group g;
     if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
         return;
+    check_buffers(&g, dest, source, nbytes, 0, fn);
     collect_group(&g, dest, source, nbytes, 0, fn);
 }
 
@@ -153,5 +175,6 @@ void shoal_coll_aset_fcollect(void *dest, const void *source, size_t nbytes, int
     struct shoal_group g;
     if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
         return;
+    check_buffers(&g, dest, source, nbytes, 1, fn);
     collect_group(&g, dest, source, nbytes, 1, fn);
 }

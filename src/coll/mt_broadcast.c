@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "coll/coll_internal.h"
 #include "coll/mt_sync.h"
 
 static void pull_share(const struct shoal_mt *m, void *dest, const void *source, size_t nbytes,
@@ -40,6 +41,8 @@ int shoal_coll_broadcast_mt(shmem_team_t team, void *dest, const void *source, s
         return shoal_coll_broadcast(team, dest, source, nbytes, root, fn);
     if (root < 0 || root >= team->size)
         shoal_fatal(fn, "argument 'PE_root' = %d is not a member (0..%d)", root, team->size - 1);
+    shoal_coll_check_buf(source, 1, nbytes, "source", "nelems", fn);
+    shoal_coll_check_buf(dest, 1, nbytes, "dest", "nelems", fn);
     const struct shoal_mt_sig sig = {dest, source, nbytes, root};
     int rc = 0;
     if (nbytes < shoal_mt_min_bytes) {

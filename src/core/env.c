@@ -112,6 +112,14 @@ int shoal_parse_bool(const char *s, int *out)
     return -1;
 }
 
+/* The spec's "Any" variables: set is on, unless the value is one of the
+ * off spellings (a set SHMEM_DEBUG=0 must not switch the checks on). */
+static int parse_flag(const char *s)
+{
+    int v;
+    return shoal_parse_bool(s, &v) < 0 ? 1 : v;
+}
+
 int shoal_parse_uint(const char *s, long *out)
 {
     char *end;
@@ -139,8 +147,6 @@ int shoal_parse_choice(const char *s, const char *const *choices)
  * expected when the value is malformed. */
 typedef const char *(*row_parser)(const char *v, struct shoal_config *c);
 
-#define BOOL_WANT "a boolean: 1/0, yes/no, y/n, on/off or true/false (empty: off)"
-
 static const char *p_size(const char *v, struct shoal_config *c)
 {
     return shoal_parse_size(v, &c->symmetric_size) < 0
@@ -150,17 +156,20 @@ static const char *p_size(const char *v, struct shoal_config *c)
 
 static const char *p_debug(const char *v, struct shoal_config *c)
 {
-    return shoal_parse_bool(v, &c->debug) < 0 ? BOOL_WANT : NULL;
+    c->debug = parse_flag(v);
+    return NULL;
 }
 
 static const char *p_info(const char *v, struct shoal_config *c)
 {
-    return shoal_parse_bool(v, &c->info) < 0 ? BOOL_WANT : NULL;
+    c->info = parse_flag(v);
+    return NULL;
 }
 
 static const char *p_version(const char *v, struct shoal_config *c)
 {
-    return shoal_parse_bool(v, &c->version) < 0 ? BOOL_WANT : NULL;
+    c->version = parse_flag(v);
+    return NULL;
 }
 
 static const char *p_wait_policy(const char *v, struct shoal_config *c)

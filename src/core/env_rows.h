@@ -6,7 +6,13 @@
 #define SHOAL_CORE_ENV_ROWS_H
 #include <stddef.h>
 
-enum shoal_env_kind { SHOAL_KIND_SIZE, SHOAL_KIND_BOOL, SHOAL_KIND_UINT, SHOAL_KIND_STRING };
+enum shoal_env_kind {
+    SHOAL_KIND_SIZE,
+    SHOAL_KIND_BOOL,
+    SHOAL_KIND_FLAG,
+    SHOAL_KIND_UINT,
+    SHOAL_KIND_STRING
+};
 
 struct shoal_env_row {
     const char *name, *alias, *def, *meaning;

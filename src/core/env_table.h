@@ -6,17 +6,19 @@
  *
  * SHOAL_ENV(id, name, deprecated alias or NULL, kind, default, meaning)
  * kinds: SIZE (bytes, K/M/G/T suffixes and fractions as the spec's
- * SHMEM_SYMMETRIC_SIZE), BOOL (1/yes/y/on/true or 0/no/n/off/false in any
- * case, empty = off; anything else is malformed, although the spec's table
- * says "any value": a typo such as SHMEM_DEBUG=ture must not pass for a
- * decision), UINT (decimal), STRING. */
+ * SHMEM_SYMMETRIC_SIZE), BOOL (Shoal's own switches: 1/yes/y/on/true or
+ * 0/no/n/off/false in any case, empty = off; anything else is malformed: a
+ * typo such as SHOAL_X=ture must not pass for a decision), FLAG (the spec's
+ * variables whose value is "Any": set means on, unless the value is one of
+ * BOOL's off spellings, so SHMEM_INFO=/path or SHMEM_VERSION=2 still mean
+ * on, as in other implementations), UINT (decimal), STRING. */
 SHOAL_ENV(SYMMETRIC_SIZE, "SHMEM_SYMMETRIC_SIZE", "SMA_SYMMETRIC_SIZE", SIZE, "512M",
           "Symmetric heap size per PE (K/M/G/T suffixes, fractions allowed: 1.5G)")
 SHOAL_ENV(
-    DEBUG, "SHMEM_DEBUG", "SMA_DEBUG", BOOL, "0",
+    DEBUG, "SHMEM_DEBUG", "SMA_DEBUG", FLAG, "0",
     "Costly argument checks (overlap, alignment, symmetric allocation) and backtraces on error")
-SHOAL_ENV(INFO, "SHMEM_INFO", "SMA_INFO", BOOL, "0", "PE 0 prints this configuration at start-up")
-SHOAL_ENV(VERSION, "SHMEM_VERSION", "SMA_VERSION", BOOL, "0",
+SHOAL_ENV(INFO, "SHMEM_INFO", "SMA_INFO", FLAG, "0", "PE 0 prints this configuration at start-up")
+SHOAL_ENV(VERSION, "SHMEM_VERSION", "SMA_VERSION", FLAG, "0",
           "PE 0 prints the library version at start-up")
 SHOAL_ENV(WAIT_POLICY, "SHOAL_WAIT_POLICY", NULL, STRING, "auto",
           "How waiting PEs wait: auto (spin while this node's PEs fit the CPUs of their affinity "

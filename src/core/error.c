@@ -61,6 +61,16 @@ _Noreturn void shoal_err_not_init(const char *routine)
     shoal_fatal(routine, "called before shmem_init (or after the last shmem_finalize)");
 }
 
+_Noreturn void shoal_err_count(const char *count, size_t n, size_t esize, const char *routine)
+{
+    if (shoal_g.init_count == 0 || shoal_g.finalized)
+        shoal_err_not_init(routine);
+    shoal_fatal(routine,
+                "argument '%s' = %zu is too large: %zu elements of %zu bytes are more bytes than "
+                "the address space holds",
+                count, n, n, esize);
+}
+
 _Noreturn void shoal_err_ctx(const struct shoal_ctx *ctx, const char *routine)
 {
     if (shoal_g.init_count == 0 || shoal_g.finalized)

@@ -22,6 +22,10 @@ _Noreturn void shoal_err_pe(const struct shoal_ctx *ctx, int pe, const char *rou
  * when only the length is wrong. */
 _Noreturn void shoal_err_addr(const void *addr, size_t len, int pe, const char *routine,
                               const char *arg, const char *count) __attribute__((cold));
+/* Argument `count` = n elements of `esize` bytes is more bytes than
+ * size_t holds. */
+_Noreturn void shoal_err_count(const char *count, size_t n, size_t esize, const char *routine)
+    __attribute__((cold));
 _Noreturn void shoal_err_not_init(const char *routine) __attribute__((cold));
 _Noreturn void shoal_err_no_route(int pe, const char *routine) __attribute__((cold));
 

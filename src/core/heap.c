@@ -81,15 +81,9 @@ static void report_oom(const char *fn, size_t size)
                    size, fr, largest, shoal_g.user_heap_size, want);
 }
 
-static void check_init(const char *fn)
-{
-    if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
-        shoal_err_not_init(fn);
-}
-
 static void *sym_alloc(size_t size, size_t align, int zero, const char *fn)
 {
-    check_init(fn);
+    shoal_check_init(fn);
     if (size == 0)
         return NULL;
     size_t off;
@@ -121,23 +115,31 @@ void *shoal_sym_calloc(size_t size, const char *fn)
     return sym_alloc(size, 64, 1, fn);
 }
 
+/* Is ptr a live block of the heap?  Its offset in *off. */
+static int live_block(void *ptr, size_t *off)
+{
+    *off = (size_t)((char *)ptr - shoal_g.heap_me);
+    return (char *)ptr >= shoal_g.heap_me + SHOAL_CTL_SIZE && *off < shoal_g.heap_size &&
+           shoal_heap_block_size(heap, *off) != 0;
+}
+
+#define NOT_A_BLOCK                                                                          \
+    "argument 'ptr' = %p is not a block allocated by shmem_malloc and not yet freed (symmetric " \
+    "heap [%p, %p))"
+
 /* The heap offset of a pointer the user passes back, checked. */
 static size_t block_of(void *ptr, const char *fn)
 {
-    size_t off = (size_t)((char *)ptr - shoal_g.heap_me);
-    if ((char *)ptr < shoal_g.heap_me + SHOAL_CTL_SIZE || off >= shoal_g.heap_size ||
-        shoal_heap_block_size(heap, off) == 0)
-        shoal_fatal(fn,
-                    "argument 'ptr' = %p is not a block allocated by shmem_malloc and not yet "
-                    "freed (symmetric heap [%p, %p))",
-                    ptr, (void *)(shoal_g.heap_me + SHOAL_CTL_SIZE),
+    size_t off;
+    if (!live_block(ptr, &off))
+        shoal_fatal(fn, NOT_A_BLOCK, ptr, (void *)(shoal_g.heap_me + SHOAL_CTL_SIZE),
                     (void *)(shoal_g.heap_me + shoal_g.heap_size));
     return off;
 }
 
 void shoal_sym_free(void *ptr, const char *fn)
 {
-    check_init(fn);
+    shoal_check_init(fn);
     if (!ptr)
         return;
     size_t off = block_of(ptr, fn);
@@ -147,36 +149,51 @@ void shoal_sym_free(void *ptr, const char *fn)
     shoal_heap_free(heap, off);
 }
 
+/* The new block (or ptr itself, resized), NULL when the heap has no room:
+ * what every PE computes alike between realloc's two barriers. */
+static void *move_block(void *ptr, size_t off, size_t size, int *rc, size_t *noff)
+{
+    size_t old = shoal_heap_block_size(heap, off);
+    *noff = off;
+    if (shoal_heap_resize(heap, off, size) == 0)
+        return ptr;
+    if ((*rc = shoal_heap_alloc(heap, size, 64, noff)) != 0)
+        return NULL;
+    void *result = shoal_g.heap_me + *noff;
+    memcpy(result, ptr, old < size ? old : size);
+    shoal_heap_free(heap, off);
+    return result;
+}
+
 void *shoal_sym_realloc(void *ptr, size_t size, const char *fn)
 {
-    check_init(fn);
+    shoal_check_init(fn);
     if (!ptr)
         return shoal_sym_alloc(size, 64, fn);
     if (size == 0) {
         shoal_sym_free(ptr, fn);
         return NULL;
     }
-    size_t off = block_of(ptr, fn);
+    /* A pointer that is no longer a block (freed, say) gives NULL on
+     * every PE, as Open MPI documents, with a line from PE 0; under
+     * SHMEM_DEBUG it is the error it is.  The barriers still run: every PE
+     * takes the same number of them whatever its pointer. */
+    size_t off, noff = 0;
+    int valid = live_block(ptr, &off), rc = 0;
+    if (!valid && shoal_g.debug)
+        (void)block_of(ptr, fn);
+    if (!valid && shoal_g.my_pe == 0)
+        shoal_warn(fn, NOT_A_BLOCK "; returning NULL", ptr,
+                   (void *)(shoal_g.heap_me + SHOAL_CTL_SIZE),
+                   (void *)(shoal_g.heap_me + shoal_g.heap_size));
     /* Entry barrier: nobody may still be writing the old block when it
      * moves. */
     shoal_barrier_all_internal(fn);
-    size_t old = shoal_heap_block_size(heap, off);
-    void *result;
-    size_t noff = off;
-    int rc = 0;
-    if (shoal_heap_resize(heap, off, size) == 0) {
-        result = ptr;
-    } else if ((rc = shoal_heap_alloc(heap, size, 64, &noff)) == 0) {
-        result = shoal_g.heap_me + noff;
-        memcpy(result, ptr, old < size ? old : size);
-        shoal_heap_free(heap, off);
-    } else {
-        result = NULL;
-    }
+    void *result = valid ? move_block(ptr, off, size, &rc, &noff) : NULL;
     if (shoal_g.debug)
         check_symmetric(fn, size, rc == 0 ? (long long)noff : -1);
     shoal_barrier_all_internal(fn);
-    if (!result)
+    if (!result && valid)
         report_oom(fn, size);
     return result;
 }

@@ -8,60 +8,112 @@
 
 #include "core/am.h"
 
-/* [lo, hi) byte extent of nblocks blocks of bsize elements, stride apart. */
-static void extent(ptrdiff_t stride, size_t bsize, size_t nblocks, size_t elem, ptrdiff_t *lo,
-                   ptrdiff_t *hi)
+/* The names a strided routine's error messages use for its arguments. */
+struct strided_args {
+    const char *count; /* "nelems" (iput, iget) or "nblocks" (ibput, ibget) */
+    ptrdiff_t dst, sst;
+    size_t bsize, nblocks, elem;
+};
+
+/* [lo, hi): the bytes that nblocks blocks of `blen` bytes, `step` bytes
+ * apart, cover relative to the first block.  0 when that span (or a step)
+ * does not fit in ptrdiff_t: no object can be that large. */
+static int span(ptrdiff_t stride, size_t elem, size_t nblocks, size_t blen, ptrdiff_t *step,
+                ptrdiff_t *lo, ptrdiff_t *hi)
 {
-    ptrdiff_t last = (ptrdiff_t)(nblocks - 1) * stride * (ptrdiff_t)elem;
-    *lo = last < 0 ? last : 0;
-    *hi = (last > 0 ? last : 0) + (ptrdiff_t)(bsize * elem);
+    size_t mag = stride < 0 ? (size_t)0 - (size_t)stride : (size_t)stride, s, last;
+    if (__builtin_mul_overflow(mag, elem, &s) || s > PTRDIFF_MAX ||
+        __builtin_mul_overflow(s, nblocks - 1, &last) || last > (size_t)PTRDIFF_MAX - blen)
+        return 0;
+    *step = stride < 0 ? -(ptrdiff_t)s : (ptrdiff_t)s;
+    *lo = stride < 0 ? -(ptrdiff_t)last : 0;
+    *hi = (stride < 0 ? 0 : (ptrdiff_t)last) + (ptrdiff_t)blen;
+    return 1;
 }
 
-static void strided(shmem_ctx_t ctx, int is_put, void *dest, const void *src, ptrdiff_t dst,
-                    ptrdiff_t sst, size_t bsize, size_t nblocks, size_t elem, int pe,
-                    const char *fn)
+/* The byte length of one block, and the step of each side, or a fatal
+ * error naming the count (and the stride) whose bytes cannot exist. */
+static size_t strided_check(const struct strided_args *a, int is_put, ptrdiff_t *rstep,
+                            ptrdiff_t *lstep, ptrdiff_t *lo, ptrdiff_t *hi, const char *fn)
+{
+    size_t blen;
+    if (__builtin_mul_overflow(a->bsize, a->elem, &blen) || blen > PTRDIFF_MAX)
+        shoal_err_count("bsize", a->bsize, a->elem, fn);
+    ptrdiff_t rs = is_put ? a->dst : a->sst, ls = is_put ? a->sst : a->dst, llo, lhi;
+    if (!span(rs, a->elem, a->nblocks, blen, rstep, lo, hi) ||
+        !span(ls, a->elem, a->nblocks, blen, lstep, &llo, &lhi))
+        shoal_fatal(fn,
+                    "argument '%s' = %zu is too large: with strides dst = %td and sst = %td "
+                    "(elements of %zu bytes) the %s span more bytes than the address space holds",
+                    a->count, a->nblocks, a->dst, a->sst, a->elem,
+                    a->bsize > 1 ? "blocks" : "elements");
+    return blen;
+}
+
+static void strided(shmem_ctx_t ctx, int is_put, void *dest, const void *src,
+                    const struct strided_args *a, int pe, const char *fn)
 {
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
-    if (nblocks == 0 || bsize == 0)
+    if (a->nblocks == 0 || a->bsize == 0)
         return;
-    if (SHOAL_UNLIKELY(bsize > 1 && ((dst < (ptrdiff_t)bsize) || sst < (ptrdiff_t)bsize)))
-        shoal_fatal(fn, "strides dst = %td and sst = %td must be at least bsize = %zu", dst, sst,
-                    bsize);
-    const void *remote = is_put ? dest : src;
-    ptrdiff_t rstride = is_put ? dst : sst, lo, hi;
-    extent(rstride, bsize, nblocks, elem, &lo, &hi);
-    char *r = shoal_addr((const char *)remote + lo, (size_t)(hi - lo), wpe, fn,
-                         is_put ? "dest" : "source");
+    if (SHOAL_UNLIKELY(a->bsize > 1 &&
+                       ((a->dst < (ptrdiff_t)a->bsize) || a->sst < (ptrdiff_t)a->bsize)))
+        shoal_fatal(fn, "strides dst = %td and sst = %td must be at least bsize = %zu", a->dst,
+                    a->sst, a->bsize);
+    ptrdiff_t rstep, lstep, lo, hi;
+    size_t blen = strided_check(a, is_put, &rstep, &lstep, &lo, &hi, fn);
+    const char *remote = is_put ? dest : src;
+    /* The extent is checked before an address is formed from it: a far
+     * start is named as the address that is wrong. */
+    char *r = shoal_addr_n((const char *)((uintptr_t)remote + (uintptr_t)lo), (size_t)(hi - lo),
+                           wpe, fn, is_put ? "dest" : "source", a->count);
+    ptrdiff_t dstep = is_put ? rstep : lstep, sstep = is_put ? lstep : rstep;
     if (SHOAL_UNLIKELY(r == NULL)) {
         /* Network path: one contiguous transfer per block. */
-        for (size_t b = 0; b < nblocks; b++) {
-            char *d = (char *)dest + (ptrdiff_t)b * dst * (ptrdiff_t)elem;
-            const char *s = (const char *)src + (ptrdiff_t)b * sst * (ptrdiff_t)elem;
+        for (size_t b = 0; b < a->nblocks; b++) {
+            char *d = (char *)dest + (ptrdiff_t)b * dstep;
+            const char *s = (const char *)src + (ptrdiff_t)b * sstep;
             if (is_put)
-                shoal_net_put(ctx->net, d, s, bsize * elem, wpe, 0, fn);
+                shoal_net_put(ctx->net, d, s, blen, wpe, 0, fn);
             else
-                shoal_net_get(ctx->net, d, s, bsize * elem, wpe, 0, fn);
+                shoal_net_get(ctx->net, d, s, blen, wpe, 0, fn);
         }
         return;
     }
     char *rbase = r - lo;
-    shoal_shm_strided(is_put ? rbase : (char *)dest, is_put ? (const char *)src : rbase,
-                      dst * (ptrdiff_t)elem, sst * (ptrdiff_t)elem, bsize * elem, nblocks);
+    shoal_shm_strided(is_put ? rbase : (char *)dest, is_put ? (const char *)src : rbase, dstep,
+                      sstep, blen, a->nblocks);
     if (is_put)
         shoal_bell_ring_if_armed(shoal_bell_of(wpe));
 }
 
 void shoal_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
-                size_t bsize, size_t nblocks, size_t elem, int pe, const char *fn)
+                size_t nelems, size_t elem, int pe, const char *fn)
 {
-    strided(ctx, 1, dest, src, dst, sst, bsize, nblocks, elem, pe, fn);
+    const struct strided_args a = {"nelems", dst, sst, 1, nelems, elem};
+    strided(ctx, 1, dest, src, &a, pe, fn);
 }
 
 void shoal_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
-                size_t bsize, size_t nblocks, size_t elem, int pe, const char *fn)
+                size_t nelems, size_t elem, int pe, const char *fn)
 {
-    strided(ctx, 0, dest, src, dst, sst, bsize, nblocks, elem, pe, fn);
+    const struct strided_args a = {"nelems", dst, sst, 1, nelems, elem};
+    strided(ctx, 0, dest, src, &a, pe, fn);
+}
+
+void shoal_ibput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                 size_t bsize, size_t nblocks, size_t elem, int pe, const char *fn)
+{
+    const struct strided_args a = {"nblocks", dst, sst, bsize, nblocks, elem};
+    strided(ctx, 1, dest, src, &a, pe, fn);
+}
+
+void shoal_ibget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                 size_t bsize, size_t nblocks, size_t elem, int pe, const char *fn)
+{
+    const struct strided_args a = {"nblocks", dst, sst, bsize, nblocks, elem};
+    strided(ctx, 0, dest, src, &a, pe, fn);
 }
 
 void shoal_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t n, uint64_t *sig_addr,
@@ -76,7 +128,7 @@ void shoal_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t n, ui
     if (SHOAL_UNLIKELY(shoal_g.debug))
         shoal_debug_check_align(sig_addr, 8, fn, "sig_addr");
     if (n) {
-        char *r = shoal_addr(dest, n, wpe, fn, "dest");
+        char *r = shoal_addr_n(dest, n, wpe, fn, "dest", "nelems");
         if (SHOAL_UNLIKELY(shoal_g.debug))
             shoal_debug_check_overlap(shoal_user_view(r, dest, wpe), n, src, n, fn, "dest",
                                       "source");

@@ -35,6 +35,19 @@ static inline int shoal_ctx_pe(shmem_ctx_t ctx, int pe, const char *fn)
     return t->start + pe * t->stride;
 }
 
+/* The bytes of `nelems` elements of `esize` bytes: the one place every
+ * generated wrapper turns its count into a length ({NBYTES} in the API
+ * table), so that a count whose byte length wraps around size_t is an
+ * argument error instead of a short (or empty) transfer.  With `esize`
+ * constant this is one comparison. */
+static inline size_t shoal_nbytes(size_t nelems, size_t esize, const char *fn)
+{
+    size_t n;
+    if (SHOAL_UNLIKELY(__builtin_mul_overflow(nelems, esize, &n)))
+        shoal_err_count("nelems", nelems, esize, fn);
+    return n;
+}
+
 /* Where [addr, addr+len) of world PE `pe` is mapped in this process, or NULL
  * when `pe` is not on this node.  Fatal if the range is not symmetric; the
  * message blames `arg` (the address), or `count` (the argument the length
@@ -159,12 +172,17 @@ static inline void shoal_get_nbi(shmem_ctx_t ctx, void *dest, const void *src, s
     shoal_rma(ctx, 0, 1, dest, src, n, pe, fn);
 }
 
-/* Blocked strided transfers (iput = ibput with bsize 1).  Strides are in
- * elements of `elem` bytes and step from block to block. */
+/* Strided transfers: nelems elements (iput/iget), or nblocks blocks of
+ * bsize elements (ibput/ibget).  Strides are in elements of `elem` bytes and
+ * step from element to element, or block to block. */
 void shoal_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
-                size_t bsize, size_t nblocks, size_t elem, int pe, const char *fn);
+                size_t nelems, size_t elem, int pe, const char *fn);
 void shoal_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
-                size_t bsize, size_t nblocks, size_t elem, int pe, const char *fn);
+                size_t nelems, size_t elem, int pe, const char *fn);
+void shoal_ibput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                 size_t bsize, size_t nblocks, size_t elem, int pe, const char *fn);
+void shoal_ibget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                 size_t bsize, size_t nblocks, size_t elem, int pe, const char *fn);
 
 /* ------------------------------------------------------------------ AMO */
 

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,8 +74,7 @@ static void refill(const char *fn)
 
 struct shmemx_request *shoal_request_new(const char *fn)
 {
-    if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
-        shoal_err_not_init(fn);
+    shoal_check_init(fn);
     struct shmemx_request *r = shoal_request_pop();
     if (!r) {
         refill(fn);
@@ -416,8 +416,11 @@ int shoal_request_merge(size_t count, shmemx_request_h **requests, shmemx_reques
         if (h == SHMEMX_REQUEST_NULL)
             continue;
         int done = h == SHOAL_REQUEST_DONE;
-        if (!done)
-            (void)live(h, fn, "requests[i]");
+        if (!done && SHOAL_UNLIKELY(shoal_g.debug || h->magic != SHOAL_REQ_LIVE)) {
+            char arg[48]; /* the element, by its index */
+            snprintf(arg, sizeof arg, "requests[%zu]", i);
+            (void)shoal_request_check(h, fn, arg);
+        }
         if (done ? requests[i] == merged : h == into)
             shoal_fatal(fn,
                         "argument 'requests[%zu]' is the request 'merged' itself: a request "
@@ -484,7 +487,7 @@ void shoal_put_signal_nbe(shmem_ctx_t ctx, void *dest, const void *src, size_t n
     if (SHOAL_UNLIKELY(debug))
         shoal_debug_check_align(sig_addr, 8, fn, "sig_addr");
     if (n) {
-        char *rp = shoal_addr(dest, n, wpe, fn, "dest");
+        char *rp = shoal_addr_n(dest, n, wpe, fn, "dest", "nelems");
         if (SHOAL_UNLIKELY(debug))
             shoal_debug_check_overlap(shoal_user_view(rp, dest, wpe), n, src, n, fn, "dest",
                                       "source");

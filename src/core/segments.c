@@ -132,6 +132,20 @@ static int recv_fds(int sock, int *rank, int *hfd, int *dfd)
     return *hfd >= 0 ? 0 : -1;
 }
 
+/* The distance between two PEs' heaps, and the alignment of each heap's
+ * base: the power of two at or above the heap's size (at least 2 MiB, which
+ * lets the kernel use huge pages).  shmem_align aligns a block's offset, so
+ * its address is aligned as asked for any alignment up to this, on every PE
+ * and every node alike (docs/user-guide.md); it costs address space only
+ * (at most twice the heap, reserved, never touched). */
+static size_t heap_slot_size(size_t heap_size)
+{
+    size_t s = HEAP_ALIGN;
+    while (s < heap_size && s <= SIZE_MAX / 2)
+        s <<= 1;
+    return s < heap_size ? (heap_size + HEAP_ALIGN - 1) & ~(HEAP_ALIGN - 1) : s;
+}
+
 static void *reserve(size_t len, size_t align)
 {
     /* Over-reserve, then trim to an aligned range. */
@@ -371,8 +385,8 @@ int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote,
     if (share_fds(b, ds, heap_size, peer_heap, peer_data, err, errlen) < 0)
         goto out;
 
-    size_t heap_stride = (heap_size + HEAP_ALIGN - 1) & ~(HEAP_ALIGN - 1);
-    char *hr = reserve(heap_stride * (size_t)n_local, HEAP_ALIGN);
+    size_t heap_stride = heap_slot_size(heap_size);
+    char *hr = reserve(heap_stride * (size_t)n_local, heap_stride);
     size_t data_stride = ds->size;
     char *dr = NULL;
     if (ds->size && ds->fd >= 0)

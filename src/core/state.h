@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/error.h"
+
 #define SHOAL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SHOAL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SHOAL_CACHELINE 64
@@ -172,6 +174,14 @@ extern struct shoal_state shoal_g;
 extern struct shoal_ctx shoal_ctx_default;
 extern struct shoal_team shoal_team_world;
 extern struct shoal_team shoal_team_shared;
+
+/* Every routine but the setup queries: fatal ("called before shmem_init
+ * (or after the last shmem_finalize)") outside an initialized library. */
+static inline void shoal_check_init(const char *fn)
+{
+    if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
+        shoal_err_not_init(fn);
+}
 
 static inline int shoal_slot(int world_pe)
 {

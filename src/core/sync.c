@@ -133,6 +133,71 @@ void shoal_group_debug_check_slow(const struct shoal_group *g, const char *fn, u
               fn);
 }
 
+/* ---- Without SHMEM_DEBUG: the signature of a collective that moves
+ * enough data (shoal_group_sync_sig, sync.h). */
+
+static void sig_fill(struct shoal_coll_sig *s, const struct shoal_group *g, const char *fn,
+                     uint64_t a, uint64_t b)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->fn, sizeof s->fn, "%s", fn);
+    s->seq = g->seq;
+    s->a = a;
+    s->b = b;
+}
+
+static _Noreturn void sig_mismatch(const struct shoal_group *g, int prev,
+                                   const struct shoal_coll_sig *mine,
+                                   const struct shoal_coll_sig *theirs, const char *fn)
+{
+    char t[48];
+    if (theirs->seq != mine->seq)
+        shoal_fatal(fn,
+                    "collectives do not match on %s: this PE (PE %d) is in %s (collective #%llu, "
+                    "sizes %llu, %llu), PE %d is in another collective (a smaller one, or one "
+                    "of another kind)",
+                    team_label(g->team_slot, t, sizeof t), shoal_g.my_pe, mine->fn,
+                    (unsigned long long)mine->seq, (unsigned long long)mine->a,
+                    (unsigned long long)mine->b, shoal_group_pe(g, prev));
+    shoal_fatal(fn,
+                "collectives do not match on %s: this PE (PE %d) is in %s (collective #%llu, "
+                "sizes %llu, %llu), PE %d is in %s (collective #%llu, sizes %llu, %llu)",
+                team_label(g->team_slot, t, sizeof t), shoal_g.my_pe, mine->fn,
+                (unsigned long long)mine->seq, (unsigned long long)mine->a,
+                (unsigned long long)mine->b, shoal_group_pe(g, prev), theirs->fn,
+                (unsigned long long)theirs->seq, (unsigned long long)theirs->a,
+                (unsigned long long)theirs->b);
+}
+
+void shoal_group_sync_sig(const struct shoal_group *g, const char *fn, uint64_t a, uint64_t b,
+                          size_t bytes)
+{
+    if (shoal_g.debug || g->team_slot < 0 || g->size < 2 || bytes < SHOAL_SIG_MIN_LOCAL) {
+        shoal_group_sync(g, fn);
+        return;
+    }
+    struct shoal_team_block *blk = &shoal_my_ctl()->teams[g->team_slot];
+    struct shoal_coll_sig mine, theirs;
+    sig_fill(&mine, g, fn, a, b);
+    blk->dbg_sig = mine; /* before the sync's release: the successor reads it after */
+    shoal_group_sync(g, fn);
+    const int prev = (g->me - 1 + g->size) % g->size;
+    const int wprev = shoal_group_pe(g, prev);
+    const void *mapped = shoal_addr(&blk->dbg_sig, sizeof theirs, wprev, fn, "source");
+    if (!mapped && bytes < SHOAL_SIG_MIN_NET)
+        return;
+    /* prev cannot write its next signature before this PE has left the
+     * collective (every collective that calls this ends with a sync). */
+    if (mapped)
+        memcpy(&theirs, mapped, sizeof theirs);
+    else
+        shoal_get(SHMEM_CTX_DEFAULT, &theirs, &blk->dbg_sig, sizeof theirs, wprev, fn);
+    theirs.fn[sizeof theirs.fn - 1] = 0;
+    if (theirs.seq != mine.seq || strcmp(theirs.fn, mine.fn) || theirs.a != mine.a ||
+        theirs.b != mine.b)
+        sig_mismatch(g, prev, &mine, &theirs, fn);
+}
+
 void shoal_sync_all_internal(const char *fn)
 {
     struct shoal_group g;

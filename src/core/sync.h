@@ -60,6 +60,21 @@ static inline void shoal_group_debug_check(const struct shoal_group *g, const ch
         shoal_group_debug_check_slow(g, fn, a, b);
 }
 
+/* The entry sync of a collective that moves `bytes` into or out of each
+ * member (a reduce of n bytes reads size * n) and ends with a sync of its
+ * own.  Without SHMEM_DEBUG, where the data is large
+ * enough that it costs under 1% (SHOAL_SIG_MIN_*, measured with
+ * bench/coll_bench), each member posts the collective's signature before
+ * the sync and compares the previous member's with it after: mismatched
+ * large collectives (a reduce against an fcollect) are reported instead of
+ * giving wrong values.  No handshake: a member that posts nothing (another
+ * collective, a smaller one) leaves an older signature, which is reported
+ * too, and a member that does not compare never blocks one that does. */
+#define SHOAL_SIG_MIN_LOCAL ((size_t)64 << 10) /* previous member on this node */
+#define SHOAL_SIG_MIN_NET ((size_t)4 << 20)    /* reached through the network */
+void shoal_group_sync_sig(const struct shoal_group *g, const char *fn, uint64_t a, uint64_t b,
+                          size_t bytes);
+
 /* No member leaves before every member has arrived (dissemination). */
 void shoal_group_sync(const struct shoal_group *g, const char *fn);
 

@@ -234,12 +234,6 @@ static void debug_check_ivars(int kind, const void *ivars, size_t nelems, const 
     }
 }
 
-static void check_init(const char *fn)
-{
-    if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
-        shoal_err_not_init(fn);
-}
-
 /* ------------------------------------------------------------ set queries */
 
 struct set_q {
@@ -305,15 +299,26 @@ static size_t collect_ok(const struct set_q *q, size_t *indices)
     return n;
 }
 
+/* The array of a vector wait: its length is a count the caller passed, so
+ * it is checked always (a count too large for the object, or for the
+ * address space, would walk off the segment); one range test per call. */
+static void check_ivars_len(int kind, const void *ivars, size_t nelems, const char *fn)
+{
+    if (nelems)
+        (void)shoal_addr_n(ivars, shoal_nbytes(nelems, kind_size(kind), fn), shoal_g.my_pe, fn,
+                           "ivars", "nelems");
+}
+
 #define SETQ(mode_)                             \
-    check_init(fn);                             \
+    shoal_check_init(fn);                             \
     check_cmp(cmp, fn);                         \
+    check_ivars_len(kind, ivars, nelems, fn);   \
     debug_check_ivars(kind, ivars, nelems, fn); \
     struct set_q q = {kind, cmp, vector, ivars, values, nelems, status, mode_}
 
 void shoal_wait_until(int kind, void *ivar, int cmp, const void *value, const char *fn)
 {
-    check_init(fn);
+    shoal_check_init(fn);
     check_cmp(cmp, fn);
     debug_check_ivars(kind, ivar, 1, fn);
     if (elem_ok(kind, ivar, 0, cmp, value, 0))
@@ -324,7 +329,7 @@ void shoal_wait_until(int kind, void *ivar, int cmp, const void *value, const ch
 
 int shoal_test(int kind, void *ivar, int cmp, const void *value, const char *fn)
 {
-    check_init(fn);
+    shoal_check_init(fn);
     check_cmp(cmp, fn);
     debug_check_ivars(kind, ivar, 1, fn);
     return elem_ok(kind, ivar, 0, cmp, value, 0);
@@ -433,7 +438,7 @@ static int sig_ready(void *arg)
 
 uint64_t shoal_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t value, const char *fn)
 {
-    check_init(fn);
+    shoal_check_init(fn);
     check_cmp(cmp, fn);
     debug_check_ivars(SHOAL_W_U64, sig_addr, 1, fn);
     struct sig_q q = {sig_addr, cmp, value, 0};

@@ -709,6 +709,35 @@ static void mode_complete(void)
 
 /* ---------------------------------------------------------------- errors */
 
+/* A handle from before the last shmem_finalize: every request routine
+ * reports the call as outside the library (the request objects are gone:
+ * once silent on this node, a use-after-free and SIGSEGV over UCX). */
+static void mode_after_finalize(const char *what)
+{
+    long v = 0;
+    shmemx_request_h r = SHMEMX_REQUEST_NULL, m2 = SHMEMX_REQUEST_NULL;
+    if (!strcmp(what, "free") || !strcmp(what, "merge"))
+        shmemx_request_alloc(NULL, &r);
+    shmemx_get_nbe(&v, &small_dst, 1, right, &r);
+    shmem_finalize();
+    int done = 0;
+    if (!strcmp(what, "wait")) {
+        shmemx_request_wait(&r);
+    } else if (!strcmp(what, "test")) {
+        shmemx_request_test(&r, &done);
+    } else if (!strcmp(what, "free")) {
+        shmemx_request_free(&r);
+    } else if (!strcmp(what, "merge")) {
+        shmemx_request_h *in[] = {&r};
+        shmemx_merge_request(1, in, &m2);
+    } else {
+        fprintf(stderr, "unknown mode after_finalize_%s\n", what);
+        _exit(2);
+    }
+    fprintf(stderr, "mode after_finalize_%s: no error was reported\n", what);
+    _exit(3);
+}
+
 static void *second_waiter(void *arg)
 {
     shmemx_request_wait((shmemx_request_h *)arg);
@@ -741,6 +770,17 @@ static void mode_error(const char *m)
         shmemx_put_nbe(&small_dst, &v, 1, right, &r);
         shmemx_request_h *in[] = {&r};
         shmemx_merge_request(1, in, &r);
+    } else if (!strcmp(m, "merge_freed")) {
+        /* The message names the element by its index. */
+        shmemx_request_h a = SHMEMX_REQUEST_NULL, b = SHMEMX_REQUEST_NULL;
+        shmemx_request_h m2 = SHMEMX_REQUEST_NULL;
+        shmemx_request_alloc(NULL, &b);
+        shmemx_put_nbe(&small_dst, &v, 1, right, &a);
+        shmemx_put_nbe(&small_dst, &v, 1, right, &b);
+        shmemx_request_h copy = b;
+        shmemx_request_wait(&b);
+        shmemx_request_h *in[] = {&a, &copy};
+        shmemx_merge_request(2, in, &m2);
     } else if (!strcmp(m, "merge_twice")) {
         shmemx_request_h a = SHMEMX_REQUEST_NULL, m2 = SHMEMX_REQUEST_NULL;
         shmemx_put_nbe(&small_dst, &v, 1, right, &a);
@@ -818,6 +858,10 @@ int main(int argc, char **argv)
     npes = shmem_n_pes();
     right = (me + 1) % npes;
     left = (me + npes - 1) % npes;
+    if (!strncmp(mode, "after_finalize_", 15)) {
+        mode_after_finalize(mode + 15);
+        return 0;
+    }
     if (!strcmp(mode, "values"))
         mode_values();
     else if (!strcmp(mode, "merge"))

@@ -87,6 +87,56 @@ int main(int argc, char **argv)
         others_block_in_barrier();
         shmem_putmem(heap, src, (size_t)-1, 0);
         survived(mode);
+    } else if (!strcmp(mode, "put_elem_wrap")) {
+        /* 4 * ((1<<62) + 2) wraps to 8 bytes: once a 2-element put. */
+        others_block_in_barrier();
+        shmem_int_put((int *)(void *)heap, (const int *)(void *)src, ((size_t)1 << 62) + 2,
+                      (me + 1) % n);
+        survived(mode);
+    } else if (!strcmp(mode, "iput_wrap")) {
+        /* Once a signed overflow in the extent, then SIGSEGV. */
+        others_block_in_barrier();
+        shmem_int_iput((int *)(void *)heap, (const int *)(void *)src, 1, 1, (size_t)1 << 62,
+                       (me + 1) % n);
+        survived(mode);
+    } else if (!strcmp(mode, "fcollect_huge") || !strcmp(mode, "alltoall_huge")) {
+        /* Every PE calls: once SIGSEGV in memcpy, without a word. */
+        if (mode[0] == 'f')
+            shmem_int_fcollect(SHMEM_TEAM_WORLD, (int *)(void *)heap, (const int *)(void *)heap,
+                               (size_t)1 << 40);
+        else
+            shmem_int_alltoall(SHMEM_TEAM_WORLD, (int *)(void *)heap, (const int *)(void *)heap,
+                               (size_t)1 << 40);
+        survived(mode);
+    } else if (!strncmp(mode, "mismatch_large", 14)) {
+        /* PE 0 reduces 10,000 ints while the others fcollect 10,000 each:
+         * once a silent success with thousands of wrong values.  Large
+         * collectives compare signatures without SHMEM_DEBUG. */
+        size_t ne = mode[14] == '_' ? (size_t)atol(mode + 15) : 10000;
+        int *big = shmem_calloc(ne * (size_t)n, sizeof(int));
+        if (!big)
+            return 97;
+        if (me == 0)
+            shmem_int_sum_reduce(SHMEM_TEAM_WORLD, big, big, ne);
+        else
+            shmem_int_fcollect(SHMEM_TEAM_WORLD, big, big, ne);
+        if (n > 1)
+            survived(mode);
+        shmem_finalize();
+        return 0;
+    } else if (!strcmp(mode, "mismatch_bcast_alltoall")) {
+        size_t ne = 65536;
+        int *big = shmem_calloc(ne * (size_t)n, sizeof(int));
+        if (!big)
+            return 97;
+        if (me == n - 1)
+            shmem_int_broadcast(SHMEM_TEAM_WORLD, big, big, ne, 0);
+        else
+            shmem_int_alltoall(SHMEM_TEAM_WORLD, big, big, ne);
+        if (n > 1)
+            survived(mode);
+        shmem_finalize();
+        return 0;
     } else if (!strcmp(mode, "get_huge_static")) {
         others_block_in_barrier();
         shmem_getmem(src, g_static, (size_t)1 << 40, 0);
@@ -150,7 +200,7 @@ int main(int argc, char **argv)
         survived(mode);
     } else if (!strcmp(mode, "bad_alignment")) {
         /* Not an error: an alignment that is not a power of two gives NULL
-         * on every PE (a message only under SHMEM_DEBUG), and the heaps
+         * on every PE (PE 0 says why), and the heaps
          * stay in step, which SHMEM_DEBUG's symmetry check verifies. */
         void *p = shmem_align(24, 100);
         if (p != NULL) {
@@ -167,6 +217,28 @@ int main(int argc, char **argv)
         shmem_finalize();
         if (me == 0)
             printf("bad_alignment: NULL returned, program continued\n");
+        return 0;
+    } else if (!strcmp(mode, "realloc_freed") || !strcmp(mode, "shrealloc_freed")) {
+        /* Not an error (Mellanox verifier basic:tc3): NULL on every PE, one
+         * line from PE 0, and the program goes on with the heaps in step;
+         * under SHMEM_DEBUG an error. */
+        char *p = shmem_malloc(64);
+        shmem_free(p);
+        void *q = mode[0] == 'r' ? shmem_realloc(p, 128) : shrealloc(p, 128);
+        if (q != NULL) {
+            fprintf(stderr, "errors: realloc of a freed block returned %p, not NULL\n", q);
+            return 96;
+        }
+        char *r = shmem_malloc(64);
+        if (r == NULL)
+            return 95;
+        shmem_barrier_all();
+        shmem_putmem(r, "x", 1, (me + 1) % n);
+        shmem_free(r);
+        shmem_free(heap);
+        shmem_finalize();
+        if (me == 0)
+            printf("%s: NULL returned, program continued\n", mode);
         return 0;
     } else if (!strcmp(mode, "asymmetric_free")) {
         /* SHMEM_DEBUG: PEs free different blocks. */

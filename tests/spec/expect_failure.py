@@ -30,6 +30,8 @@ def main():
     ap.add_argument("--rc", default="nonzero")
     ap.add_argument("--regex", action="append", default=[])
     ap.add_argument("--not-regex", action="append", default=[])
+    ap.add_argument("--out-regex", action="append", default=[], help="the same for stdout")
+    ap.add_argument("--out-not-regex", action="append", default=[])
     ap.add_argument("--max-seconds", type=float, default=5.0)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -75,6 +77,12 @@ def main():
     for r in a.not_regex:
         if re.search(r, err, re.S):
             problems.append("stderr matches /%s/ but must not" % r)
+    for r in a.out_regex:
+        if not re.search(r, out, re.S):
+            problems.append("stdout does not match /%s/" % r)
+    for r in a.out_not_regex:
+        if re.search(r, out, re.S):
+            problems.append("stdout matches /%s/ but must not" % r)
 
     env_txt = " ".join(a.env)
     print("command: %s%s" % (env_txt + " " if env_txt else "", " ".join(full)))

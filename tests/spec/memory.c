@@ -218,6 +218,25 @@ static void test_align(void)
     for (int i = 0; i < k; i++)
         shmem_free(blocks[i]);
 
+    /* Past the heap base's old 2 MiB alignment (tests-sos shmemalign asks
+     * for 8 MiB): the address, not only the offset, is aligned on every PE. */
+    k = 0;
+    for (size_t a = (size_t)2 << 20; a <= (size_t)256 << 20; a <<= 1) {
+        void *pad = shmem_malloc(24);
+        CHECK_NOT_NULL(pad);
+        void *q = shmem_align(a, 4096);
+        CHECK_NOT_NULL(q);
+        CHECK_MSG((uintptr_t)q % a == 0, "shmem_align(%zu, 4096) = %p is not aligned", a, q);
+        offs[k] = off_of(q);
+        blocks[k++] = q;
+        offs[k] = off_of(pad);
+        blocks[k++] = pad;
+    }
+    check_symmetric(offs, k, "align large");
+    check_remote_usable(blocks[k - 2], 4096, 10);
+    for (int i = k - 1; i >= 0; i--)
+        shmem_free(blocks[i]);
+
     /* The deprecated name. */
     void *p = shmemalign(4096, 100);
     CHECK_NOT_NULL(p);

@@ -25,7 +25,7 @@ The table: every row is
 
     SHOAL_ENV(id, "NAME", "ALIAS" or NULL, KIND, "default", "meaning")
 
-KIND is SIZE, BOOL, UINT or STRING (see the table's own comment).  Rows are
+KIND is SIZE, BOOL, FLAG, UINT or STRING (see the table's own comment).  Rows are
 read in order from src/core/env_table.h and then from every other header
 under src/ whose rows are SHOAL_ENV(...) lines (each layer's own table:
 coll/coll_env_table.h, transport/ucx/ucx_env_table.h, ...), one table after
@@ -52,6 +52,7 @@ MAN_MARK = '.\\" %ENVIRONMENT%'
 KINDS = {
     'SIZE': 'size',
     'BOOL': 'boolean',
+    'FLAG': 'switch',
     'UINT': 'integer',
     'STRING': 'string',
 }
@@ -61,8 +62,12 @@ KIND_TEXT = [
              'of 1024) and an optional fraction: `512M`, `1.5G`, `64K`, '
              '`1000000`.  Only the first letter after the number counts '
              '(`20kk` is 20K), as the OpenSHMEM specification says.'),
-    ('boolean', '`1`, `yes`, `true` or `on` turn it on; unset, `0`, `no`, '
-                '`false` or `off` (any case) leave it off.'),
+    ('boolean', '`1`, `yes`, `true` or `on` turn it on; unset, empty, `0`, `no`, '
+                '`false` or `off` (any case) leave it off; any other value is '
+                'malformed and stops the job at start-up.'),
+    ('switch', 'the specification\'s "any value": set turns it on, whatever '
+               'the value (`1`, `yes`, a path, `2`), unless the value is empty, '
+               '`0`, `n`, `no`, `off` or `false` (any case).'),
     ('integer', 'a non-negative decimal number (where the meaning says so, '
                 'also a word such as `auto`).'),
     ('string', 'one of the words the meaning lists (the variables oshrun '

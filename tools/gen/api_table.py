@@ -38,6 +38,10 @@ Body templates are C statements with these placeholders, filled per routine:
   {ctx}    `ctx` in a ctx twin, SHMEM_CTX_DEFAULT otherwise
   {TYPE}   the C type of the row (typed forms, and single forms with a type)
   {ESIZE}  bytes per element: sizeof(TYPE), SIZE/8, or 1 for *mem
+  {NBYTES} the byte length of `nelems` elements, overflow-checked:
+           shoal_nbytes(nelems, {ESIZE}, {FN}) (core/ops.h).  A body never
+           multiplies a count by {ESIZE} itself (the generator refuses it):
+           a count whose bytes wrap around size_t must be an error
   {FN}     the public routine name as a C string, for error messages
   {WKIND}  the wait/test comparison kind: SHOAL_WKIND(signed, sizeof(TYPE))
   {TO}     name of the TYPE -> uint64_t raw-bits helper (AMOs)
@@ -547,7 +551,7 @@ FAMILIES = [
            [single('int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)')], '1.5'),
     # ------------------------------------------------------------------ RMA
     _rma('put', 'put', '1.0',
-         'shoal_put({ctx}, dest, source, nelems * {ESIZE}, pe, {FN});'),
+         'shoal_put({ctx}, dest, source, {NBYTES}, pe, {FN});'),
     family(S_RMA, 'shmem_p', [
         typed('stdrmatypes', 'void shmem_{T}_p(TYPE *dest, TYPE value, int pe)'),
     ], '1.0', ctx=True, impl='gen',
@@ -556,14 +560,14 @@ FAMILIES = [
         typed('stdrmatypes', 'void shmem_{T}_iput(%s)' % _STRIDED),
         sized('void shmem_iput{S}(%s)' % _VSTRIDED),
     ], '1.0', ctx=True, impl='gen',
-        body='shoal_iput({ctx}, dest, source, dst, sst, 1, nelems, {ESIZE}, pe, {FN});'),
+        body='shoal_iput({ctx}, dest, source, dst, sst, nelems, {ESIZE}, pe, {FN});'),
     family(S_RMA, 'shmem_ibput', [
         typed('stdrmatypes', 'void shmem_{T}_ibput(%s)' % _BLOCKED),
         sized('void shmem_ibput{S}(%s)' % _VBLOCKED),
     ], '1.6', ctx=True, impl='gen',
-        body='shoal_iput({ctx}, dest, source, dst, sst, bsize, nblocks, {ESIZE}, pe, {FN});'),
+        body='shoal_ibput({ctx}, dest, source, dst, sst, bsize, nblocks, {ESIZE}, pe, {FN});'),
     _rma('get', 'get', '1.0',
-         'shoal_get({ctx}, dest, source, nelems * {ESIZE}, pe, {FN});'),
+         'shoal_get({ctx}, dest, source, {NBYTES}, pe, {FN});'),
     family(S_RMA, 'shmem_g', [
         typed('stdrmatypes', 'TYPE shmem_{T}_g(const TYPE *source, int pe)'),
     ], '1.0', ctx=True, impl='gen',
@@ -574,16 +578,16 @@ FAMILIES = [
         typed('stdrmatypes', 'void shmem_{T}_iget(%s)' % _STRIDED),
         sized('void shmem_iget{S}(%s)' % _VSTRIDED),
     ], '1.0', ctx=True, impl='gen',
-        body='shoal_iget({ctx}, dest, source, dst, sst, 1, nelems, {ESIZE}, pe, {FN});'),
+        body='shoal_iget({ctx}, dest, source, dst, sst, nelems, {ESIZE}, pe, {FN});'),
     family(S_RMA, 'shmem_ibget', [
         typed('stdrmatypes', 'void shmem_{T}_ibget(%s)' % _BLOCKED),
         sized('void shmem_ibget{S}(%s)' % _VBLOCKED),
     ], '1.6', ctx=True, impl='gen',
-        body='shoal_iget({ctx}, dest, source, dst, sst, bsize, nblocks, {ESIZE}, pe, {FN});'),
+        body='shoal_ibget({ctx}, dest, source, dst, sst, bsize, nblocks, {ESIZE}, pe, {FN});'),
     _rma('put_nbi', 'put', '1.3',
-         'shoal_put_nbi({ctx}, dest, source, nelems * {ESIZE}, pe, {FN});'),
+         'shoal_put_nbi({ctx}, dest, source, {NBYTES}, pe, {FN});'),
     _rma('get_nbi', 'get', '1.3',
-         'shoal_get_nbi({ctx}, dest, source, nelems * {ESIZE}, pe, {FN});'),
+         'shoal_get_nbi({ctx}, dest, source, {NBYTES}, pe, {FN});'),
     # ------------------------------------------------------------------ AMO
     _amo('fetch', 'extamotypes', 'const TYPE *source, int pe', 'TYPE', '1.4', _B_FETCH),
     _amo('set', 'extamotypes', 'TYPE *dest, TYPE value, int pe', 'void', '1.4', _B_SET),
@@ -642,7 +646,7 @@ FAMILIES = [
         sized('void shmem_put{S}_signal(%s, %s)' % (_RMA_VARGS.replace(', int pe', ''), _SIG)),
         mem('void shmem_putmem_signal(%s, %s)' % (_RMA_VARGS.replace(', int pe', ''), _SIG)),
     ], '1.5', ctx=True, impl='gen',
-        body='shoal_put_signal({ctx}, dest, source, nelems * {ESIZE}, sig_addr, signal, sig_op, '
+        body='shoal_put_signal({ctx}, dest, source, {NBYTES}, sig_addr, signal, sig_op, '
              'pe, 0, {FN});'),
     family(S_SIG, 'shmem_put_signal_nbi', [
         typed('stdrmatypes', 'void shmem_{T}_put_signal_nbi(%s, %s)'
@@ -651,7 +655,7 @@ FAMILIES = [
               % (_RMA_VARGS.replace(', int pe', ''), _SIG)),
         mem('void shmem_putmem_signal_nbi(%s, %s)' % (_RMA_VARGS.replace(', int pe', ''), _SIG)),
     ], '1.5', ctx=True, impl='gen',
-        body='shoal_put_signal({ctx}, dest, source, nelems * {ESIZE}, sig_addr, signal, sig_op, '
+        body='shoal_put_signal({ctx}, dest, source, {NBYTES}, sig_addr, signal, sig_op, '
              'pe, 1, {FN});'),
     family(S_SIG, 'shmem_signal_add',
            [single('void shmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe)')],
@@ -677,9 +681,9 @@ FAMILIES = [
     family(S_COLL, 'shmem_sync_all', [single('void shmem_sync_all(void)')], '1.4'),
     _coll('alltoall', 'TYPE *dest, const TYPE *source, size_t nelems',
           'void *dest, const void *source, size_t nelems',
-          'return shoal_coll_alltoall(team, dest, source, nelems * {ESIZE}, {FN});'),
+          'return shoal_coll_alltoall(team, dest, source, {NBYTES}, {FN});'),
     _coll_old('alltoall', 'void *dest, const void *source, size_t nelems, ' + _ASET,
-              'shoal_coll_aset_alltoall(dest, source, nelems * {ESIZE}, PE_start, logPE_stride, '
+              'shoal_coll_aset_alltoall(dest, source, {NBYTES}, PE_start, logPE_stride, '
               'PE_size, pSync, {FN});'),
     _coll('alltoalls', 'TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, '
           'size_t nelems',
@@ -691,21 +695,21 @@ FAMILIES = [
               'logPE_stride, PE_size, pSync, {FN});'),
     _coll('broadcast', 'TYPE *dest, const TYPE *source, size_t nelems, int PE_root',
           'void *dest, const void *source, size_t nelems, int PE_root',
-          'return shoal_coll_broadcast(team, dest, source, nelems * {ESIZE}, PE_root, {FN});'),
+          'return shoal_coll_broadcast(team, dest, source, {NBYTES}, PE_root, {FN});'),
     _coll_old('broadcast', 'void *dest, const void *source, size_t nelems, int PE_root, ' + _ASET,
-              'shoal_coll_aset_broadcast(dest, source, nelems * {ESIZE}, PE_root, PE_start, '
+              'shoal_coll_aset_broadcast(dest, source, {NBYTES}, PE_root, PE_start, '
               'logPE_stride, PE_size, pSync, {FN});'),
     _coll('collect', 'TYPE *dest, const TYPE *source, size_t nelems',
           'void *dest, const void *source, size_t nelems',
-          'return shoal_coll_collect(team, dest, source, nelems * {ESIZE}, {FN});'),
+          'return shoal_coll_collect(team, dest, source, {NBYTES}, {FN});'),
     _coll_old('collect', 'void *dest, const void *source, size_t nelems, ' + _ASET,
-              'shoal_coll_aset_collect(dest, source, nelems * {ESIZE}, PE_start, logPE_stride, '
+              'shoal_coll_aset_collect(dest, source, {NBYTES}, PE_start, logPE_stride, '
               'PE_size, pSync, {FN});'),
     _coll('fcollect', 'TYPE *dest, const TYPE *source, size_t nelems',
           'void *dest, const void *source, size_t nelems',
-          'return shoal_coll_fcollect(team, dest, source, nelems * {ESIZE}, {FN});'),
+          'return shoal_coll_fcollect(team, dest, source, {NBYTES}, {FN});'),
     _coll_old('fcollect', 'void *dest, const void *source, size_t nelems, ' + _ASET,
-              'shoal_coll_aset_fcollect(dest, source, nelems * {ESIZE}, PE_start, logPE_stride, '
+              'shoal_coll_aset_fcollect(dest, source, {NBYTES}, PE_start, logPE_stride, '
               'PE_size, pSync, {FN});'),
     _reduce('and', 'AND'),
     _reduce('or', 'OR'),
@@ -957,14 +961,14 @@ def _amo_nbe(name, table, args, op, value='{TO}(value)', cond='0', addr='dest',
              % (op, 'fetch' if fetching else 'NULL', addr, value, cond))
 
 
-_SIG_NBE_BODY = ('shoal_put_signal_nbe({ctx}, dest, source, nelems * {ESIZE}, sig_addr, signal, '
+_SIG_NBE_BODY = ('shoal_put_signal_nbe({ctx}, dest, source, {NBYTES}, sig_addr, signal, '
                  'sig_op, pe, req, {FN});')
 
 _REQ_FAMILIES = [
     _rma_nbe('put_nbe', 'put',
-             'shoal_rma_nbe({ctx}, 1, (void *)source, dest, nelems * {ESIZE}, pe, req, {FN});'),
+             'shoal_rma_nbe({ctx}, 1, (void *)source, dest, {NBYTES}, pe, req, {FN});'),
     _rma_nbe('get_nbe', 'get',
-             'shoal_rma_nbe({ctx}, 0, dest, source, nelems * {ESIZE}, pe, req, {FN});'),
+             'shoal_rma_nbe({ctx}, 0, dest, source, {NBYTES}, pe, req, {FN});'),
     ext_family(S_X_REQ, 'shmemx_put_signal_nbe', [
         typed('stdrmatypes', 'void shmemx_{T}_put_signal_nbe(%s, %s, %s)'
               % (_RMA_ARGS.replace(', int pe', ''), _SIG, _REQ)),

@@ -701,10 +701,14 @@ def wrapper_body(r):
     body = r.family['body']
     assert body, 'no body for %s' % r.name
     tn = r.tn
+    assert not re.search(r'\*\s*\{ESIZE\}|\{ESIZE\}\s*\*', body), (
+        '%s: multiply by {ESIZE} through {NBYTES} (overflow-checked)' % r.name)
+    esize = r.esize or '?'
     subs = {
+        'NBYTES': 'shoal_nbytes(nelems, %s, {FN})' % esize,
         'ctx': 'ctx' if r.ctx else 'SHMEM_CTX_DEFAULT',
         'FN': '"%s"' % r.name,
-        'ESIZE': r.esize or '?',
+        'ESIZE': esize,
         'TYPE': T.c_type(tn) if tn else '?',
         'TO': 'shoal_to_bits_%s' % tn if tn else '?',
         'FROM': 'shoal_from_bits_%s' % tn if tn else '?',
