@@ -44,6 +44,15 @@ typedef void (*shoal_boot_progress_fn)(void);
 void shoal_boot_set_progress(shoal_boot_progress_fn progress);
 shoal_boot_progress_fn shoal_boot_progress_hook(void);
 
+/* The hang page (boot/hang_page.h): a descriptor of the memory in which
+ * this process publishes where its threads wait, set by the caller before
+ * shoal_boot_open (-1: none).  A bootstrap whose launcher can read it
+ * passes it on (the local one: to oshrun, with HELLO), so that the
+ * launcher reports hangs without signalling the process.  Whatever the
+ * bootstrap, shoal_boot_open closes it: this process keeps its mapping. */
+void shoal_boot_set_report_fd(int fd);
+int shoal_boot_report_fd(void); /* for the bootstraps: -1 when none */
+
 /* For the bootstraps' open when already open: -1 with a message in errbuf
  * when this process is not `owner` (a forked child of PE `rank`, which
  * holds the launcher connection `conn`), else 0. */

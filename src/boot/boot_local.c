@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -131,12 +132,29 @@ static void await_readable(void)
     }
 }
 
-/* Sends one record.  On SEQPACKET a send is all or nothing.  Returns 0,
- * -1 with errno (EMSGSIZE: the record is larger than the send buffer). */
-static int send_record(const void *p, size_t n)
+/* Sends one record, with descriptor `pass` attached unless it is -1.  On
+ * SEQPACKET a send is all or nothing.  Returns 0, -1 with errno (EMSGSIZE:
+ * the record is larger than the send buffer). */
+static int send_record_fd(const void *p, size_t n, int pass)
 {
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } ctl;
+    struct iovec iov = {(void *)p, n};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (pass >= 0) {
+        memset(&ctl, 0, sizeof ctl);
+        m.msg_control = ctl.buf;
+        m.msg_controllen = sizeof ctl.buf;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &pass, sizeof pass);
+    }
     for (;;) {
-        ssize_t r = send(L.fd, p, n, MSG_NOSIGNAL);
+        ssize_t r = sendmsg(L.fd, &m, MSG_NOSIGNAL);
         if (r == (ssize_t)n)
             return 0;
         if (r >= 0) {
@@ -153,11 +171,18 @@ static int send_record(const void *p, size_t n)
     }
 }
 
-/* Caller holds the send lock.  Returns 0 or -1 with the text set. */
+static int send_record(const void *p, size_t n)
+{
+    return send_record_fd(p, n, -1);
+}
+
+/* Caller holds the send lock.  Returns 0 or -1 with the text set.  HELLO
+ * carries the hang page's descriptor, if there is one (local_proto.h). */
 static int send_msg(uint32_t type, int32_t a, int32_t b, const void *data, uint64_t len)
 {
     struct shoal_msg_hdr h = {.magic = SHOAL_PROTO_MAGIC, .type = type, .a = a, .b = b, .len = len};
-    if (send_record(&h, sizeof h) < 0)
+    int pass = type == SHOAL_MSG_HELLO ? shoal_boot_report_fd() : -1;
+    if (send_record_fd(&h, sizeof h, pass) < 0)
         goto fail;
     const char *p = data;
     size_t frag = (size_t)SHOAL_PROTO_FRAG;

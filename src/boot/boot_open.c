@@ -53,6 +53,20 @@ shoal_boot_progress_fn shoal_boot_progress_hook(void)
     return __atomic_load_n(&progress_hook, __ATOMIC_ACQUIRE);
 }
 
+static int report_fd = -1;
+
+void shoal_boot_set_report_fd(int fd)
+{
+    if (report_fd >= 0 && report_fd != fd)
+        close(report_fd);
+    report_fd = fd;
+}
+
+int shoal_boot_report_fd(void)
+{
+    return report_fd;
+}
+
 int shoal_boot_check_owner(long owner, int rank, const char *conn, char *errbuf, size_t errlen)
 {
     if ((long)getpid() == owner)
@@ -73,7 +87,7 @@ const char *shoal_boot_built(void)
 #endif
 }
 
-int shoal_boot_open(struct shoal_boot *b, char *errbuf, size_t errlen)
+static int open_one(struct shoal_boot *b, char *errbuf, size_t errlen)
 {
     const char *mode = getenv(SHOAL_ENV_BOOT);
     if (!mode || !strcmp(mode, "auto")) {
@@ -109,4 +123,14 @@ int shoal_boot_open(struct shoal_boot *b, char *errbuf, size_t errlen)
              "singleton",
              SHOAL_ENV_BOOT, mode);
     return -1;
+}
+
+int shoal_boot_open(struct shoal_boot *b, char *errbuf, size_t errlen)
+{
+    int rc = open_one(b, errbuf, errlen);
+    if (report_fd >= 0) { /* handed on, or nobody to hand it to */
+        close(report_fd);
+        report_fd = -1;
+    }
+    return rc;
 }

@@ -23,6 +23,11 @@
  * Messages (PE -> oshrun):
  *   HELLO        a = rank, b = size.  "This PE has started shmem_init."
  *                oshrun answers HELLO_ACK (a = rank, b = size) or ERROR.
+ *                Its header record may carry one descriptor (SCM_RIGHTS):
+ *                the PE's hang page (hang_page.h), which oshrun maps
+ *                read-only to report where the PE waits without signalling
+ *                it.  A PE without one gets no report from oshrun; any
+ *                descriptor on another message is closed unread.
  *   ALLGATHER    payload = this rank's contribution (len may be 0: that is
  *                the barrier).  Collective over all ranks, in call order;
  *                every rank must contribute the same length.  oshrun answers

@@ -17,6 +17,7 @@
 #include "coll/coll_internal.h"
 #include "core/net.h"
 #include "core/wait_policy.h"
+#include "core/wait_record.h"
 
 struct shoal_mt_team {
     /* Arrivals of the current rendezvous, the nthreads they passed, and
@@ -70,17 +71,9 @@ static void futex_wake_all(unsigned *word)
     (void)syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/* Waits while *word == val, the way the core's waits do
- * (core/wait_policy.h): spin with pause while the node's threads fit its
- * CPUs, else spin briefly and yield, then sleep on the word (counted in
- * *sleepers so that the writer knows to wake it), so that the threads
- * being waited for get the CPU.  A waiter that yields or sleeps also
- * moves the network along (a peer may be pulling from this PE). */
-static void wait_while(unsigned *word, unsigned val, unsigned *sleepers)
+/* wait_while's loop, from t0, when its first look found *word == val. */
+static void wait_while_blocked(unsigned *word, unsigned val, unsigned *sleepers, uint64_t t0)
 {
-    if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != val)
-        return;
-    uint64_t t0 = now_ns();
     const struct shoal_wait_phase *ph = shoal_wait_phase_now(t0);
     for (unsigned turn = 1;; turn++) {
         if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != val)
@@ -111,6 +104,27 @@ static void wait_while(unsigned *word, unsigned val, unsigned *sleepers)
         __atomic_fetch_sub(sleepers, 1, __ATOMIC_SEQ_CST);
         __atomic_fetch_sub(pe_sleepers, 1, __ATOMIC_SEQ_CST);
     }
+}
+
+/* Waits while *word == val, the way the core's waits do
+ * (core/wait_policy.h): spin with pause while the node's threads fit its
+ * CPUs, else spin briefly and yield, then sleep on the word (counted in
+ * *sleepers so that the writer knows to wake it), so that the threads
+ * being waited for get the CPU.  A waiter that yields or sleeps also
+ * moves the network along (a peer may be pulling from this PE).  Once it
+ * blocks, the thread's wait record (core/wait_record.h) says that it waits
+ * in `fn` for thread `thread` of this PE, so that a hang report names it. */
+static void wait_while(unsigned *word, unsigned val, unsigned *sleepers, int thread,
+                       const char *what, const char *fn)
+{
+    if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != val)
+        return;
+    uint64_t t0 = now_ns();
+    shoal_wait_note_thread(thread, what);
+    shoal_wait_record_begin(fn, word, t0);
+    wait_while_blocked(word, val, sleepers, t0);
+    shoal_wait_record_end();
+    shoal_wait_note_clear();
 }
 
 /* After changing *word (seq_cst): wake whoever sleeps on it. */
@@ -175,6 +189,17 @@ static void check_in(struct shoal_mt *m, const char *fn)
                     m->nthreads, m->tid, seen);
 }
 
+/* The first thread_id of the rendezvous that has not arrived (the leader
+ * reports that it waits for it). */
+static int first_missing(const struct shoal_mt *m)
+{
+    const struct shoal_mt_team *st = m->st;
+    for (int t = 0; t < m->nthreads; t++)
+        if (!(__atomic_load_n(&st->ids[t / 64], __ATOMIC_RELAXED) >> (t % 64) & 1))
+            return t;
+    return m->nthreads - 1; /* all in: about to be released */
+}
+
 int shoal_mt_arrive(struct shoal_mt *m, const char *fn)
 {
     struct shoal_mt_team *st = m->st;
@@ -183,13 +208,16 @@ int shoal_mt_arrive(struct shoal_mt *m, const char *fn)
     unsigned a = __atomic_add_fetch(&st->arrived, 1, __ATOMIC_SEQ_CST);
     if (m->tid == 0) {
         while (a != (unsigned)m->nthreads) {
-            wait_while(&st->arrived, a, &st->lead_sleeps);
+            if (__atomic_load_n(&st->arrived, __ATOMIC_ACQUIRE) == a)
+                wait_while(&st->arrived, a, &st->lead_sleeps, first_missing(m),
+                           "its call (each thread_id from 0 to nthreads - 1 calls once)", fn);
             a = __atomic_load_n(&st->arrived, __ATOMIC_ACQUIRE);
         }
         return 1;
     }
     wake(&st->arrived, &st->lead_sleeps);
-    wait_while(&st->gen, gen, &st->sleepers);
+    wait_while(&st->gen, gen, &st->sleepers, 0,
+               "its release of the threads (thread_id 0 leads each step)", fn);
     return 0;
 }
 

@@ -1,9 +1,13 @@
 /* Wait records and the hang report (wait_record.h).
  *
  * Records live in a fixed table, one per thread that ever blocked, claimed
- * on first use and given back when the thread exits, so that the SIGQUIT
- * handler can walk them without a lock.  Fields are written and read with
- * relaxed atomics: the report is a snapshot of a job that is stuck. */
+ * on first use and given back when the thread exits, so that a report can
+ * walk them without a lock.  The thread's own fields (read by the wait
+ * engine) are written with relaxed atomics; what a report needs is
+ * published in the hang page (boot/hang_page.h) at the start of each wait
+ * that blocks, under the record's sequence lock, and unpublished at its
+ * end.  The report (oshrun's, from its read-only mapping of the page, or
+ * this PE's on SIGQUIT) is a snapshot of a job that is stuck. */
 #include "core/wait_record.h"
 
 #include <errno.h>
@@ -11,12 +15,14 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "boot/boot.h"
 #include "core/ops.h"
 
-#define RECORDS_MAX 256
+#define RECORDS_MAX (SHOAL_HANG_RECORDS - 1)
 
 static struct shoal_wait_record records[RECORDS_MAX + 1]; /* the last one is shared */
 static int n_claimed;
@@ -24,13 +30,48 @@ static __thread struct shoal_wait_record *mine;
 static pthread_key_t release_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
+/* The hang page: a memfd mapping, or (memfd refused) this process's own
+ * memory, which then serves the SIGQUIT report only. */
+static struct shoal_hang_page fallback_page;
+static struct shoal_hang_page *page = &fallback_page;
+static int page_fd = -1;
+static pthread_once_t page_once = PTHREAD_ONCE_INIT;
+static int spare_busy; /* the shared record is being published */
+
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+static void make_page(void)
+{
+    struct shoal_hang_page *pg = &fallback_page;
+    int fd = memfd_create("shoal-hang-report", MFD_CLOEXEC);
+    if (fd >= 0 && ftruncate(fd, (off_t)sizeof *pg) == 0) {
+        void *m = mmap(NULL, sizeof *pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (m != MAP_FAILED)
+            pg = m;
+    }
+    if (pg == &fallback_page && fd >= 0) {
+        close(fd);
+        fd = -1;
+    }
+    pg->version = SHOAL_HANG_VERSION;
+    pg->size = (uint32_t)sizeof *pg;
+    pg->world_slot = SHOAL_TEAM_SLOT_WORLD;
+    pg->shared_slot = SHOAL_TEAM_SLOT_SHARED;
+    for (int i = 0; i <= RECORDS_MAX; i++) {
+        records[i].pub = &pg->rec[i];
+        pg->rec[i].what = -1;
+    }
+    __atomic_store_n(&pg->magic, SHOAL_HANG_MAGIC, __ATOMIC_RELEASE);
+    __atomic_store_n(&page, pg, __ATOMIC_RELEASE);
+    page_fd = fd;
+}
 
 static void release(void *arg)
 {
     struct shoal_wait_record *r = arg;
-    STORE(r->fn, NULL);
+    STORE(r->fn, (const char *)NULL);
+    __atomic_store_n(&r->pub->blocked, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&r->used, 0, __ATOMIC_RELEASE);
 }
 
@@ -41,6 +82,7 @@ static void make_key(void)
 
 static struct shoal_wait_record *claim(void)
 {
+    pthread_once(&page_once, make_page);
     int n = __atomic_load_n(&n_claimed, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++) /* one given back by an exited thread */
         if (!__atomic_load_n(&records[i].used, __ATOMIC_RELAXED) &&
@@ -51,11 +93,20 @@ static struct shoal_wait_record *claim(void)
                                         __ATOMIC_ACQUIRE)) {
             records[n].thread = n;
             records[n].peer = -1;
+            records[n].peer_thread = -1;
             records[n].team_slot = -1;
             __atomic_store_n(&records[n].used, 1, __ATOMIC_RELEASE);
+            /* Records up to n may be published from now on. */
+            struct shoal_hang_page *pg = __atomic_load_n(&page, __ATOMIC_ACQUIRE);
+            uint32_t c = __atomic_load_n(&pg->claimed, __ATOMIC_RELAXED);
+            while (c < (uint32_t)n + 1 &&
+                   !__atomic_compare_exchange_n(&pg->claimed, &c, (uint32_t)n + 1, 0,
+                                                __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+                ;
             return &records[n];
         }
     records[RECORDS_MAX].thread = RECORDS_MAX;
+    records[RECORDS_MAX].peer_thread = -1;
     return &records[RECORDS_MAX];
 }
 
@@ -80,10 +131,20 @@ void shoal_wait_note_peer(int team_slot, uint64_t seq, int peer, const char *wha
     STORE(r->peer, peer);
 }
 
+void shoal_wait_note_thread(int thread, const char *what)
+{
+    struct shoal_wait_record *r = shoal_wait_record_mine();
+    STORE(r->team_slot, -1);
+    STORE(r->what, what);
+    STORE(r->peer, -1);
+    STORE(r->peer_thread, thread);
+}
+
 void shoal_wait_note_clear(void)
 {
     struct shoal_wait_record *r = shoal_wait_record_mine();
     STORE(r->peer, -1);
+    STORE(r->peer_thread, -1);
     STORE(r->team_slot, -1);
     STORE(r->what, (const char *)NULL);
 }
@@ -95,6 +156,46 @@ static uint64_t clock_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The page's text slot holding s, copied there if it is not yet (never
+ * slot `keep`, which the record uses for its other text).  The caller
+ * holds the record's sequence lock. */
+static int32_t text_slot(struct shoal_wait_record *r, const char *s, int32_t keep)
+{
+    for (int i = 0; i < SHOAL_HANG_TEXTS; i++)
+        if (r->texts[i] == s)
+            return i;
+    int i = r->next_text;
+    if (i == keep)
+        i = (i + 1) % SHOAL_HANG_TEXTS;
+    r->next_text = (i + 1) % SHOAL_HANG_TEXTS;
+    r->texts[i] = s;
+    size_t n = strnlen(s, SHOAL_HANG_TEXT_MAX - 1);
+    memcpy(r->pub->texts[i], s, n);
+    r->pub->texts[i][n] = 0;
+    return i;
+}
+
+/* The record as it stands, into the page (for a report). */
+static void publish(struct shoal_wait_record *r)
+{
+    struct shoal_hang_rec *h = r->pub;
+    uint32_t s = __atomic_load_n(&h->seq, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->seq, s + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    const char *fn = LOAD(r->fn), *what = LOAD(r->what);
+    int32_t fi = text_slot(r, fn, -1);
+    STORE(h->fn, fi);
+    STORE(h->what, what ? text_slot(r, what, fi) : -1);
+    STORE(h->peer, (int32_t)LOAD(r->peer));
+    STORE(h->peer_thread, (int32_t)LOAD(r->peer_thread));
+    STORE(h->team_slot, (int32_t)LOAD(r->team_slot));
+    STORE(h->coll, LOAD(r->seq));
+    STORE(h->since_ns, LOAD(r->since_ns));
+    STORE(h->addr, (uint64_t)(uintptr_t)LOAD(r->addr));
+    STORE(h->blocked, 1u);
+    __atomic_store_n(&h->seq, s + 2, __ATOMIC_RELEASE);
+}
+
 void shoal_wait_record_begin(const char *fn, const void *addr, uint64_t now_ns)
 {
     struct shoal_wait_record *r = shoal_wait_record_mine();
@@ -103,29 +204,26 @@ void shoal_wait_record_begin(const char *fn, const void *addr, uint64_t now_ns)
     STORE(r->addr, addr);
     STORE(r->since_ns, now_ns);
     __atomic_store_n(&r->fn, fn, __ATOMIC_RELEASE);
+    if (SHOAL_LIKELY(r != &records[RECORDS_MAX])) {
+        publish(r);
+    } else if (!__atomic_exchange_n(&spare_busy, 1, __ATOMIC_ACQUIRE)) {
+        publish(r); /* threads beyond the table share it: one at a time */
+        __atomic_store_n(&spare_busy, 0, __ATOMIC_RELEASE);
+    }
 }
 
 void shoal_wait_record_end(void)
 {
-    STORE(shoal_wait_record_mine()->fn, (const char *)NULL);
+    struct shoal_wait_record *r = shoal_wait_record_mine();
+    STORE(r->fn, (const char *)NULL);
+    __atomic_store_n(&r->pub->blocked, 0u, __ATOMIC_RELEASE);
 }
 
 /* ------------------------------------------------------------ the report */
 
-static const char *team_name(int slot, char *buf, size_t len)
+static void write_line(const char *s, size_t n, void *arg)
 {
-    if (slot == SHOAL_TEAM_SLOT_WORLD)
-        return "SHMEM_TEAM_WORLD";
-    if (slot == SHOAL_TEAM_SLOT_SHARED)
-        return "SHMEM_TEAM_SHARED";
-    if (slot == -2)
-        return "an active set";
-    snprintf(buf, len, "the team in slot %d", slot);
-    return buf;
-}
-
-static void write_line(int fd, const char *s, size_t n)
-{
+    int fd = *(const int *)arg;
     while (n > 0) {
         ssize_t w = write(fd, s, n);
         if (w < 0 && errno == EINTR)
@@ -137,46 +235,12 @@ static void write_line(int fd, const char *s, size_t n)
     }
 }
 
-static int report_one(int fd, const struct shoal_wait_record *r, uint64_t now)
-{
-    const char *fn = LOAD(r->fn);
-    if (!fn)
-        return 0;
-    char line[512], team[48], coll[128] = "", peer[160] = "";
-    uint64_t since = LOAD(r->since_ns);
-    double secs = since && now > since ? (double)(now - since) / 1e9 : 0.0;
-    int slot = LOAD(r->team_slot), pe = LOAD(r->peer);
-    const char *what = LOAD(r->what);
-    if (slot != -1)
-        snprintf(coll, sizeof coll, " (collective #%llu on %s)", (unsigned long long)LOAD(r->seq),
-                 team_name(slot, team, sizeof team));
-    if (pe >= 0)
-        snprintf(peer, sizeof peer, ", waiting for PE %d%s%s", pe, what ? ": " : "",
-                 what ? what : "");
-    else if (what)
-        snprintf(peer, sizeof peer, ", waiting for %s", what);
-    int n = snprintf(line, sizeof line,
-                     "shoal: PE %d (pid %ld): thread %d blocked for %.2f s in %s%s%s (word %p)\n",
-                     shoal_g.my_pe, (long)getpid(), r->thread, secs, fn, coll, peer, LOAD(r->addr));
-    write_line(fd, line, n < (int)sizeof line ? (size_t)n : sizeof line - 1);
-    return 1;
-}
-
+/* Async-signal-safe (the SIGQUIT handler): before the page is made, the
+ * empty fallback says that nothing is blocked. */
 void shoal_wait_report(int fd)
 {
-    uint64_t now = clock_ns();
-    int n = __atomic_load_n(&n_claimed, __ATOMIC_ACQUIRE), blocked = 0;
-    for (int i = 0; i < n; i++)
-        blocked += report_one(fd, &records[i], now);
-    blocked += report_one(fd, &records[RECORDS_MAX], now);
-    if (!blocked) {
-        char line[160];
-        int k = snprintf(line, sizeof line,
-                         "shoal: PE %d (pid %ld): no thread is blocked in Shoal (computing, or "
-                         "blocked outside Shoal)\n",
-                         shoal_g.my_pe, (long)getpid());
-        write_line(fd, line, (size_t)k);
-    }
+    shoal_hang_report(__atomic_load_n(&page, __ATOMIC_ACQUIRE), shoal_g.my_pe, (long)getpid(),
+                      clock_ns(), write_line, &fd);
 }
 
 static void on_sigquit(int sig)
@@ -187,10 +251,16 @@ static void on_sigquit(int sig)
     errno = saved;
 }
 
-static int installed;
+static int installed, handed;
 
 void shoal_wait_report_install(void)
 {
+    pthread_once(&page_once, make_page);
+    if (!handed && page_fd >= 0) {
+        handed = 1;
+        shoal_boot_set_report_fd(page_fd); /* the bootstrap closes it */
+        page_fd = -1;
+    }
     struct sigaction old;
     if (installed || sigaction(SIGQUIT, NULL, &old) != 0 || old.sa_handler != SIG_DFL)
         return; /* the program handles SIGQUIT itself */

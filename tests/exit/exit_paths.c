@@ -20,15 +20,29 @@
  *                           SHMEM_DEBUG=1, which compares the calls)
  *   exit_paths hang         PE 0 waits for a flag nobody sets, the others wait
  *                           in shmem_barrier_all (the launcher's --timeout must
- *                           make every PE say where it waits) */
+ *                           make every PE say where it waits)
+ *   exit_paths hang_sleep   PE 0 sleeps 20 s, PE 2 (if any) waits in pause(),
+ *                           then each finalizes; the others wait in
+ *                           shmem_barrier_all.  Asking where the PEs wait
+ *                           (--dump-on-hang, --timeout, SIGQUIT to oshrun) must
+ *                           not cut the sleep or the pause short: each says so
+ *                           on stderr if it was
+ *   exit_paths hang_mt      every PE calls shmemx_team_broadcastmem_mt with
+ *                           nthreads 2 from one thread only (thread_id 0 on
+ *                           even PEs, 1 on odd ones): the report must say which
+ *                           thread of the PE it waits for */
+#include <errno.h>
 #include <shmem.h>
+#include <shmemx.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static long target[4];
 static long flag;
 static int red_src[4], red_dst[4];
+static char bc_src[64], bc_dst[64];
 
 static void one_put(void)
 {
@@ -39,7 +53,16 @@ static void one_put(void)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "hello";
-    shmem_init();
+    if (!strcmp(mode, "hang_mt")) {
+        int provided;
+        if (shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) != 0 ||
+            provided != SHMEM_THREAD_MULTIPLE) {
+            fprintf(stderr, "exit_paths: no SHMEM_THREAD_MULTIPLE\n");
+            return 1;
+        }
+    } else {
+        shmem_init();
+    }
     int me = shmem_my_pe(), n = shmem_n_pes();
     if (!strcmp(mode, "hello")) {
         printf("PE %d of %d\n", me, n);
@@ -82,6 +105,19 @@ int main(int argc, char **argv)
             shmem_long_wait_until(&flag, SHMEM_CMP_EQ, 1);
         else
             shmem_barrier_all();
+    } else if (!strcmp(mode, "hang_sleep")) {
+        if (me == 0) {
+            unsigned left = sleep(20);
+            if (left)
+                fprintf(stderr, "exit_paths: PE 0: sleep(20) was cut short, %u s left\n", left);
+        } else if (me == 2) {
+            pause();
+            fprintf(stderr, "exit_paths: PE 2: pause() returned (%s)\n", strerror(errno));
+        } else {
+            shmem_barrier_all();
+        }
+    } else if (!strcmp(mode, "hang_mt")) {
+        shmemx_team_broadcastmem_mt(SHMEM_TEAM_WORLD, bc_dst, bc_src, sizeof bc_src, 0, 2, me % 2);
     } else {
         fprintf(stderr, "exit_paths: unknown mode '%s'\n", mode);
         return 2;

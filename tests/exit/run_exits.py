@@ -13,6 +13,11 @@ killed (its whole process group) and reported as a hang.  Expected outcomes:
       names PE 1 (or the mismatch) -- an error, promptly, never a hang
   hang (oshrun only, run with --timeout): status 124 and every PE's report
       of where it waits
+  hang_mt (the same): the report names the thread of the PE each waits for
+  hang_sleep (oshrun only, with --timeout and perhaps --dump-on-hang and
+      --quit-at): status 124 after the timeout, a report at every request,
+      and nothing the reports changed: no sleep or pause cut short, no PE
+      that went on into shmem_finalize
 """
 import argparse
 import os
@@ -44,11 +49,18 @@ MODE_ENV = {"mismatch_debug": {"SHMEM_DEBUG": "1"}}
 LAUNCHER_FLAKE = re.compile(r"orte_session_dir failed|orte_init failed")
 
 
-def run_once(argv, env, limit):
+def run_once(argv, env, limit, quit_at=None):
     t0 = time.monotonic()
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                          start_new_session=True)
     try:
+        if quit_at is not None:
+            try:  # SIGQUIT to the launcher: "where does every PE wait?"
+                out, err = p.communicate(timeout=quit_at)
+                return p.returncode, out.decode(errors="replace"), \
+                    err.decode(errors="replace"), time.monotonic() - t0
+            except subprocess.TimeoutExpired:
+                p.send_signal(signal.SIGQUIT)
         out, err = p.communicate(timeout=limit)
         return p.returncode, out.decode(errors="replace"), err.decode(errors="replace"), \
             time.monotonic() - t0
@@ -111,6 +123,51 @@ def check_hang_report(err, np):
     return problems
 
 
+def check_mt_report(err, np):
+    """Each PE's only thread in the multi-threaded broadcast waits for the
+    thread of its PE that never calls."""
+    problems = []
+    for pe in range(np):
+        pat = (r"shoal: PE %d \(pid \d+\): thread \d+ blocked for [\d.]+ s in "
+               r"shmemx_team_broadcastmem_mt, waiting for thread %d of this PE" % (pe, 1 - pe % 2))
+        if not re.search(pat, err):
+            problems.append("PE %d did not report that it waits for thread %d of the PE"
+                            % (pe, 1 - pe % 2))
+    return problems
+
+
+# What a report must not change: a PE's sleep or pause cut short, or a PE
+# that then went on and left the others waiting.
+DISTURBED = r"cut short|pause\(\) returned|entered shmem_finalize|exited without calling"
+
+
+def check_quiet_report(err, np, dt, timeout, reports):
+    """hang_sleep: every request got a report, and none changed the program."""
+    problems = []
+    m = re.search(DISTURBED, err)
+    if m:
+        problems.append("a report changed what the program does: %r" % m.group(0))
+    if dt < timeout:
+        problems.append("the job ended after %.2f s, before its --timeout %g s" % (dt, timeout))
+    # On a loaded machine a PE may not have reached shmem_init by the first
+    # requests: oshrun then says so instead, but by the timeout every PE
+    # must report where it is.
+    early = r"^oshrun: PE %d \(pid \d+\): no report: it has not called shmem_init yet$"
+    where = {0: r"^shoal: PE 0 \(pid \d+\): no thread is blocked in Shoal",
+             1: r"^shoal: PE 1 \(pid \d+\): thread \d+ blocked for [\d.]+ s in "
+                r"shmem_barrier_all \(collective #1 on SHMEM_TEAM_WORLD\), waiting for PE 0: "}
+    if np > 2:
+        where[2] = r"^shoal: PE 2 \(pid \d+\): no thread is blocked in Shoal"
+    for pe, pat in sorted(where.items()):
+        k = len(re.findall(pat, err, re.M))
+        k0 = len(re.findall(early % pe, err, re.M))
+        if k < 1 or k + k0 != reports:
+            problems.append("PE %d: %d report(s) of where it is and %d before shmem_init, "
+                            "expected %d in all (at least the last one where it is)"
+                            % (pe, k, k0, reports))
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--launch", required=True, help="launcher command; @N@ = PE count")
@@ -119,6 +176,8 @@ def main():
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--run-timeout", type=float, default=30.0)
     ap.add_argument("--global-exit-status", type=int, default=0)
+    ap.add_argument("--quit-at", type=float, metavar="SECONDS",
+                    help="send SIGQUIT to the launcher this long after the start")
     ap.add_argument("modes", nargs="+")
     a = ap.parse_args()
 
@@ -130,13 +189,13 @@ def main():
         for r in range(a.runs):
             argv = launch + [a.exe, mode]
             menv = dict(env, **MODE_ENV.get(mode, {}))
-            rc, out, err, dt = run_once(argv, menv, a.run_timeout)
+            rc, out, err, dt = run_once(argv, menv, a.run_timeout, a.quit_at)
             for retry in range(2):
                 if rc is None or rc == 0 or not LAUNCHER_FLAKE.search(err):
                     break
                 print("note: %s run %d: the launcher failed to start (%s); retrying" %
                       (mode, r + 1, LAUNCHER_FLAKE.search(err).group(0)))
-                rc, out, err, dt = run_once(argv, menv, a.run_timeout)
+                rc, out, err, dt = run_once(argv, menv, a.run_timeout, a.quit_at)
             times.append(dt)
             problems = []
             if rc is None:
@@ -157,6 +216,16 @@ def main():
                 if rc != 124:
                     problems.append("status %d, expected 124 (--timeout)" % rc)
                 problems += check_hang_report(err, a.np)
+            elif mode == "hang_mt":
+                if rc != 124:
+                    problems.append("status %d, expected 124 (--timeout)" % rc)
+                problems += check_mt_report(err, a.np)
+            elif mode == "hang_sleep":
+                if rc != 124:
+                    problems.append("status %d, expected 124 (--timeout)" % rc)
+                timeout = float(launch[launch.index("--timeout") + 1])
+                reports = 1 + ("--dump-on-hang" in launch) + (a.quit_at is not None)
+                problems += check_quiet_report(err, a.np, dt, timeout, reports)
             else:
                 problems.append("unknown mode")
             if problems:

@@ -99,6 +99,18 @@ static void lb_append(struct linebuf *b, const char *d, size_t n)
     b->len += n;
 }
 
+void io_report(struct job *j, struct pe *p, const char *line, size_t n)
+{
+    if (n && line[n - 1] == '\n')
+        n--;
+    if (j->o->tag_output) {
+        emit_tagged(j, 1, p->rank, line, n, "", 0);
+    } else {
+        struct iovec iov[2] = {{(void *)line, n}, {"\n", 1}};
+        out_writev(j, 1, iov, 2);
+    }
+}
+
 /* Forwards the partial line of PE p's stream `which` as it is. */
 static void flush_partial(struct job *j, struct pe *p, int which)
 {
@@ -206,7 +218,7 @@ static int partial_due(const struct pe *p, struct linebuf *b, double now, double
         return 1;
     double delay = p->alive ? proc_run_delay(p->pid) : -1;
     if (delay < 0)
-        return 1; /* cannot tell (an exited PE's orphan writes): idle is idle */
+        return 1;               /* cannot tell (an exited PE's orphan writes): idle is idle */
     if (b->mark_at > b->last) { /* a stretch since the stream went quiet */
         double span = now - b->mark_at;
         if (span < OSHRUN_PARTIAL_DELAY) {

@@ -13,9 +13,10 @@
  *   a PE sending GLOBAL_EXIT(status) ............... status (not a failure)
  *   SIGINT/SIGTERM/SIGHUP to oshrun ................ 128+signal
  *   --timeout ...................................... 124
- * SIGQUIT to oshrun ends nothing: every PE prints where it waits inside
- * Shoal (the library's SIGQUIT report), as on --timeout (before the PEs
- * are terminated) and once with --dump-on-hang.
+ * SIGQUIT to oshrun ends nothing: oshrun prints where every PE waits
+ * inside Shoal, read from the hang page each PE shared at HELLO
+ * (boot/hang_page.h) without interrupting it, as on --timeout (before the
+ * PEs are terminated) and once with --dump-on-hang.
  * Ending the job: one line on stderr saying why, SIGTERM to every live PE,
  * SIGKILL to whatever is left OSHRUN_KILL_GRACE later; a second signal to
  * oshrun skips the grace.  Exits that follow are not reported.  When a PE
@@ -60,38 +61,45 @@ static void signal_pes(struct job *j, int sig, int skip)
     signal_orphans(j, sig);
 }
 
-/* Does process `pid` catch `sig`?  (SigCgt in /proc/PID/status.)  Shoal
- * installs its SIGQUIT report before the bootstrap opens; a process that
- * does not catch SIGQUIT would die of it, and perhaps dump core. */
-static int catches(pid_t pid, int sig)
+struct dump_line {
+    struct job *j;
+    struct pe *p;
+};
+
+static void dump_emit(const char *line, size_t n, void *arg)
 {
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    unsigned long long mask = 0;
-    int found = 0;
-    while (!found && fgets(line, sizeof line, f))
-        found = sscanf(line, "SigCgt: %llx", &mask) == 1;
-    fclose(f);
-    return found && (mask >> (sig - 1)) & 1;
+    struct dump_line *d = arg;
+    io_report(d->j, d->p, line, n);
 }
 
-int job_dump(struct job *j)
+/* Read from the PEs' hang pages: a PE is never signalled for a report
+ * (SIGQUIT cut its sleep() or pause() short, and a PE whose sleep ended
+ * early went on, into shmem_finalize say, while the others still waited). */
+void job_dump(struct job *j)
 {
-    int asked = 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     for (int i = 0; i < j->nspawned; i++) {
         struct pe *p = &j->pes[i];
-        if (p->alive && catches(p->pid, SIGQUIT) && kill(p->pid, SIGQUIT) == 0)
-            asked++;
+        if (!p->alive)
+            continue;
+        if (p->hang) {
+            struct dump_line d = {j, p};
+            shoal_hang_report(p->hang, p->rank, (long)p->pid, now, dump_emit, &d);
+            continue;
+        }
+        char line[256];
+        int n = snprintf(line, sizeof line, "oshrun: PE %d (pid %ld): no report: %s\n", p->rank,
+                         (long)p->pid,
+                         p->hello ? "the program did not share where it waits (not Shoal's "
+                                    "library, or another version of it)"
+                                  : "it has not called shmem_init yet");
+        io_report(j, p, line, (size_t)n);
     }
-    return asked;
 }
 
-/* Fixes the exit status now; SIGTERM after `delay` seconds. */
-static void terminate_after(struct job *j, int status, int exempt, double exempt_grace,
-                            double delay)
+void job_terminate(struct job *j, int status, int exempt, double exempt_grace)
 {
     if (j->terminating)
         return;
@@ -99,29 +107,15 @@ static void terminate_after(struct job *j, int status, int exempt, double exempt
     j->exit_status = status;
     j->exempt = exempt;
     double t = now_mono();
-    j->term_at = t + delay;
-    j->kill_at = j->term_at + OSHRUN_KILL_GRACE;
+    j->kill_at = t + OSHRUN_KILL_GRACE;
     j->exempt_kill_at = t + exempt_grace;
-    j->term_pending = 1;
-    if (delay <= 0) {
-        j->term_pending = 0;
-        signal_pes(j, SIGTERM, exempt);
-    }
-}
-
-void job_terminate(struct job *j, int status, int exempt, double exempt_grace)
-{
-    terminate_after(j, status, exempt, exempt_grace, 0);
+    signal_pes(j, SIGTERM, exempt);
 }
 
 static void kill_stage(struct job *j, double now)
 {
     if (!j->terminating)
         return;
-    if (j->term_pending && now >= j->term_at) {
-        j->term_pending = 0;
-        signal_pes(j, SIGTERM, j->exempt);
-    }
     if (!j->killed && now >= j->kill_at) {
         j->killed = 1;
         signal_pes(j, SIGKILL, j->exempt);
@@ -243,7 +237,6 @@ static void on_term_signal(struct job *j, int sig)
         job_terminate(j, 128 + sig, -1, 0);
     } else {
         /* Asked twice: no more grace. */
-        j->term_at = 0;
         j->kill_at = 0;
         j->exempt_kill_at = 0;
     }
@@ -255,6 +248,7 @@ static void on_sigquit(struct job *j, const struct signalfd_siginfo *si)
      * it themselves; from kill(1) only oshrun did. */
     if (si->ssi_code == SI_KERNEL)
         return;
+    msg("received SIGQUIT: where every PE waits");
     job_dump(j);
 }
 
@@ -320,9 +314,8 @@ static int check_deadlines(struct job *j, double now)
         int k = j->alive;
         msg("the job did not finish within --timeout %g s; terminating the %d PE%s", j->o->timeout,
             k, k == 1 ? "" : "s");
-        /* Time for the reports only where some were asked for. */
-        int asked = job_dump(j);
-        terminate_after(j, 124, -1, 0, asked ? OSHRUN_DUMP_GRACE : 0);
+        job_dump(j);
+        job_terminate(j, 124, -1, 0);
         return 1;
     }
     if (j->dump_at > 0 && !j->terminating && now >= j->dump_at) {
@@ -373,8 +366,6 @@ static int next_timeout(const struct job *j, double now, double recheck, double 
         timeout = earlier(timeout, j->deadline, now);
         timeout = earlier(timeout, j->dump_at, now);
     } else {
-        if (j->term_pending)
-            timeout = earlier(timeout, j->term_at, now);
         if (!j->killed)
             timeout = earlier(timeout, j->kill_at, now);
         if (j->exempt >= 0 && !j->exempt_killed)

@@ -63,6 +63,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < j.n; i++) {
         j.pes[i].rank = i;
         j.pes[i].sock = -1;
+        j.pes[i].rx_fd = -1;
         j.pes[i].io[0] = j.pes[i].io[1] = -1;
     }
     j.exempt = -1;
@@ -78,6 +79,8 @@ int main(int argc, char **argv)
     rc = job_run(&j);
     /* Everything is released, so leak checkers (SHOAL_ASAN) stay quiet. */
     free(j.round_buf);
+    for (int i = 0; i < j.n; i++)
+        srv_unmap(&j.pes[i]);
     free(j.pes);
     free(o.xvars);
     close(j.sfd);

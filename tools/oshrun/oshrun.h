@@ -25,6 +25,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "boot/hang_page.h"
 #include "boot/local_proto.h"
 
 #define OSHRUN_MAX_PES 65536
@@ -37,9 +38,6 @@
  * collective waiting for it fails only once it has been reaped (so the
  * error can say how it ended) or after this long. */
 #define OSHRUN_HUP_GRACE 0.25
-/* After asking the PEs where they wait (SIGQUIT, on --timeout), this long
- * for their reports before they are terminated. */
-#define OSHRUN_DUMP_GRACE 1.0
 /* A "line" longer than this is forwarded in pieces. */
 #define OSHRUN_LINE_MAX ((size_t)1 << 20)
 /* A partial line (no newline yet) is forwarded once its stream has been
@@ -84,9 +82,11 @@ struct txitem {
 struct linebuf {
     char *buf;
     size_t len, cap;
-    double last; /* when the last bytes of this stream arrived (the partial
-                  * line in buf waits for an idle stream); 0: nothing waits */
-    double mark_at, mark_delay; /* the PE's run-queue time (proc_run_delay) then */
+    /* When the last bytes of this stream arrived (the partial line in buf
+     * waits for an idle stream); 0: nothing waits. */
+    double last;
+    /* A moment after that, and the PE's run-queue time (proc_run_delay) then. */
+    double mark_at, mark_delay;
 };
 
 struct pe {
@@ -112,6 +112,9 @@ struct pe {
     uint64_t rx_keep; /* bytes of payload kept at rx_dst; the rest is dropped */
     int rx_mismatch;  /* allgather length differs from the round's */
     char text[SHOAL_PROTO_TEXT_MAX + 1];
+    int rx_fd; /* descriptor that came with the HELLO being received, or -1 */
+    /* the PE's hang page (boot/hang_page.h), mapped read-only at HELLO */
+    const struct shoal_hang_page *hang;
     /* sending */
     struct txitem *tx_head, *tx_tail;
     int tx_hdr_done;
@@ -135,9 +138,7 @@ struct job {
     /* termination */
     int terminating;
     int exit_status;
-    int exempt;       /* PE not sent SIGTERM (abort/global_exit caller), or -1 */
-    double term_at;   /* SIGTERM then (a termination that lets PEs report first) */
-    int term_pending; /* SIGTERM not sent yet */
+    int exempt; /* PE not sent SIGTERM (abort/global_exit caller), or -1 */
     double kill_at, exempt_kill_at;
     int killed, exempt_killed;
     double deadline; /* --timeout, absolute; 0 = none */
@@ -186,6 +187,9 @@ int spawn_all(struct job *j);
 void io_readable(struct job *j, struct pe *p, int which);
 void io_drain(struct job *j, struct pe *p);  /* read what is there now */
 void io_finish(struct job *j, struct pe *p); /* drain, flush a partial line, close */
+/* One line of oshrun's own about PE p (a hang report line, with its
+ * newline) on oshrun's stderr, tagged as the PE's under --tag-output. */
+void io_report(struct job *j, struct pe *p, const char *line, size_t n);
 /* Forwards the partial lines whose stream is idle by `now`
  * (OSHRUN_PARTIAL_DELAY); returns when the next one should be looked at
  * again (0: none waits). */
@@ -196,6 +200,7 @@ void srv_readable(struct job *j, struct pe *p);
 void srv_writable(struct job *j, struct pe *p);
 void srv_drain(struct job *j, struct pe *p); /* read every queued message */
 void srv_close(struct job *j, struct pe *p); /* drop the connection */
+void srv_unmap(struct pe *p);                /* its hang page, at the end */
 /* A PE exited or hung up: fail a round it can no longer join.  Returns the
  * time at which it should be called again (a hung-up PE not yet reaped),
  * or 0. */
@@ -210,9 +215,9 @@ void job_protocol_error(struct job *j, struct pe *p, const char *what);
 /* Ends the job: SIGTERM to every live PE except `exempt` (-1: none), SIGKILL
  * after the grace period.  The first call fixes the exit status. */
 void job_terminate(struct job *j, int status, int exempt, double exempt_grace);
-/* Asks every PE that runs Shoal to print where it waits (SIGQUIT: the
- * library's hang report). */
-int job_dump(struct job *j); /* returns how many PEs were asked */
+/* Prints where every live PE waits inside Shoal, read from the hang pages
+ * they shared at HELLO (boot/hang_page.h): the PEs are not interrupted. */
+void job_dump(struct job *j);
 
 /* ---- util.c ---- */
 double now_mono(void);

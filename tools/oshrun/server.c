@@ -16,7 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,9 +73,46 @@ static void enqueue(struct job *j, struct pe *p, struct reply *r)
     (void)j;
 }
 
+static void drop_rx_fd(struct pe *p)
+{
+    if (p->rx_fd >= 0) {
+        close(p->rx_fd);
+        p->rx_fd = -1;
+    }
+}
+
+/* HELLO came with the PE's hang page: map it, if it is one. */
+static void map_hang_page(struct pe *p)
+{
+    struct stat st;
+    const size_t sz = sizeof(struct shoal_hang_page);
+    if (p->rx_fd >= 0 && !p->hang && fstat(p->rx_fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        (size_t)st.st_size >= sz) {
+        void *m = mmap(NULL, sz, PROT_READ, MAP_SHARED, p->rx_fd, 0);
+        if (m != MAP_FAILED) {
+            const struct shoal_hang_page *pg = m;
+            if (pg->magic == SHOAL_HANG_MAGIC && pg->version == SHOAL_HANG_VERSION &&
+                pg->size == sz)
+                p->hang = pg;
+            else
+                munmap(m, sz);
+        }
+    }
+    drop_rx_fd(p);
+}
+
+void srv_unmap(struct pe *p)
+{
+    if (p->hang) {
+        munmap((void *)p->hang, sizeof *p->hang);
+        p->hang = NULL;
+    }
+}
+
 void srv_close(struct job *j, struct pe *p)
 {
     (void)j;
+    drop_rx_fd(p);
     if (p->sock >= 0) {
         close(p->sock);
         p->sock = -1;
@@ -316,11 +356,13 @@ static void finish_msg(struct job *j, struct pe *p)
                      p->rank, j->n, h->a, h->b);
         } else {
             p->hello = 1;
+            map_hang_page(p);
             struct reply *r = reply_new(SHOAL_MSG_HELLO_ACK, p->rank, j->n, NULL, 0);
             enqueue(j, p, r);
             reply_unref(r);
             return;
         }
+        drop_rx_fd(p);
         struct reply *e = reply_text(text);
         enqueue(j, p, e);
         reply_unref(e);
@@ -371,6 +413,36 @@ static void finish_msg(struct job *j, struct pe *p)
     }
 }
 
+/* Receives a header record into h; a descriptor that came with it (only
+ * HELLO's is kept: the hang page) goes to p->rx_fd, any other is closed. */
+static ssize_t recv_hdr(struct pe *p, struct shoal_msg_hdr *h)
+{
+    union {
+        struct cmsghdr c;
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+    } ctl;
+    struct iovec iov = {h, sizeof *h};
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
+    ssize_t r = recvmsg(p->sock, &m, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+    if (r < 0)
+        return r;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < k; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c) + i * sizeof fd, sizeof fd);
+            if (p->rx_fd < 0 && r == (ssize_t)sizeof *h && h->type == SHOAL_MSG_HELLO)
+                p->rx_fd = fd;
+            else
+                close(fd);
+        }
+    }
+    return r;
+}
+
 /* Reads one record.  Returns 1 (more may follow), 0 (nothing queued now) or
  * -1 (connection closed). */
 static int recv_one(struct job *j, struct pe *p)
@@ -379,7 +451,7 @@ static int recv_one(struct job *j, struct pe *p)
     ssize_t r;
     if (!p->rx_payload) {
         struct shoal_msg_hdr h;
-        r = recv(p->sock, &h, sizeof h, MSG_DONTWAIT | MSG_TRUNC);
+        r = recv_hdr(p, &h);
         if (r < 0)
             goto err;
         if (r == 0) {
