@@ -18,7 +18,7 @@ static void alltoall_group(const struct shoal_group *g, void *dest, const void *
     shoal_coll_check_strided(source, n, nelems, sst, esize, "source", "nelems", fn);
     if (g->size > 1)
         shoal_group_sync_sig(g, fn, nelems, ((uint64_t)dst << 32) ^ (uint64_t)sst,
-                             n * nelems * esize);
+                             n * nelems * esize, 1);
     for (size_t k = 0; k < n; k++) {
         int j = (int)(((size_t)g->me + k) % n);
         char *d = (char *)dest + (size_t)j * (size_t)dst * nelems * esize;

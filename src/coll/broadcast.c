@@ -126,7 +126,7 @@ static void broadcast_group(const struct shoal_group *g, void *dest, const void 
         bcast_tree(g, dest, source, nbytes, root, update_root, fn);
         return;
     }
-    shoal_group_sync_sig(g, fn, nbytes, (uint64_t)root, nbytes);
+    shoal_group_sync_sig(g, fn, nbytes, (uint64_t)root, nbytes, 1);
     if (g->me != root)
         shoal_get(SHMEM_CTX_DEFAULT, dest, source, nbytes, shoal_group_pe(g, root), fn);
     else if (update_root && dest != source)

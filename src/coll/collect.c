@@ -108,7 +108,7 @@ static void collect_group(const struct shoal_group *g, void *dest, const void *s
     if (!fixed)
         __atomic_store_n(&g->scratch[0], (uint64_t)nbytes, __ATOMIC_RELEASE);
     if (g->size > 1)
-        shoal_group_sync_sig(g, fn, fixed ? nbytes : 0, 0, (size_t)g->size * nbytes);
+        shoal_group_sync_sig(g, fn, fixed ? nbytes : 0, 0, (size_t)g->size * nbytes, fixed);
     for (int j = 0; j < g->size; j++) {
         uint64_t n = nbytes;
         if (!fixed && j != g->me)

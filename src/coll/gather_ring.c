@@ -61,7 +61,7 @@ uint64_t shoal_gather_post(const struct shoal_group *g, const void *block, size_
 struct line_q {
     const struct shoal_gather_line *in;
     uint64_t need;
-    const uint64_t *sync; /* NULL: no mismatch check */
+    const struct shoal_group *g; /* NULL: no mismatch check */
     unsigned turn;
     int mismatch;
 };
@@ -76,10 +76,10 @@ static int line_ready(void *p)
     struct line_q *q = p;
     if (line_posted(q))
         return 1;
-    if (!q->sync || (++q->turn & 63) != 0)
+    if (!q->g || (++q->turn & 63) != 0)
         return 0;
     for (int w = 0; w < SHOAL_GROUP_SYNC_WORDS; w++)
-        if (__atomic_load_n(&q->sync[w], __ATOMIC_ACQUIRE))
+        if (shoal_group_pending(q->g, w))
             return q->mismatch = !line_posted(q), 1;
     return 0;
 }
@@ -88,7 +88,7 @@ static void wait_line(const struct shoal_group *g, int i, const struct shoal_gat
                       uint64_t need, const char *fn)
 {
     const int wpe = shoal_group_pe(g, i);
-    struct line_q q = {in, need, shoal_g.amo_via_net ? NULL : g->sync, 0, 0};
+    struct line_q q = {in, need, shoal_g.amo_via_net ? NULL : g, 0, 0};
     struct shoal_waiter w;
     shoal_wait_note_peer(g->team_slot, g->seq, wpe, "its block of a small collective");
     shoal_waiter_init(&w, shoal_slot(wpe), fn, &in->word);

@@ -134,7 +134,7 @@ static void reduce_group(const struct shoal_group *g, void *dest, const void *so
         reduce_ring(g, dest, source, n, op, type, fn);
         return;
     }
-    shoal_group_sync_sig(g, fn, n, 0, (size_t)g->size * bytes);
+    shoal_group_sync_sig(g, fn, n, 0, (size_t)g->size * bytes, 1);
     int use = algo;
     if (use == ALGO_AUTO)
         use = bytes >= rsag_min && n >= (size_t)g->size ? ALGO_RSAG : ALGO_GATHER;

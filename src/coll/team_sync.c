@@ -61,6 +61,7 @@ int shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int si
     g->size = size;
     g->me = (int)(rel / stride);
     g->sync = (uint64_t *)pSync;
+    g->seen = NULL; /* pSync returns to its initial value: signals are consumed */
     g->scratch = (uint64_t *)pSync + SHOAL_GROUP_SYNC_WORDS;
     g->team_slot = -2;
     g->seq = 0;

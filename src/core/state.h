@@ -18,6 +18,8 @@
 
 struct shoal_boot;
 
+#define SHOAL_SYNC_WORDS 64 /* a team's signal counters (struct shoal_team_block) */
+
 /* A team is always a strided subset of the world (splits of strided teams
  * stay strided), so translating a team PE to a world PE is one multiply-add. */
 struct shoal_team {
@@ -30,6 +32,9 @@ struct shoal_team {
     int slot;          /* its block in every member's ctl (struct shoal_team_block) */
     long config_mask;  /* as given at creation */
     uint64_t coll_seq; /* collectives this PE has entered on the team (hang reports) */
+    /* Signals taken from each word of this PE's sync counters of the team
+     * (core/sync.h: they only grow). */
+    uint64_t sync_seen[SHOAL_SYNC_WORDS];
     int on_node;       /* every member is on this node (reachable by load/store) */
 };
 #define SHOAL_TEAM_LIVE 0x7ea11eafu
@@ -51,7 +56,6 @@ struct shoal_ctx {
 #define SHOAL_TEAM_SLOTS 128 /* world, shared and 126 user teams */
 #define SHOAL_TEAM_SLOT_WORLD 0
 #define SHOAL_TEAM_SLOT_SHARED 1
-#define SHOAL_SYNC_WORDS 64
 #define SHOAL_SCRATCH_WORDS 8
 /* SHMEM_DEBUG: what a collective is, compared between neighbours before it
  * runs (coll/group.c) so that mismatched calls are reported, not hung on. */

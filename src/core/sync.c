@@ -19,6 +19,7 @@ void shoal_group_of_team(struct shoal_group *g, struct shoal_team *t)
     g->size = t->size;
     g->me = t->my_pe;
     g->sync = b->sync;
+    g->seen = t->sync_seen;
     g->scratch = b->scratch;
     g->team_slot = t->slot;
     g->seq = ++t->coll_seq;
@@ -33,6 +34,12 @@ void shoal_group_signal(const struct shoal_group *g, int i, int w, const char *f
 
 void shoal_group_wait(const struct shoal_group *g, int w, const char *fn)
 {
+    if (g->seen) {
+        const uint64_t next = g->seen[w] + 1;
+        shoal_wait_until(SHOAL_W_U64, &g->sync[w], SHMEM_CMP_GE, &next, fn);
+        g->seen[w] = next;
+        return;
+    }
     static const uint64_t one = 1;
     shoal_wait_until(SHOAL_W_U64, &g->sync[w], SHMEM_CMP_GE, &one, fn);
     /* Consume with an AMO on this PE, not a CPU atomic: peers' signals may
@@ -170,7 +177,7 @@ static _Noreturn void sig_mismatch(const struct shoal_group *g, int prev,
 }
 
 void shoal_group_sync_sig(const struct shoal_group *g, const char *fn, uint64_t a, uint64_t b,
-                          size_t bytes)
+                          size_t bytes, int compare)
 {
     if (shoal_g.debug || g->team_slot < 0 || g->size < 2 || bytes < SHOAL_SIG_MIN_LOCAL) {
         shoal_group_sync(g, fn);
@@ -181,6 +188,8 @@ void shoal_group_sync_sig(const struct shoal_group *g, const char *fn, uint64_t 
     sig_fill(&mine, g, fn, a, b);
     blk->dbg_sig = mine; /* before the sync's release: the successor reads it after */
     shoal_group_sync(g, fn);
+    if (!compare)
+        return;
     const int prev = (g->me - 1 + g->size) % g->size;
     const int wprev = shoal_group_pe(g, prev);
     const void *mapped = shoal_addr(&blk->dbg_sig, sizeof theirs, wprev, fn, "source");

@@ -4,12 +4,15 @@
  * itself with it (shmem_barrier_all, heap allocation, team creation);
  * coll/ builds the collectives on it.
  *
- * Synchronization protocol (one for both): a signal is an atomic add of 1
- * to a counter of the receiver; the receiver waits for the counter to be
- * >= 1 and consumes the signal by adding -1.  Counting instead of setting
- * means a signal that arrives early (the sender already in the next
- * collective) is kept, not lost; consuming brings every word back to 0
- * when the group is at rest, which is what the spec asks of pSync. */
+ * Synchronization protocol: a signal is an atomic add of 1 to a counter of
+ * the receiver.  Counting instead of setting means a signal that arrives
+ * early (the sender already in the next collective) is kept, not lost.
+ * On a team the counters only grow: the receiver keeps, in private memory
+ * (`seen`), how many signals of each word it has taken, and waits for the
+ * counter to pass that; taking a signal writes nothing to the symmetric
+ * word (through UCX a write to one's own word is a round trip through the
+ * network).  On an active set the receiver consumes each signal by adding
+ * -1, which brings the user's pSync back to 0 at rest, as the spec asks. */
 #ifndef SHOAL_CORE_SYNC_H
 #define SHOAL_CORE_SYNC_H
 #include <stdint.h>
@@ -20,6 +23,7 @@ struct shoal_group {
     int start, stride, size;       /* member i is world PE start + i*stride */
     int me;                        /* my index */
     uint64_t *sync;                /* symmetric, >= SHOAL_GROUP_SYNC_WORDS */
+    uint64_t *seen;                /* signals taken per word (a team's); NULL: consume */
     uint64_t *scratch;             /* symmetric, >= 2 words */
     int team_slot;                 /* the team's ctl slot; -2 for an active set */
     uint64_t seq;                  /* which collective on the team this is, from 1 */
@@ -39,13 +43,19 @@ static inline int shoal_group_pe(const struct shoal_group *g, int i)
 /* The group of a live team this PE belongs to, for one collective (it
  * counts the team's collectives). */
 void shoal_group_of_team(struct shoal_group *g, struct shoal_team *t);
-/* Signal member i on word w / wait for (and consume) one signal on my w. */
+/* Signal member i on word w / wait for (and take) one signal on my w. */
 void shoal_group_signal(const struct shoal_group *g, int i, int w, const char *fn);
 void shoal_group_wait(const struct shoal_group *g, int w, const char *fn);
 /* The same, when the signal can only come from member `from`: a hang
  * report names it, and its leaving the job ends the wait with an error. */
 void shoal_group_wait_from(const struct shoal_group *g, int w, int from, const char *what,
                            const char *fn);
+/* Is a signal on word w that this member has not taken yet? */
+static inline int shoal_group_pending(const struct shoal_group *g, int w)
+{
+    uint64_t v = __atomic_load_n(&g->sync[w], __ATOMIC_ACQUIRE);
+    return g->seen ? v > g->seen[w] : v != 0;
+}
 
 /* SHMEM_DEBUG (no-op otherwise): compares this collective's signature
  * (routine, team, collective number, sizes a and b) with the neighbouring
@@ -69,11 +79,13 @@ static inline void shoal_group_debug_check(const struct shoal_group *g, const ch
  * large collectives (a reduce against an fcollect) are reported instead of
  * giving wrong values.  No handshake: a member that posts nothing (another
  * collective, a smaller one) leaves an older signature, which is reported
- * too, and a member that does not compare never blocks one that does. */
+ * too, and a member that does not compare never blocks one that does.
+ * `compare` 0: post only (collect, whose sizes differ between members: a
+ * member's decision to compare would not be its predecessor's to post). */
 #define SHOAL_SIG_MIN_LOCAL ((size_t)64 << 10) /* previous member on this node */
 #define SHOAL_SIG_MIN_NET ((size_t)4 << 20)    /* reached through the network */
 void shoal_group_sync_sig(const struct shoal_group *g, const char *fn, uint64_t a, uint64_t b,
-                          size_t bytes);
+                          size_t bytes, int compare);
 
 /* No member leaves before every member has arrived (dissemination). */
 void shoal_group_sync(const struct shoal_group *g, const char *fn);

@@ -33,6 +33,7 @@ static void setup(struct shoal_team *t, int start, int stride, int size, int my_
     t->slot = slot;
     t->config_mask = 0;
     t->coll_seq = 0; /* a recycled object starts counting again, like its peers */
+    memset(t->sync_seen, 0, sizeof t->sync_seen); /* the slot's counters are 0 (destroy) */
     t->on_node = 1;
     for (int i = 0; i < size && t->on_node; i++)
         t->on_node = shoal_slot(start + i * stride) >= 0;
@@ -280,15 +281,19 @@ void shoal_team_destroy(struct shoal_team *team, const char *fn)
     if (team->magic != SHOAL_TEAM_LIVE)
         shoal_fatal(fn, "argument 'team' (%p) is not a live team (destroyed twice?)", (void *)team);
     /* Collective: the slot is reused only after every member is done
-     * with it; its words are back at 0 once this sync returns. */
+     * with it. */
     struct shoal_group g;
     shoal_group_of_team(&g, team);
     shoal_group_debug_check(&g, fn, 0, 0);
     shoal_quiet(SHMEM_CTX_DEFAULT, fn);
     shoal_group_sync(&g, fn);
-    /* Every member has returned from its last collective on the team, so
-     * nobody writes into this PE's broadcast ring any more. */
-    memset(&shoal_my_ctl()->teams[team->slot].bcast, 0, sizeof(struct shoal_bcast_ring));
+    /* Every member has returned from its last collective on the team, and
+     * every signal meant for this PE has arrived (it took them all in that
+     * sync), so nobody writes into its broadcast ring or its counters any
+     * more: back to 0 for the slot's next team. */
+    struct shoal_team_block *blk = &shoal_my_ctl()->teams[team->slot];
+    memset(&blk->bcast, 0, sizeof blk->bcast);
+    memset(blk->sync, 0, sizeof blk->sync);
     team->magic = 0;
     mark(team->slot, 0);
     pthread_mutex_lock(&lock);
