@@ -101,6 +101,8 @@ static int run_case(const struct count_case *c, size_t ci)
         why = "killed by a signal";
     else if (WEXITSTATUS(st) != 1)
         why = WEXITSTATUS(st) == 98 ? "the call returned" : "exit status is not 1";
+    else if (strstr(err, "Sanitizer") || strstr(err, "runtime error"))
+        why = "a sanitizer reported an error";
     else if (!strstr(err, c->routine))
         why = "the message does not name the routine";
     else if (!strstr(err, arg))
