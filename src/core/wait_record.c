@@ -58,10 +58,11 @@ static void make_page(void)
     pg->size = (uint32_t)sizeof *pg;
     pg->world_slot = SHOAL_TEAM_SLOT_WORLD;
     pg->shared_slot = SHOAL_TEAM_SLOT_SHARED;
-    for (int i = 0; i <= RECORDS_MAX; i++) {
+    for (int i = 0; i <= RECORDS_MAX; i++) /* touching none: pages come with use */
         records[i].pub = &pg->rec[i];
-        pg->rec[i].what = -1;
-    }
+    struct shoal_wait_record *spare = &records[RECORDS_MAX];
+    spare->thread = RECORDS_MAX;
+    spare->peer = spare->peer_thread = spare->team_slot = -1;
     __atomic_store_n(&pg->magic, SHOAL_HANG_MAGIC, __ATOMIC_RELEASE);
     __atomic_store_n(&page, pg, __ATOMIC_RELEASE);
     page_fd = fd;
@@ -105,9 +106,7 @@ static struct shoal_wait_record *claim(void)
                 ;
             return &records[n];
         }
-    records[RECORDS_MAX].thread = RECORDS_MAX;
-    records[RECORDS_MAX].peer_thread = -1;
-    return &records[RECORDS_MAX];
+    return &records[RECORDS_MAX]; /* initialized by make_page */
 }
 
 struct shoal_wait_record *shoal_wait_record_mine(void)
