@@ -12,7 +12,9 @@
 # also enable the munge service, and slurmd/slurmctld services that stay
 # down without /etc/slurm/slurm.conf); groff-base (groff: the docs tests
 # format every man page and fail on warnings); hwloc (libhwloc-dev: the
-# topology oshrun places PEs by); and matplotlib for the
+# topology oshrun places PEs by); python3-venv (python3 -m venv, for
+# the distribution's Python: scripts/ucx-wheel.sh, CI's UCX 1.22 leg, and
+# the shmem4py test); and matplotlib for the
 # python3 on PATH, which draws the benchmark suite's plots
 # (bench/run_suite.py).
 set -e
@@ -46,6 +48,10 @@ command -v srun >/dev/null 2>&1 || missing="$missing slurm-client"
 command -v munged >/dev/null 2>&1 || missing="$missing munge"
 command -v groff >/dev/null 2>&1 || missing="$missing groff-base"
 pkg-config --exists hwloc >/dev/null 2>&1 || missing="$missing libhwloc-dev"
+case "$(readlink -f "$(command -v python3 || echo /usr/bin/python3)")" in
+  /usr/bin/python3*)
+    python3 -c 'import ensurepip' >/dev/null 2>&1 || missing="$missing python3-venv" ;;
+esac
 if [ -n "$missing" ]; then
   echo "install-deps: installing:$missing"
   # shellcheck disable=SC2086 # one package per word

@@ -23,7 +23,7 @@
  *            network's fetch-add, put, fence and put; payloads larger
  *            than a slot in parts of up to a lane, which the target
  *            fetches from the sender's lanes with a get; or, where the
- *            transport carries messages itself (SHOAL_UCX_AM=1), its
+ *            transport carries messages itself (UCP AM: SHOAL_UCX_AM), its
  *            send (ucp_am_send_nbx), returning at local completion.
  * Completion: every message names a counter of its sending context, or
  * (shmemx_am_send_nbe) a completion record of its own (am_req.c); the

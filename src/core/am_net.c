@@ -2,7 +2,7 @@
  * under SHOAL_TRANSPORTS=ucx), carried by the network's RMA and atomics
  * (core/net.h) into the target's network ring (struct shoal_am_net_ring in
  * its message area, transport/shm/shm_am.h), unless the transport carries
- * messages itself (SHOAL_UCX_AM=1).  The ring's words are touched by
+ * messages itself (UCP AM: SHOAL_UCX_AM).  The ring's words are touched by
  * network operations only (never CPU atomics, which need not be coherent
  * with them); the on-node rings are not touched.
  *

@@ -117,7 +117,7 @@ void shoal_net_quiet(struct shoal_net_ctx *net);
 void shoal_net_fence(struct shoal_net_ctx *net);
 /* ------------------------------------------------------ active messages
  * A message to a PE the network serves, where the transport carries
- * messages itself (UCX: SHOAL_UCX_AM=1): it delivers it at the target
+ * messages itself (UCX: UCP active messages, SHOAL_UCX_AM): it delivers it at the target
  * through the am_arrived hook, in the order sent on one context's worker;
  * core runs the handler and then releases it.  Where it does not, core
  * carries them with the operations above (core/am_net.c).  Completion at
