@@ -2,7 +2,12 @@
 """What Shoal adds over raw UCP, on one machine, over the same UCX transport.
 
     bench/ucx_overhead.py [--build DIR] [--tls tcp,sm,self ...] [-i N] [-r R]
-                          [--rate] [--rate-iters N] [--nbe]
+                          [--rate] [--rate-iters N] [--nbe] [--perftest PATH]
+
+ucx_perftest is the one of the UCX the build uses (its prefix from the
+build's CMake cache: <prefix>/bin/ucx_perftest, run with its lib/ on
+LD_LIBRARY_PATH, which the PyPI wheel's programs need), else the one on
+PATH (a warning says so); --perftest names another.
 
 Latency (8 bytes), Shoal under SHOAL_TRANSPORTS=ucx against ucx_perftest
 (server and client on localhost), with the same UCX_TLS:
@@ -13,6 +18,10 @@ Latency (8 bytes), Shoal under SHOAL_TRANSPORTS=ucx against ucx_perftest
         get, a full round trip)
   fadd  ucx_perftest -t ucp_fadd -O 1   vs  latency8 fadd (one blocking 64-bit
         fetch-and-add)
+
+and the 8-byte put rate, ucx_perftest -t ucp_put_bw -s 8 -O 64 (its overall
+message rate) vs bench/mt_rate --config pes --threads 1 --ops put -w 64
+(shmem_putmem_nbi, a quiet every 64; one sender PE, one passive PE).
 
 Each of R rounds runs every pair back to back (perftest, then Shoal), so the
 two sides of a ratio share the machine's state; the table gives, per side,
@@ -58,30 +67,90 @@ def run(cmd, env, timeout):
     return out
 
 
-def perftest(test, extra, tls, iters):
-    """(mean, median) latency in us of one ucx_perftest client run against a
-    fresh server."""
-    env = dict(os.environ, UCX_TLS=tls)
+# The ucx_perftest to compare with and its environment (find_perftest).
+PERFTEST = {"exe": "ucx_perftest", "env": {}}
+
+
+def cmake_cache(build):
+    vals = {}
+    try:
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            for line in f:
+                m = re.match(r"(UCX_PREFIX|UCX_LIBDIR|UCX_VERSION):\w+=(.*)$", line.strip())
+                if m:
+                    vals[m.group(1)] = m.group(2)
+    except OSError:
+        pass
+    return vals
+
+
+def find_perftest(build, override):
+    """ucx_perftest of the UCX that `build` links (or `override`)."""
+    c = cmake_cache(build)
+    exe = override
+    prefix = c.get("UCX_PREFIX", "")
+    if not exe and prefix and os.access(os.path.join(prefix, "bin", "ucx_perftest"), os.X_OK):
+        exe = os.path.join(prefix, "bin", "ucx_perftest")
+    env = {}
+    if c.get("UCX_LIBDIR"):
+        env["LD_LIBRARY_PATH"] = ":".join(
+            x for x in (c["UCX_LIBDIR"], os.environ.get("LD_LIBRARY_PATH", "")) if x)
+    if not exe:
+        exe = "ucx_perftest"
+        print("warning: no ucx_perftest under the build's UCX prefix %r; using the one on PATH, "
+              "which may be another UCX" % prefix, file=sys.stderr)
+    PERFTEST["exe"], PERFTEST["env"] = exe, env
+    print("UCX %s (%s); ucx_perftest: %s" % (c.get("UCX_VERSION", "?"), prefix or "?", exe))
+
+
+def perftest_run(test, extra, tls, iters):
+    """The last result line of one ucx_perftest client run against a fresh
+    server, split into fields."""
+    env = dict(os.environ, UCX_TLS=tls, **PERFTEST["env"])
+    exe = PERFTEST["exe"]
     for attempt in range(5):
         port = str(random.randint(20000, 60000))
-        srv = subprocess.Popen(["ucx_perftest", "-p", port], env=env, stdout=subprocess.DEVNULL,
+        srv = subprocess.Popen([exe, "-p", port], env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
         time.sleep(0.4)
         try:
-            out = run(["ucx_perftest", "localhost", "-p", port, "-t", test, "-n", str(iters),
+            out = run([exe, "localhost", "-p", port, "-t", test, "-n", str(iters),
                        "-f"] + extra, env, 300)
         except RuntimeError:
             srv.kill()
             srv.wait()
             continue
         srv.wait(timeout=30)
-        # Last numeric line: iterations, 50th percentile, average, overall average, ...
+        # Last numeric line: iterations, 50th percentile, average latency,
+        # overall latency, average and overall bandwidth, average and
+        # overall message rate.
         for line in reversed(out.splitlines()):
             f = line.split()
-            if len(f) >= 4 and f[0].isdigit():
-                return float(f[3]), float(f[1])
+            if len(f) >= 8 and f[0].isdigit():
+                return f
         raise RuntimeError("cannot parse ucx_perftest output:\n" + out)
     raise RuntimeError("ucx_perftest %s could not connect" % test)
+
+
+def perftest(test, extra, tls, iters):
+    """(mean, median) latency in us of one ucx_perftest run."""
+    f = perftest_run(test, extra, tls, iters)
+    return float(f[3]), float(f[1])
+
+
+def perftest_rate(test, extra, tls, iters):
+    """Overall message rate of one ucx_perftest run, Mmsg/s."""
+    return float(perftest_run(test, extra, tls, iters)[7]) / 1e6
+
+
+def shoal_put_rate(build, tls, iters):
+    """8-byte putmem_nbi rate of one mt_rate run (one sender PE), Mmsg/s."""
+    out = shoal(build, "mt_rate", ["--config", "pes", "--threads", "1", "--ops", "put", "-s", "8",
+                                   "-i", str(iters), "-r", "1", "-w", "64"], tls)
+    m = re.search(r"^putmem\s+8 B\s+\d+\s+([\d.]+)", out, re.M)
+    if not m:
+        raise RuntimeError("cannot parse mt_rate output:\n" + out)
+    return float(m.group(1))
 
 
 def shoal(build, prog, args, tls, npes=2, timeout=600):
@@ -128,6 +197,21 @@ def latency_table(build, tls, iters, rounds):
         mb = statistics.median(x[0] for x in b)
         print("%-20s %10.2f %10.2f %8.2f   %10.2f %10.2f %8.2f" %
               (name, pa, pb, pb / pa, ma, mb, mb / ma))
+
+
+def put_rate_table(build, tls, iters, rounds):
+    rows = []
+    for r in range(rounds):
+        rows.append((perftest_rate("ucp_put_bw", ["-s", "8", "-O", "64"], tls, iters),
+                     shoal_put_rate(build, tls, iters)))
+        print("  round %d/%d done" % (r + 1, rounds), file=sys.stderr)
+    print("\nUCX_TLS=%s: 8-byte put rate, Mmsg/s, median [min..max] of %d rounds of %d puts "
+          "(UCP: ucp_put_bw -O 64; Shoal: putmem_nbi, quiet every 64)" % (tls, rounds, iters))
+    for i, name in enumerate(("UCP", "Shoal")):
+        v = [x[i] for x in rows]
+        print("  %-8s %8.4f [%.4f..%.4f]" % (name, statistics.median(v), min(v), max(v)))
+    print("  UCP / Shoal (slowdown): %.2f (per-round medians)" %
+          statistics.median(x[0] / x[1] for x in rows))
 
 
 def rate_table(build, tls, iters, rounds):
@@ -197,10 +281,15 @@ def main():
     ap.add_argument("--rate", action="store_true", help="also the message-rate table")
     ap.add_argument("--rate-iters", type=int, default=20000)
     ap.add_argument("--nbe", action="store_true", help="also the _nbe fetch-add rate table")
+    ap.add_argument("--perftest", help="ucx_perftest to run (default: the build's UCX's)")
+    ap.add_argument("--no-put-rate", action="store_true", help="leave out the put-rate table")
     a = ap.parse_args()
+    find_perftest(a.build, a.perftest)
     tls_list = a.tls or ["tcp", "sm,self"]
     for tls in tls_list:
         latency_table(a.build, tls, a.i, a.r)
+        if not a.no_put_rate:
+            put_rate_table(a.build, tls, a.i, a.r)
         if a.rate:
             rate_table(a.build, tls, a.rate_iters, a.r)
         if a.nbe:
