@@ -116,7 +116,8 @@ static double batch(size_t n, long iters, int v, long seed)
             break;
         }
     shmem_barrier_all(); /* nobody refills src while a peer still checks */
-    double s = cur.secs;
+    static double s;     /* a broadcast's source is symmetric too */
+    s = cur.secs;
     shmem_double_broadcast(SHMEM_TEAM_WORLD, &cur.secs, &s, 1, 0);
     return cur.secs / (double)iters;
 }

@@ -7,6 +7,8 @@ writes per-benchmark CSV, a Markdown report with the project's targets
 
     bench/run_suite.py --smoke                       # Shoal only, seconds
     bench/run_suite.py --impl openmpi --rounds 3     # Shoal vs Open MPI
+    bench/run_suite.py --impl openmpi --network --pes 2,4   # over UCX tcp
+    bench/run_suite.py --impl openmpi --pes 4,8 --threads 1 # PEs > cores
 
 --impl NAME=OSHCC,OSHRUN[,extra oshrun args...] adds an implementation;
 --impl openmpi is short for Debian's Open MPI (packages openmpi-bin and
@@ -214,7 +216,19 @@ def sysv_shortage(max_pes):
     return ""
 
 
-def openmpi_preset(max_pes):
+# --network: every implementation forced onto its network path over UCX's
+# tcp transport on this one machine (issue 25's comparison).  Shoal: every
+# PE through UCX and the job split into two pretend nodes; Open MPI: its
+# ucx pml and spml with the transports and devices it otherwise refuses
+# (without the pml options its collectives stay in shared memory).
+SHOAL_NETWORK_ARGS = ["-x", "SHOAL_TRANSPORTS=ucx", "-x", "UCX_TLS=tcp",
+                      "-x", "SHOAL_SPLIT_NODES=2"]
+OPENMPI_NETWORK_ARGS = ["--mca", "pml", "ucx", "--mca", "spml", "ucx",
+                        "--mca", "pml_ucx_tls", "any", "--mca", "pml_ucx_devices", "any",
+                        "-x", "UCX_TLS=tcp,self"]
+
+
+def openmpi_preset(max_pes, network=False):
     """What a user of Debian's Open MPI 4.1.4 (openmpi-bin, libopenmpi-dev)
     passes to its oshrun, each with the reason: (oshcc, oshrun, args,
     [(args, why)], fallbacks).  A fallback is (pattern, args, why): when the
@@ -240,6 +254,10 @@ def openmpi_preset(max_pes):
     fallbacks = [] if short else [
         (UCX_SYSV_ERROR, sysv_fix, "the init+finalize probe failed with UCX unable to get "
          "System V shared memory: UCX's sysv transport is left out")]
+    if network:
+        add(OPENMPI_NETWORK_ARGS, "--network: OSHMEM and its collectives over UCX's tcp "
+            "transport, as between nodes")
+        fallbacks = []
     return "/usr/bin/oshcc", "/usr/bin/oshrun", args, why, fallbacks
 
 
@@ -383,12 +401,12 @@ def csv_ints(text, what):
     return vals
 
 
-def parse_impl(spec, max_pes):
+def parse_impl(spec, max_pes, network=False):
     if "=" not in spec:
         if spec not in PRESETS:
             fail(f"--impl {spec}: expected NAME=OSHCC,OSHRUN[,args] or one of "
                  f"{', '.join(PRESETS)}")
-        oshcc, oshrun, extra, why, fallbacks = PRESETS[spec](max_pes)
+        oshcc, oshrun, extra, why, fallbacks = PRESETS[spec](max_pes, network)
         return Impl(spec, oshcc, oshrun, list(extra), why=why, fallbacks=fallbacks)
     name, rest = spec.split("=", 1)
     parts = rest.split(",")
@@ -1187,6 +1205,10 @@ def main():
                     help="run N busy-looping processes beside the jobs (default 0); they are "
                          "stopped after the last job and end by themselves if the driver is "
                          "killed")
+    ap.add_argument("--network", action="store_true",
+                    help="the network path on this machine: Shoal with every PE through UCX "
+                         "tcp, split into 2 pretend nodes; --impl openmpi with its ucx pml and "
+                         "spml over tcp,self (with --pes 2,4)")
     ap.add_argument("--dry-run", action="store_true", help="print the jobs and stop")
     args = ap.parse_args()
 
@@ -1221,10 +1243,13 @@ def main():
 
     shoal_build = Path(args.shoal_build).resolve()
     impls = [Impl("shoal", str(shoal_build / "bin" / "oshcc"),
-                  str(shoal_build / "bin" / "oshrun"), [])]
+                  str(shoal_build / "bin" / "oshrun"),
+                  list(SHOAL_NETWORK_ARGS) if args.network else [],
+                  why=[(SHOAL_NETWORK_ARGS, "--network: every PE through UCX tcp, two pretend "
+                        "nodes")] if args.network else [])]
     max_pes = max(args.pes) * max(args.threads)
     for spec in args.impl:
-        impl = parse_impl(spec, max_pes)
+        impl = parse_impl(spec, max_pes, args.network)
         if impl.name in [i.name for i in impls]:
             fail(f"--impl {impl.name} given twice")
         impls.append(impl)

@@ -71,8 +71,7 @@ static int run(shmem_team_t team, void *dest, const void *source, size_t nbytes,
         return alltoall ? shoal_coll_alltoall(team, dest, source, nbytes, fn)
                         : shoal_coll_fcollect(team, dest, source, nbytes, fn);
     shoal_coll_check_buf(dest, (size_t)team->size, nbytes, "dest", "nelems", fn);
-    shoal_coll_check_buf(source, alltoall ? (size_t)team->size : 1, nbytes, "source", "nelems",
-                         fn);
+    shoal_coll_check_buf(source, alltoall ? (size_t)team->size : 1, nbytes, "source", "nelems", fn);
     if (nbytes == 0 || (size_t)team->size * nbytes < shoal_mt_min_bytes)
         return solo(&m, team, dest, source, nbytes, alltoall, fn);
     blocks_mt(&m, team, dest, source, nbytes, alltoall, fn);

@@ -123,7 +123,7 @@ static int live_block(void *ptr, size_t *off)
            shoal_heap_block_size(heap, *off) != 0;
 }
 
-#define NOT_A_BLOCK                                                                          \
+#define NOT_A_BLOCK                                                                              \
     "argument 'ptr' = %p is not a block allocated by shmem_malloc and not yet freed (symmetric " \
     "heap [%p, %p))"
 

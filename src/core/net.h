@@ -113,6 +113,16 @@ uint64_t shoal_net_amo(struct shoal_net_ctx *net, int op, const void *dest, unsi
                        uint64_t value, uint64_t cond, int pe, const char *fn);
 void shoal_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const void *dest,
                        unsigned size, uint64_t value, uint64_t cond, int pe, const char *fn);
+/* A collective's signal: a 64-bit add of `value` that its receiver waits
+ * for, so no later quiet needs to complete it (it does not make the next
+ * quiet flush the endpoint: a barrier's own signal made every next
+ * barrier flush).  Locally complete at return, as a blocking AMO. */
+void shoal_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, int pe,
+                      const char *fn);
+/* Completes the signals posted through `net` (the default context: every
+ * thread's): before a PE says it has left the job, since a peer still
+ * waiting for its last signal must not see the departure first. */
+void shoal_net_flush_signals(struct shoal_net_ctx *net, const char *fn);
 void shoal_net_quiet(struct shoal_net_ctx *net);
 void shoal_net_fence(struct shoal_net_ctx *net);
 /* ------------------------------------------------------ active messages

@@ -251,6 +251,18 @@ static inline void shoal_amo_nbi(shmem_ctx_t ctx, int op, void *fetch, const voi
 
 /* -------------------------------------------------------------- signals */
 
+/* A collective's signal (core/sync.c): an add of 1 to the 64-bit `word` of
+ * world PE `wpe`, which its receiver waits for; through the network it
+ * leaves nothing for the next quiet to complete (shoal_net_signal). */
+static inline void shoal_signal_post(uint64_t *word, int wpe, const char *fn)
+{
+    char *r = shoal_amo_target(SHOAL_AMO_ADD, word, 8, wpe, 0, fn);
+    if (SHOAL_LIKELY(r != NULL))
+        (void)shoal_shm_amo(SHOAL_AMO_ADD, r, 8, 1, 0, shoal_bell_of(wpe));
+    else
+        shoal_net_signal(shoal_ctx_default.net, word, 1, wpe, fn);
+}
+
 /* sig_op is SHMEM_SIGNAL_SET or SHMEM_SIGNAL_ADD; the signal update is
  * ordered after the data: a PE that sees the signal sees the data. */
 void shoal_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t n, uint64_t *sig_addr,

@@ -208,6 +208,8 @@ void shoal_runtime_finalize(const char *fn)
               finalizing_at_exit ? " (no shmem_finalize was called: at exit)" : "");
     shoal_quiet(SHMEM_CTX_DEFAULT, fn);
     shoal_ctx_quiet_all(fn);
+    if (shoal_ctx_default.net)
+        shoal_net_flush_signals(shoal_ctx_default.net, fn);
     __atomic_store_n(&shoal_my_ctl()->leaving,
                      finalizing_at_exit ? SHOAL_LEFT_EXIT : SHOAL_LEFT_FINALIZE, __ATOMIC_SEQ_CST);
     shoal_g.boot->finalize();

@@ -35,7 +35,7 @@ struct shoal_team {
     /* Signals taken from each word of this PE's sync counters of the team
      * (core/sync.h: they only grow). */
     uint64_t sync_seen[SHOAL_SYNC_WORDS];
-    int on_node;       /* every member is on this node (reachable by load/store) */
+    int on_node; /* every member is on this node (reachable by load/store) */
 };
 #define SHOAL_TEAM_LIVE 0x7ea11eafu
 

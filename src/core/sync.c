@@ -29,7 +29,7 @@ void shoal_group_of_team(struct shoal_group *g, struct shoal_team *t)
 
 void shoal_group_signal(const struct shoal_group *g, int i, int w, const char *fn)
 {
-    shoal_amo(SHMEM_CTX_DEFAULT, SHOAL_AMO_ADD, &g->sync[w], 8, 1, 0, shoal_group_pe(g, i), fn);
+    shoal_signal_post(&g->sync[w], shoal_group_pe(g, i), fn);
 }
 
 void shoal_group_wait(const struct shoal_group *g, int w, const char *fn)

@@ -310,7 +310,7 @@ static void check_ivars_len(int kind, const void *ivars, size_t nelems, const ch
 }
 
 #define SETQ(mode_)                             \
-    shoal_check_init(fn);                             \
+    shoal_check_init(fn);                       \
     check_cmp(cmp, fn);                         \
     check_ivars_len(kind, ivars, nelems, fn);   \
     debug_check_ivars(kind, ivars, nelems, fn); \

@@ -23,7 +23,7 @@
 void *buf;
 uint64_t *sig;
 long *psync;
-#define PSYNC_LEN                                                                          \
+#define PSYNC_LEN                                                                   \
     (SHMEM_ALLTOALLS_SYNC_SIZE > SHMEM_REDUCE_SYNC_SIZE ? SHMEM_ALLTOALLS_SYNC_SIZE \
                                                         : SHMEM_REDUCE_SYNC_SIZE)
 size_t indices[16];
@@ -110,8 +110,7 @@ static int run_case(const struct count_case *c, size_t ci)
     if (!why)
         return 0;
     fprintf(stderr, "FAIL: %s(%s = %s): %s (status %d)\n--- its stderr:\n%s---\n", c->routine,
-            c->count, counts[ci].name, why,
-            WIFSIGNALED(st) ? -WTERMSIG(st) : WEXITSTATUS(st), err);
+            c->count, counts[ci].name, why, WIFSIGNALED(st) ? -WTERMSIG(st) : WEXITSTATUS(st), err);
     return 1;
 }
 

@@ -234,6 +234,8 @@ static const struct {
             shmem_ctx_##NAME##_put(g_ctx, area + 1, src, NEL, right);                              \
         else                                                                                       \
             shmem_##NAME##_put(area + 1, src, NEL, right);                                         \
+        if (use_ctx) /* barrier_all completes the default context only */                          \
+            shmem_ctx_quiet(g_ctx);                                                                \
         shmem_barrier_all();                                                                       \
         memset(g_written, 0, sizeof g_written);                                                    \
         for (int i = 0; i < NEL; i++) {                                                            \
@@ -315,6 +317,8 @@ static const struct {
             else                                                                                   \
                 shmem_##NAME##_p(area + i, VAL(T, me, i, s + 4), right);                           \
         }                                                                                          \
+        if (use_ctx) /* barrier_all completes the default context only */                          \
+            shmem_ctx_quiet(g_ctx);                                                                \
         shmem_barrier_all();                                                                       \
         memset(g_written, 0, sizeof g_written);                                                    \
         for (int i = 0; i < NEL; i += 2) {                                                         \
@@ -339,6 +343,8 @@ static const struct {
                 shmem_ctx_##NAME##_iput(g_ctx, area, src, dst, sst, ne, right);                    \
             else                                                                                   \
                 shmem_##NAME##_iput(area, src, dst, sst, ne, right);                               \
+            if (use_ctx) /* barrier_all completes the default context only */                      \
+                shmem_ctx_quiet(g_ctx);                                                            \
             shmem_barrier_all();                                                                   \
             memset(g_written, 0, sizeof g_written);                                                \
             for (size_t j = 0; j < ne; j++) {                                                      \
@@ -384,6 +390,8 @@ static const struct {
                 shmem_ctx_##NAME##_ibput(g_ctx, area + 1, src, dst, sst, bs, nb, right);           \
             else                                                                                   \
                 shmem_##NAME##_ibput(area + 1, src, dst, sst, bs, nb, right);                      \
+            if (use_ctx) /* barrier_all completes the default context only */                      \
+                shmem_ctx_quiet(g_ctx);                                                            \
             shmem_barrier_all();                                                                   \
             memset(g_written, 0, sizeof g_written);                                                \
             for (size_t b = 0; b < nb; b++)                                                        \
@@ -500,6 +508,8 @@ static void test_typed(void)
             shmem_ctx_iput##S(g_ctx, area, src, 3, 2, 20, right);                        \
         else                                                                             \
             shmem_iput##S(area, src, 3, 2, 20, right);                                   \
+        if (use_ctx)                                                                     \
+            shmem_ctx_quiet(g_ctx);                                                      \
         shmem_barrier_all();                                                             \
         st_fill(want, AREA *es, left, s + 2);                                            \
         for (size_t i = 0; i < AREA; i++) {                                              \
@@ -535,6 +545,8 @@ static void test_typed(void)
             shmem_ctx_ibput##S(g_ctx, area, src, 5, 4, 3, 6, right);                     \
         else                                                                             \
             shmem_ibput##S(area, src, 5, 4, 3, 6, right);                                \
+        if (use_ctx)                                                                     \
+            shmem_ctx_quiet(g_ctx);                                                      \
         shmem_barrier_all();                                                             \
         st_fill(want, AREA *es, left, s + 4);                                            \
         for (size_t i = 0; i < AREA; i++) {                                              \

@@ -46,6 +46,18 @@ void shoal_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const voi
     no_route(pe, fn);
 }
 
+void shoal_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, int pe,
+                      const char *fn)
+{
+    (void)net, (void)word, (void)value;
+    no_route(pe, fn);
+}
+
+void shoal_net_flush_signals(struct shoal_net_ctx *net, const char *fn)
+{
+    (void)net, (void)fn;
+}
+
 int shoal_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr, const void *payload,
                       size_t len, const char *fn)
 {

@@ -64,6 +64,31 @@ static inline uint64_t get_word(const union word *w, unsigned size)
 static uint64_t narrow_amo(struct shoal_net_ctx *ctx, int op, const void *dest, unsigned size,
                            uint64_t value, uint64_t cond, int pe, const char *fn);
 
+void shoal_net_signal(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value, int pe,
+                      const char *fn)
+{
+    if (UCX_UNLIKELY(pe == ucx_g.me)) {
+        /* (Own words complete before returning: shoal_net_amo's rule.) */
+        (void)shoal_net_amo(ctx, SHOAL_AMO_ADD, word, 8, value, 0, pe, fn);
+        return;
+    }
+    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
+    ucp_ep_h ep = ucx_ep(w, pe, fn);
+    uint64_t ra;
+    ucp_rkey_h rk = ucx_target(w, pe, word, &ra);
+    ucp_request_param_t p;
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+    p.datatype = ucp_dt_make_contig(8);
+    union word in;
+    in.u64 = value;
+    /* Not marked dirty: the receiver waits for it, and the endpoint's
+     * order delivers it before anything posted later.  Only a PE that
+     * leaves (shoal_net_flush_signals) must see it delivered first. */
+    __atomic_store_n(&w->signalled, 1, __ATOMIC_RELAXED);
+    ucx_wait(w, ucp_atomic_op_nbx(ep, UCP_ATOMIC_OP_ADD, &in, 1, ra, rk, &p), fn, pe,
+             "atomic add (signal)");
+}
+
 uint64_t shoal_net_amo(struct shoal_net_ctx *ctx, int op, const void *dest, unsigned size,
                        uint64_t value, uint64_t cond, int pe, const char *fn)
 {

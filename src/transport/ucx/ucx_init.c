@@ -330,14 +330,19 @@ static void flush_final(struct ucx_worker *w, void *arg)
 {
     (void)arg;
     ucx_flush_worker(w, "shmem_finalize");
+    /* And what no quiet needed completed: collectives' signals
+     * (shoal_net_signal) since core's shoal_net_flush_signals. */
+    ucp_request_param_t p;
+    p.op_attr_mask = 0;
+    ucx_wait(w, ucp_worker_flush_nbx(w->h, &p), "shmem_finalize", -1, "flush (finalize)");
 }
 
 void shoal_net_fini(void)
 {
     if (!ucx_g.ctx)
         return;
-    /* Complete what is outstanding (the last barrier's posted atomics)
-     * while every peer still serves requests: with the progress thread
+    /* Complete what is outstanding (the last barrier's signals) while
+     * every peer still serves requests: with the progress thread
      * running here and there, a PE that reached the bootstrap barrier
      * below still answers.  After it, peers may exit at any time: their
      * endpoints' errors are expected and endpoints are closed by force. */

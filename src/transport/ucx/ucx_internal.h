@@ -42,6 +42,7 @@ struct ucx_worker {
     pthread_mutex_t wire_lock;    /* MULTI worker: lazy wire-up, the marks below */
     pthread_mutex_t flush_lock;   /* MULTI worker: one flush at a time (ucx_rma.c) */
     int dirty;                    /* something posted since the last flush */
+    int signalled;                /* shoal_net_signal since the last whole flush */
     unsigned char *ep_dirty;      /* [n_pes]: posted to that peer since the last flush */
     int *dirty_pes;               /* [UCX_FLUSH_EPS_MAX] the peers with ep_dirty set */
     int n_dirty;                  /* > UCX_FLUSH_EPS_MAX: flush the whole worker */

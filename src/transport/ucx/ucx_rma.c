@@ -138,6 +138,23 @@ static void flush_one(struct ucx_worker *w, void *arg)
     ucx_flush_worker(w, (const char *)arg);
 }
 
+static void flush_signalled(struct ucx_worker *w, void *arg)
+{
+    if (!__atomic_exchange_n(&w->signalled, 0, __ATOMIC_RELAXED))
+        return;
+    ucp_request_param_t p;
+    p.op_attr_mask = 0;
+    ucx_wait(w, ucp_worker_flush_nbx(w->h, &p), (const char *)arg, -1, "flush (signals)");
+}
+
+void shoal_net_flush_signals(struct shoal_net_ctx *n, const char *fn)
+{
+    if (n->w != NULL)
+        flush_signalled(n->w, (void *)fn);
+    else
+        ucx_default_workers_foreach(flush_signalled, (void *)fn);
+}
+
 void shoal_net_quiet(struct shoal_net_ctx *n)
 {
     if (UCX_LIKELY(n->w != NULL))
