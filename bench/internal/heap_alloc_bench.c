@@ -1,10 +1,11 @@
-/* Micro-benchmark of the symmetric-heap allocator (src/core/heap_alloc.c):
+/* Micro-benchmark of the symmetric-heap allocator (src/core/memory/heap_alloc.c):
  * speed of alloc/free, and fragmentation measured as the smallest heap that
  * runs a workload without failure, relative to the workload's peak live bytes.
  * Standalone (no libshoal):
- *   cc -O2 -std=c11 -D_GNU_SOURCE -Isrc bench/heap_alloc_bench.c src/core/heap_alloc.c
+ *   cc -O2 -std=c11 -D_GNU_SOURCE -Isrc bench/internal/heap_alloc_bench.c \
+ *      src/core/memory/heap_alloc.c
  */
-#include "core/heap_alloc.h"
+#include "core/memory/heap_alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

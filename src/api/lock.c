@@ -4,7 +4,7 @@
  * PE 0's doorbell, which clear_lock rings. */
 #include "api/export.h"
 #include "core/ops.h"
-#include "core/wait.h"
+#include "core/waiting/wait.h"
 
 struct ticket {
     uint32_t next, serving;

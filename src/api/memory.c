@@ -1,6 +1,6 @@
 /* Memory management: the symmetric heap routines (collective). */
 #include "api/export.h"
-#include "core/heap.h"
+#include "core/memory/heap.h"
 #include "core/ops.h"
 
 /* The heap's natural alignment: what shmem_malloc gives every block. */

@@ -8,7 +8,7 @@
 #include "coll/coll.h"
 #include "core/ops.h"
 #include "core/runtime.h"
-#include "core/segments.h"
+#include "core/memory/segments.h"
 
 static void init_or_die(int requested, const char *fn)
 {

@@ -7,7 +7,7 @@
 #include "api/export.h"
 #include "core/am.h"
 #include "core/error.h"
-#include "core/net.h"
+#include "transport/net.h"
 
 _Static_assert(SHMEMX_AM_TAG_MAX == SHOAL_AM_TAGS, "tag count");
 _Static_assert(SHMEMX_AM_MAX_INLINE == SHOAL_AM_INLINE, "inline size");

@@ -5,7 +5,7 @@
 
 #include "api/export.h"
 #include "core/net_link.h"
-#include "core/wait.h"
+#include "core/waiting/wait.h"
 
 SHOAL_EXPORT void shmemx_wait_counters(unsigned long long *sleeps, unsigned long long *wakes,
                                        unsigned long long *late_timeouts)

@@ -1,6 +1,6 @@
 /* hang_page.h — where a process's threads wait inside Shoal, in memory that
  * its launcher reads without interrupting it.  Shared by the library
- * (core/wait_record.c writes it) and oshrun (tools/oshrun/job.c reads it);
+ * (core/waiting/wait_record.c writes it) and oshrun (tools/oshrun/job.c reads it);
  * plain C11 + libc.
  *
  * The page is a memfd mapping made at shmem_init: one record per thread

@@ -14,8 +14,8 @@
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
-#include "core/wait.h"
-#include "core/wait_record.h"
+#include "core/waiting/wait.h"
+#include "core/waiting/wait_record.h"
 
 static struct shoal_bcast_ring *ring_of(const struct shoal_group *g, int i)
 {

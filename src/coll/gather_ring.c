@@ -18,8 +18,8 @@
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
-#include "core/wait.h"
-#include "core/wait_record.h"
+#include "core/waiting/wait.h"
+#include "core/waiting/wait_record.h"
 
 #define BIG 255u /* length field of a block that does not fit the line */
 

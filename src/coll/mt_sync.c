@@ -15,9 +15,9 @@
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
-#include "core/net.h"
-#include "core/wait_policy.h"
-#include "core/wait_record.h"
+#include "transport/net.h"
+#include "core/waiting/wait_policy.h"
+#include "core/waiting/wait_record.h"
 
 struct shoal_mt_team {
     /* Arrivals of the current rendezvous, the nthreads they passed, and
@@ -95,7 +95,7 @@ static void wait_while_blocked(unsigned *word, unsigned val, unsigned *sleepers,
         }
         /* Counted among the PE's sleepers too: the UCX progress thread
          * then serves peers' requests at once instead of waiting for the
-         * application to progress (core/net.h, waiters_asleep). */
+         * application to progress (transport/net.h, waiters_asleep). */
         uint32_t *pe_sleepers = &shoal_my_ctl()->sleepers;
         __atomic_fetch_add(pe_sleepers, 1, __ATOMIC_SEQ_CST);
         __atomic_fetch_add(sleepers, 1, __ATOMIC_SEQ_CST);
@@ -107,12 +107,12 @@ static void wait_while_blocked(unsigned *word, unsigned val, unsigned *sleepers,
 }
 
 /* Waits while *word == val, the way the core's waits do
- * (core/wait_policy.h): spin with pause while the node's threads fit its
+ * (core/waiting/wait_policy.h): spin with pause while the node's threads fit its
  * CPUs, else spin briefly and yield, then sleep on the word (counted in
  * *sleepers so that the writer knows to wake it), so that the threads
  * being waited for get the CPU.  A waiter that yields or sleeps also
  * moves the network along (a peer may be pulling from this PE).  Once it
- * blocks, the thread's wait record (core/wait_record.h) says that it waits
+ * blocks, the thread's wait record (core/waiting/wait_record.h) says that it waits
  * in `fn` for thread `thread` of this PE, so that a hang report names it. */
 static void wait_while(unsigned *word, unsigned val, unsigned *sleepers, int thread,
                        const char *what, const char *fn)

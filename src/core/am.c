@@ -8,7 +8,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/request.h"
-#include "core/wait.h"
+#include "core/waiting/wait.h"
 
 _Static_assert(sizeof(struct shoal_am_area) <= SHOAL_AM_AREA_SIZE, "AM area too large");
 _Static_assert(SHOAL_AM_LANES <= 32, "lanes_busy is one 32-bit word");

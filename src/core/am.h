@@ -4,9 +4,9 @@
  * Owns: the tag table (am.c), the send paths and shmemx_am_quiet (am.c),
  * running handlers (am_run.c): from this PE's on-node ring
  * (transport/shm/shm_am.h) and from the inbox the network transport fills
- * through the am_arrived hook (core/net.h), and from the network ring
+ * through the am_arrived hook (transport/net.h), and from the network ring
  * (am_net.c).  May call: core, transport/shm,
- * the network transport through core/net.h.
+ * the network transport through transport/net.h.
  *
  * Routes, per target PE (the same choice as RMA's: mapped peers on-node,
  * the others through the context's network state):

@@ -1,6 +1,6 @@
 /* Active messages to PEs the network reaches (another node, or every PE
  * under SHOAL_TRANSPORTS=ucx), carried by the network's RMA and atomics
- * (core/net.h) into the target's network ring (struct shoal_am_net_ring in
+ * (transport/net.h) into the target's network ring (struct shoal_am_net_ring in
  * its message area, transport/shm/shm_am.h), unless the transport carries
  * messages itself (UCP AM: SHOAL_UCX_AM).  The ring's words are touched by
  * network operations only (never CPU atomics, which need not be coherent
@@ -38,9 +38,9 @@
 
 #include "core/am.h"
 #include "core/error.h"
-#include "core/net.h"
+#include "transport/net.h"
 #include "core/ops.h"
-#include "core/wait.h"
+#include "core/waiting/wait.h"
 
 #define NS SHOAL_AM_NET_SLOTS
 #define PUBLISH_EVERY (NS / 4)

@@ -14,7 +14,7 @@
 
 #include "core/am.h"
 #include "core/request.h"
-#include "core/wait.h"
+#include "core/waiting/wait.h"
 
 #define WORDS (SHOAL_AM_RECORDS / 64)
 

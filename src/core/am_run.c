@@ -16,7 +16,7 @@
 
 #include "core/am.h"
 #include "core/error.h"
-#include "core/net.h"
+#include "transport/net.h"
 #include "core/ops.h"
 
 int shoal_am_inbox_n;

@@ -2,7 +2,7 @@
  * other layers' rows arrive through shoal_env_register, see env.h). */
 #include "core/env.h"
 #include "core/log.h"
-#include "core/net.h"
+#include "transport/net.h"
 
 #include <ctype.h>
 #include <errno.h>

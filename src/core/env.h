@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/env_rows.h"
+#include "transport/env_rows.h"
 
 void shoal_env_register(struct shoal_env_layer *layer);
 

@@ -1,4 +1,4 @@
-/* Core's side of the network contract (core/net.h): the arguments and
+/* Core's side of the network contract (transport/net.h): the arguments and
  * hooks it hands the transport at init, and the decisions it keeps. */
 #ifndef SHOAL_CORE_NET_LINK_H
 #define SHOAL_CORE_NET_LINK_H

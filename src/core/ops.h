@@ -3,7 +3,7 @@
  * such as shmem_int_put compiles to: context check, PE check, address
  * translation, memcpy.  Peers on this node are reached by load/store through
  * the mapped segments; other peers go through the context's network
- * transport (core/net.h).
+ * transport (transport/net.h).
  *
  * Arguments common to all: `ctx` (checked), `pe` relative to ctx's team
  * (checked), remote addresses are symmetric addresses of this PE (checked
@@ -15,7 +15,7 @@
 #include <string.h>
 #include "core/state.h"
 #include "core/error.h"
-#include "core/net.h"
+#include "transport/net.h"
 #include "transport/shm/shm.h"
 
 /* ---------------------------------------------------------------- checks */
@@ -186,7 +186,7 @@ void shoal_ibget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, pt
 
 /* ------------------------------------------------------------------ AMO */
 
-/* AMOs (the operations: enum shoal_amo_op in core/net.h).  On this node
+/* AMOs (the operations: enum shoal_amo_op in transport/net.h).  On this node
  * CPU atomics, unless every AMO of the job goes through the network
  * (shoal_g.amo_via_net: network atomics need not be coherent with CPU
  * atomics on the same word). */

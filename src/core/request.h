@@ -1,6 +1,6 @@
 /* core/request.h — explicit non-blocking operations with request handles
  * (shmemx _nbe, docs/requests.md).  A request is a core object that
- * carries the transport's part (struct shoal_net_req, core/net.h: on UCX a
+ * carries the transport's part (struct shoal_net_req, transport/net.h: on UCX a
  * worker of the request pool) and, after shmemx_merge_request, the
  * requests merged into it.  It is complete when its own network part is,
  * when every request merged into it is, and when no operation of another
@@ -14,14 +14,14 @@
  * requests share no lock on the path that issues, tests or waits for them.
  *
  * May call: core (state, errors, the addressing of ops.h), the shm
- * transport, and the network through core/net.h. */
+ * transport, and the network through transport/net.h. */
 #ifndef SHOAL_CORE_REQUEST_H
 #define SHOAL_CORE_REQUEST_H
 
 #include <shmemx.h>
 
 #include "core/error.h"
-#include "core/net.h"
+#include "transport/net.h"
 #include "core/state.h"
 
 #define SHOAL_REQ_LIVE 0x5e9e5701u

@@ -10,7 +10,7 @@
  * the others' barrier) must not be able to complete a user's collective on
  * their behalf.  It completes its operations, says in its ctl block that
  * it left (peers still waiting for it in a collective then report the
- * mismatch instead of hanging, core/wait.c), and waits in the bootstrap
+ * mismatch instead of hanging, core/waiting/wait.c), and waits in the bootstrap
  * barrier, which keeps its network transport serving the others. */
 #include "core/runtime.h"
 
@@ -26,16 +26,16 @@
 #include "core/request.h"
 #include "core/env.h"
 #include "core/error.h"
-#include "core/heap.h"
-#include "core/net.h"
+#include "core/memory/heap.h"
+#include "transport/net.h"
 #include "core/ops.h"
-#include "core/segments.h"
+#include "core/memory/segments.h"
 #include "core/team.h"
 #include "core/log.h"
 #include "core/net_link.h"
-#include "core/wait.h"
-#include "core/wait_policy.h"
-#include "core/wait_record.h"
+#include "core/waiting/wait.h"
+#include "core/waiting/wait_policy.h"
+#include "core/waiting/wait_record.h"
 
 static struct shoal_boot boot;
 static struct shoal_config cfg;

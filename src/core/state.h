@@ -2,7 +2,7 @@
  * static data), contexts, teams, synchronization, the wait engine.  Above
  * it, api/ and coll/ reach memory and transports only through core/ops.h.
  * May call: transport/shm (inline, on mapped memory), the network
- * transport through the functions of core/net.h, boot/ and libc. */
+ * transport through the functions of transport/net.h, boot/ and libc. */
 #ifndef SHOAL_CORE_STATE_H
 #define SHOAL_CORE_STATE_H
 
@@ -113,19 +113,19 @@ struct shoal_team_block {
  * symmetric object.  Layout changes must keep SHOAL_CTL_SIZE. */
 #define SHOAL_CPU_MASK_WORDS 16 /* affinity masks of up to 1024 CPUs */
 struct shoal_ctl {
-    /* Waiting (core/doorbell.h): waiters asleep on memory owned by this PE
+    /* Waiting (transport/shm/shm_doorbell.h): waiters asleep on memory owned by this PE
      * count themselves in `sleepers` (read by the UCX progress thread) and
      * sleep on `bell`; writers read `bell`, a line only sleepers write. */
     _Alignas(SHOAL_CACHELINE) uint32_t sleepers;
     uint32_t pad0;
     _Alignas(SHOAL_CACHELINE) uint32_t bell;
     /* This PE's CPU affinity at init, for the waiting policy of every PE of
-     * the node (core/wait_policy.h); cpu_mask_cpus 0: unknown. */
+     * the node (core/waiting/wait_policy.h); cpu_mask_cpus 0: unknown. */
     _Alignas(SHOAL_CACHELINE) uint64_t cpu_mask[SHOAL_CPU_MASK_WORDS];
     int cpu_mask_cpus;
     /* Its threads in state R at its waiters' last look (wait_policy.c). */
     int running_threads;
-    /* enum shoal_leaving (core/wait_record.h): set once this PE has left
+    /* enum shoal_leaving (core/waiting/wait_record.h): set once this PE has left
      * the job, after its last operations are complete; read by peers that
      * still wait for it in a collective. */
     _Alignas(SHOAL_CACHELINE) uint32_t leaving;
@@ -157,7 +157,7 @@ struct shoal_state {
     int debug;             /* SHMEM_DEBUG */
     /* Every AMO goes through the network transport, mapped peers and self
      * included: set when some peer is reached by UCX atomics, which need
-     * not be coherent with CPU atomics on the same word (core/net.h). */
+     * not be coherent with CPU atomics on the same word (transport/net.h). */
     int amo_via_net;
 
     /* Cold. */

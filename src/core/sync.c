@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/team.h"
-#include "core/wait_record.h"
+#include "core/waiting/wait_record.h"
 
 void shoal_group_of_team(struct shoal_group *g, struct shoal_team *t)
 {

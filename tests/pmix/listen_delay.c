@@ -1,6 +1,6 @@
 /* listen_delay: an LD_PRELOAD shim for test_pmix.py's concurrent case.
  * After a successful listen() on an abstract Unix socket whose name starts
- * with "shoal-" (a segment socket, core/segments.c) in the process of
+ * with "shoal-" (a segment socket, core/memory/segments.c) in the process of
  * PMIX_RANK 0, it sleeps SHOAL_TEST_LISTEN_DELAY seconds: that PE then holds
  * its job's socket name while its peers wait in the bootstrap barrier, so
  * another job started meanwhile surely overlaps with it.  Every other

@@ -1,7 +1,7 @@
-/* Unit test of the symmetric-heap allocator (src/core/heap_alloc.c), checked
+/* Unit test of the symmetric-heap allocator (src/core/memory/heap_alloc.c), checked
  * against a reference model: an owner map with one entry per 64-byte unit.
  * Single process; compiled together with heap_alloc.c and its self-check. */
-#include "core/heap_alloc.h"
+#include "core/memory/heap_alloc.h"
 
 #include <inttypes.h>
 #include <stdio.h>

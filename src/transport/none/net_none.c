@@ -1,9 +1,9 @@
 /* The network path of a build without a network transport: every PE must be
  * on this node, so reaching one that is not is an error naming it (through
- * core's fatal hook).  May call: core/net.h (the contract) and libc. */
+ * core's fatal hook).  May call: transport/net.h (the contract) and libc. */
 #include <stdio.h>
 
-#include "core/net.h"
+#include "transport/net.h"
 
 static const struct shoal_net_init_args *core_hooks;
 

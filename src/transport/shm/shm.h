@@ -5,8 +5,8 @@
  * on-node put is a memcpy and one load.
  *
  * Owns: the copy loops (contiguous and strided), CPU atomics, doorbells.
- * May call: libc, and core/net.h for the contract's AMO names (the one
- * header of core a transport includes).  Core hands it mapped addresses
+ * May call: libc, and transport/net.h for the contract's AMO names (the
+ * network contract, which the transport layer owns).  Core hands it mapped addresses
  * and bell words; it knows nothing of teams, contexts or the segment
  * layout. */
 #ifndef SHOAL_SHM_H
@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/net.h"
+#include "transport/net.h"
 #include "transport/shm/shm_doorbell.h"
 
 /* A put into mapped memory: complete on return (nbi included: copying now

@@ -1,4 +1,4 @@
-/* Active messages over UCP (core/net.h), where every PE takes them
+/* Active messages over UCP (transport/net.h), where every PE takes them
  * (SHOAL_UCX_AM=1, or auto with a UCX known good for them: ucx_am_wanted;
  * otherwise core carries them over RMA and atomics, core/am_net.c): a
  * message is one ucp_am_send_nbx

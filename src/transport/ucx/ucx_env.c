@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/env_rows.h"
+#include "transport/env_rows.h"
 #include "transport/ucx/ucx_internal.h"
 
 struct ucx_config ucx_cfg;

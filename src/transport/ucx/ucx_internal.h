@@ -1,4 +1,4 @@
-/* transport/ucx — the network path of the core (core/net.h) over UCP.
+/* transport/ucx — the network path of the core (transport/net.h) over UCP.
  * Owns: the UCP context of this PE, the registration of the heap and the
  * static-data segment, the peers' published worker addresses and packed
  * remote keys, the workers of the contexts (one per context, pooled on
@@ -6,9 +6,9 @@
  * SHMEM_THREAD_MULTIPLE), lazily created endpoints and unpacked keys, the
  * target-side worker and the optional progress thread.
  * May call: UCX (libucp), boot/ (allgather, barrier, abort), libc, the
- * public <shmem.h> for its constants, and of core only the contract
- * headers core/net.h and core/env_rows.h: everything else of core comes
- * through shoal_net_init's arguments and hooks (ucx_g).
+ * public <shmem.h> for its constants, and the contract headers of its own
+ * layer, transport/net.h and transport/env_rows.h: nothing of core, whose
+ * part comes through shoal_net_init's arguments and hooks (ucx_g).
  *
  * Files: ucx_init.c (context, registration, address/key exchange, life
  * cycle, describe), ucx_worker_pool.c (workers, pools, the default
@@ -26,7 +26,7 @@
 
 #include <shmem.h>
 
-#include "core/net.h"
+#include "transport/net.h"
 
 #define UCX_LIKELY(x) __builtin_expect(!!(x), 1)
 #define UCX_UNLIKELY(x) __builtin_expect(!!(x), 0)

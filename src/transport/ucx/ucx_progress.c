@@ -136,7 +136,7 @@ void shoal_net_progress(void)
 /* ------------------------------------------------------ progress thread */
 
 /* Waiters of the core's wait engine that went to sleep on this PE's
- * doorbell (core/wait.c) are not woken by writes that arrive through the
+ * doorbell (core/waiting/wait.c) are not woken by writes that arrive through the
  * network: the progress thread rings the doorbell when it applied some. */
 static void wake_local_waiters(void)
 {

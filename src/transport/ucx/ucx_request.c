@@ -1,5 +1,5 @@
 /* Explicit non-blocking requests over UCP (the "requests" part of
- * core/net.h).  A request posts its operations on a worker of the request
+ * transport/net.h).  A request posts its operations on a worker of the request
  * pool: SHOAL_REQUEST_WORKERS slots, each holding one worker taken from
  * the context worker pool on its first use (endpoints and keys stay wired
  * across the requests that use it) and kept until finalize.  A request

@@ -13,7 +13,7 @@
  * timing or randomness, so equal call sequences give equal offsets in every
  * process.  Node indices are 32-bit to keep nodes small (40 bytes); that caps
  * a heap at ~4e9 blocks, far beyond what the private pool could hold anyway. */
-#include "core/heap_alloc.h"
+#include "core/memory/heap_alloc.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

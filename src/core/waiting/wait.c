@@ -2,11 +2,11 @@
  *
  * A waiter spins with `pause`, then (oversubscribed only) yields, then
  * sleeps on the doorbell of the PE that owns the watched memory; how long
- * each phase lasts follows the placement (core/wait_policy.h).  Writers
+ * each phase lasts follows the placement (core/waiting/wait_policy.h).  Writers
  * ring that doorbell only when it is armed, once per sleep episode, and no
  * wake-up is lost (transport/shm/shm_doorbell.h): the sleep's timeout is a
  * safety net. */
-#include "core/wait.h"
+#include "core/waiting/wait.h"
 
 #include <sched.h>
 #include <stdint.h>
@@ -14,8 +14,8 @@
 
 #include "core/am.h"
 #include "core/ops.h"
-#include "core/wait_policy.h"
-#include "core/wait_record.h"
+#include "core/waiting/wait_policy.h"
+#include "core/waiting/wait_record.h"
 
 static inline uint64_t now_ns(void)
 {

@@ -1,4 +1,17 @@
-/* Symmetric segments of the PEs of this node (segments.c). */
+/* core/memory — the symmetric memory of this PE and of its node's peers.
+ *
+ * Owns: the segments (segments.c: this PE's memfd heap, whose first
+ * 256 KiB are the control block of core/state.h, the exchange of segment
+ * descriptors with the PEs of this node and the mapping of theirs), the
+ * program's static data moved to shared memory before main
+ * (data_segment.c), the user heap and its collective allocation (heap.c)
+ * over the deterministic allocator (heap_alloc.c: offsets only, libc only).
+ * May call: core's ground floor (state.h, error.h, log.h), sync.h for the
+ * allocation's barriers, boot/ for the descriptor exchange, libc.  Called
+ * by runtime.c (setup, teardown) and api/memory.c; nothing in this room
+ * calls back into the rest of core.
+ *
+ * This header: the symmetric segments of the PEs of this node (segments.c). */
 #ifndef SHOAL_CORE_SEGMENTS_H
 #define SHOAL_CORE_SEGMENTS_H
 #include <stddef.h>

@@ -1,9 +1,10 @@
-/* The form every layer's environment variables take (core/env.h says how
- * they join the one table).  A contract header, like core/net.h: the
- * transports include it to describe their variables, and nothing else of
- * core. */
-#ifndef SHOAL_CORE_ENV_ROWS_H
-#define SHOAL_CORE_ENV_ROWS_H
+/* transport/env_rows.h — the form every layer's environment variables
+ * take (core/env.h says how they join the one table).  A contract header,
+ * like transport/net.h, kept in the lowest layer that uses it: the
+ * transports include it to describe their variables, core and coll to
+ * describe theirs. */
+#ifndef SHOAL_TRANSPORT_ENV_ROWS_H
+#define SHOAL_TRANSPORT_ENV_ROWS_H
 #include <stddef.h>
 
 enum shoal_env_kind {

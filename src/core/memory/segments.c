@@ -5,7 +5,7 @@
  * reserved ranges, slot s at base + s * stride.  Translating a symmetric
  * address for a local peer is then one subtraction and one multiply-add
  * (core/ops.h). */
-#include "core/segments.h"
+#include "core/memory/segments.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
-#include "core/data_segment.h"
+#include "core/memory/data_segment.h"
 #include "core/state.h"
 
 #define HEAP_ALIGN ((size_t)2 << 20) /* lets the kernel use huge pages for the heap */

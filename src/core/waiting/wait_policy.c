@@ -1,5 +1,5 @@
 /* The waiting policy from the placement (wait_policy.h). */
-#include "core/wait_policy.h"
+#include "core/waiting/wait_policy.h"
 
 #include <dirent.h>
 #include <stdio.h>

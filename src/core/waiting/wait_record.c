@@ -8,7 +8,7 @@
  * that blocks, under the record's sequence lock, and unpublished at its
  * end.  The report (oshrun's, from its read-only mapping of the page, or
  * this PE's on SIGQUIT) is a snapshot of a job that is stuck. */
-#include "core/wait_record.h"
+#include "core/waiting/wait_record.h"
 
 #include <errno.h>
 #include <pthread.h>

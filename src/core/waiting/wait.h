@@ -1,5 +1,19 @@
-/* The wait engine (wait.c): spin, yield, then sleep on a doorbell, as the
- * waiting policy says (wait_policy.h, doorbell.h). */
+/* core/waiting — how a thread inside Shoal waits.
+ *
+ * Owns: the wait engine and the point-to-point wait/test routines
+ * (wait.c: spin, yield, then sleep on a doorbell), the policy that says
+ * how long each phase lasts, from the PEs' placement (wait_policy.c), and
+ * the hang records that say where each thread waits (wait_record.c).  Its
+ * doorbell use: a waiter sleeps on the owner's doorbell and is woken by
+ * the writer (transport/shm/shm_doorbell.h).
+ * May call: core's ground floor (state.h, error.h, log.h, env.h), ops.h
+ * for addressing, the network's progress (transport/net.h), the extension
+ * layer only through core/ext_hooks.h (serve pending work while waiting),
+ * transport/shm's doorbells, boot/hang_page.h.  Called by every layer
+ * above that waits (ops, sync, coll, ext, api).
+ *
+ * This header: the wait engine (wait.c), as the waiting policy says
+ * (wait_policy.h). */
 #ifndef SHOAL_CORE_WAIT_H
 #define SHOAL_CORE_WAIT_H
 #include <stdint.h>
@@ -18,7 +32,7 @@ struct shoal_waiter {
 };
 
 /* A wait on `addr` inside routine `fn`: init, back off until ready, done
- * (which clears the thread's wait record, core/wait_record.h). */
+ * (which clears the thread's wait record, core/waiting/wait_record.h). */
 void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, const void *addr);
 /* One step of backing off; `ready` is re-checked before sleeping, and
  * before a wait for a peer that has left the job is reported. */

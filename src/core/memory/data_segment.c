@@ -9,7 +9,7 @@
  * After fork() the child would share the parent's globals through the
  * MAP_SHARED mapping; a pthread_atfork handler gives the child a private
  * copy again. */
-#include "core/data_segment.h"
+#include "core/memory/data_segment.h"
 
 #include <errno.h>
 #include <link.h>

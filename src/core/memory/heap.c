@@ -1,7 +1,7 @@
 /* The symmetric heap as the user sees it: collective allocation over the
  * deterministic allocator (heap_alloc.c), the barriers the spec asks for,
  * and the SHMEM_DEBUG symmetry check. */
-#include "core/heap.h"
+#include "core/memory/heap.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "core/log.h"
 #include "core/sync.h"
 #include "core/error.h"
-#include "core/heap_alloc.h"
+#include "core/memory/heap_alloc.h"
 #include "core/state.h"
 
 static struct shoal_heap *heap;

@@ -1,6 +1,7 @@
-/* core/net.h — the whole contract between core and a network transport
+/* transport/net.h — the whole contract between core and a network transport
  * (transport/ucx: UCP, a worker per context; transport/none: a build
- * without one, where PEs off this node have no route).  What core calls
+ * without one, where PEs off this node have no route), owned by the layer
+ * that implements it, so that no include runs upward.  What core calls
  * when the target PE is not reachable by load/store (another node, or
  * every peer under SHOAL_TRANSPORTS=ucx), and the transport's life cycle.
  *
@@ -15,8 +16,8 @@
  * and completed independently of every other context.  `pe` is a world
  * PE; addresses are this PE's symmetric addresses (the transport
  * translates them with the peer's remote keys). */
-#ifndef SHOAL_CORE_NET_H
-#define SHOAL_CORE_NET_H
+#ifndef SHOAL_TRANSPORT_NET_H
+#define SHOAL_TRANSPORT_NET_H
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -101,7 +102,7 @@ void shoal_net_progress(void);
 void shoal_net_describe(FILE *f, const char *prefix, int initialized);
 /* Which transports this build has, e.g. "shm" or "shm, ucx (UCX 1.13.1)". */
 const char *shoal_net_built(void);
-/* Its variables, for core's one table (core/env_rows.h); NULL if none. */
+/* Its variables, for core's one table (transport/env_rows.h); NULL if none. */
 struct shoal_env_layer;
 struct shoal_env_layer *shoal_net_env_layer(void);
 
