@@ -1,6 +1,7 @@
 /* Library setup, exit and query; thread support; profiling control.
  * api/ — one file per spec chapter: argument checks, then one call into
- * core.  May call: core/ and coll/ (never a transport or boot directly). */
+ * core.  May call: core/, ext/ and coll/ (never a transport or boot
+ * directly; the transport contract's constants, transport/net.h). */
 #include <stdarg.h>
 #include <string.h>
 
@@ -9,11 +10,13 @@
 #include "core/ops.h"
 #include "core/runtime.h"
 #include "core/memory/segments.h"
+#include "ext/ext.h"
 
 static void init_or_die(int requested, const char *fn)
 {
     int provided;
     shoal_coll_env_register();
+    shoal_ext_install(); /* the extensions' hooks, before init */
     if (shoal_runtime_init(requested, &provided, fn) != 0)
         shoal_runtime_global_exit(1);
 }
@@ -28,6 +31,7 @@ SHOAL_EXPORT int pshmem_init_thread(int requested, int *provided)
 {
     int p = SHMEM_THREAD_SINGLE;
     shoal_coll_env_register();
+    shoal_ext_install(); /* the extensions' hooks, before init */
     int rc = shoal_runtime_init(requested, &p, "shmem_init_thread");
     if (provided)
         *provided = p;

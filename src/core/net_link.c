@@ -2,8 +2,8 @@
 #include "core/net_link.h"
 
 #include "boot/boot.h"
-#include "core/am.h"
 #include "core/env.h"
+#include "core/ext_hooks.h"
 #include "core/log.h"
 #include "core/ops.h"
 
@@ -49,8 +49,8 @@ int shoal_net_link(struct shoal_boot *b, const struct shoal_config *cfg, char *e
         .waiters_asleep = waiters_asleep,
         .fatal = fatal,
         .warn = warn,
-        .am_arrived = shoal_am_arrived,
-        .am_run = shoal_am_progress_thread_run,
+        .am_arrived = shoal_ext.net_am_arrived,
+        .am_run = shoal_ext.net_am_run,
     };
     struct shoal_net_init_result r;
     int rc = shoal_net_init(&args, &r, err, errlen);

@@ -4,9 +4,8 @@
  * processes (a no-op on x86 beyond the compiler barrier; a real fence on
  * weakly ordered CPUs) and complete the network side. */
 #include "core/ops.h"
-#include "core/request.h"
 
-#include "core/am.h"
+#include "core/ext_hooks.h"
 
 /* The names a strided routine's error messages use for its arguments. */
 struct strided_args {
@@ -158,7 +157,7 @@ void shoal_fence(shmem_ctx_t ctx, const char *fn)
     __atomic_thread_fence(__ATOMIC_RELEASE);
     if (!ctx->net)
         return;
-    if (SHOAL_UNLIKELY(__atomic_load_n(&shoal_request_net_used, __ATOMIC_RELAXED))) {
+    if (SHOAL_UNLIKELY(__atomic_load_n(&shoal_ext_req_net_used, __ATOMIC_RELAXED))) {
         /* _nbe operations went out on request workers, which no fence of
          * the context's worker orders: complete everything instead. */
         shoal_net_quiet(ctx->net);
@@ -178,10 +177,10 @@ void shoal_quiet(shmem_ctx_t ctx, const char *fn)
         shoal_net_quiet(ctx->net);
     /* Quiet also completes the _nbe operations issued so far (of every
      * request: their workers are not the context's). */
-    if (SHOAL_UNLIKELY(__atomic_load_n(&shoal_request_net_used, __ATOMIC_RELAXED)))
+    if (SHOAL_UNLIKELY(__atomic_load_n(&shoal_ext_req_net_used, __ATOMIC_RELAXED)))
         shoal_net_req_quiet_all(fn);
     /* A thread in quiet is inside Shoal: it runs pending handlers. */
-    shoal_am_serve(fn);
+    shoal_ext_serve(fn);
 }
 
 void shoal_pe_quiet(shmem_ctx_t ctx, const int *pes, size_t npes, const char *fn)

@@ -12,13 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/am.h"
+#include "core/ext_hooks.h"
 #include "core/log.h"
 #include "core/request_ops.h"
 
 #define CHUNK_REQS 32 /* objects carved per chunk */
-
-int shoal_request_net_used;
 
 struct chunk {
     struct chunk *older;
@@ -87,8 +85,8 @@ void shoal_request_net_begin(struct shmemx_request *r)
 {
     memset(r->net, 0, obj_size - sizeof *r);
     r->net_used = 1;
-    if (!__atomic_load_n(&shoal_request_net_used, __ATOMIC_RELAXED))
-        __atomic_store_n(&shoal_request_net_used, 1, __ATOMIC_RELAXED);
+    if (!__atomic_load_n(&shoal_ext_req_net_used, __ATOMIC_RELAXED))
+        __atomic_store_n(&shoal_ext_req_net_used, 1, __ATOMIC_RELAXED);
 }
 
 /* A complete request (nothing pending, nothing merged) back to the calling
@@ -207,7 +205,7 @@ static void backoff(unsigned *idle, const char *fn)
      * an active network there is nothing to progress. */
     if (shoal_g.net_active)
         shoal_net_progress();
-    shoal_am_serve(fn);
+    shoal_ext_serve(fn);
     if (++*idle > 64)
         sched_yield();
 }
@@ -243,7 +241,7 @@ int shoal_request_test(shmemx_request_h *req, int *done, const char *fn)
     }
     struct shmemx_request *r = live(*req, fn, "req");
     if (anything_pending(r))
-        shoal_am_serve(fn);
+        shoal_ext_serve(fn);
     *done = step(r, fn);
     if (*done)
         return finish(r, req);
@@ -547,5 +545,5 @@ void shoal_request_teardown(void)
     __atomic_store_n(&shoal_request_generation, shoal_request_generation + 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&chunk_lock);
     shoal_request_tl.free = NULL;
-    __atomic_store_n(&shoal_request_net_used, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&shoal_ext_req_net_used, 0, __ATOMIC_RELAXED);
 }

@@ -57,9 +57,9 @@ struct shmemx_request {
 extern const struct shmemx_request shoal_request_done __attribute__((visibility("hidden")));
 #define SHOAL_REQUEST_DONE ((struct shmemx_request *)&shoal_request_done)
 
-/* Set at the first request operation that goes through the network: from
- * then on quiet and fence also cover the request workers (ops.c). */
-extern int shoal_request_net_used;
+/* The first request operation that goes through the network sets core's
+ * shoal_ext_req_net_used (core/ext_hooks.h): from then on quiet and fence
+ * also cover the request workers (core/ops.c). */
 
 /* The first network operation of a request sets up its network part (a
  * request that stays on this node never touches it). */

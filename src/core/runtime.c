@@ -20,12 +20,11 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
-#include "core/am.h"
 #include "core/sync.h"
 #include "core/ctx.h"
-#include "core/request.h"
 #include "core/env.h"
 #include "core/error.h"
+#include "core/ext_hooks.h"
 #include "core/memory/heap.h"
 #include "transport/net.h"
 #include "core/ops.h"
@@ -135,7 +134,7 @@ static void init_layers(const char *fn)
     shoal_doorbell_init();
     shoal_wait_publish_placement();
     shoal_ctx_init_default();
-    shoal_am_init();
+    shoal_ext_init(); /* the extensions' hooks (core/ext_hooks.h) */
     if (shoal_g.net_active && shoal_net_ctx_open(&shoal_ctx_default.net, 1, 0, 0, fn) < 0)
         init_failed(fn, NULL, "network transport: no resources for the default context");
     if (shoal_g.net_active)
@@ -221,7 +220,7 @@ void shoal_runtime_finalize(const char *fn)
         shoal_g.boot->abort(1, "shmem_finalize: bootstrap barrier failed");
     shoal_wait_record_end();
     shoal_wait_note_clear();
-    shoal_am_fini();
+    shoal_ext_fini();
     if (shoal_g.net_active) {
         shoal_net_ctx_close(shoal_ctx_default.net);
         shoal_ctx_default.net = NULL;
@@ -229,7 +228,7 @@ void shoal_runtime_finalize(const char *fn)
         shoal_net_fini();
     }
     shoal_boot_set_progress(NULL);
-    shoal_request_teardown();
+    shoal_ext_teardown();
     shoal_ctx_teardown();
     shoal_heap_teardown();
     shoal_segments_teardown();

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "core/am.h"
+#include "core/ext_hooks.h"
 #include "core/ops.h"
 #include "core/waiting/wait_policy.h"
 #include "core/waiting/wait_record.h"
@@ -98,25 +98,25 @@ void shoal_wait_counters(unsigned long long *sleeps, unsigned long long *wakes,
  * network on every turn and never sleeps long while a network serves it. */
 #define NET_SLEEP_MAX_NS 50000
 
-/* Active messages: a waiting thread runs pending handlers on its first
- * turn and every AM_SERVE_EVERY turns after (core/am.h), and does not go
- * to sleep while some are pending (senders ring this PE's doorbell, so a
- * sleep on it ends when one arrives).  Looking on every turn (some 15
+/* Active messages (or any extension's work, core/ext_hooks.h): a waiting
+ * thread runs pending handlers on its first turn and every AM_SERVE_EVERY
+ * turns after (ext/am/am.h), and does not go to sleep while some are
+ * pending (senders ring this PE's doorbell, so a sleep on it ends when
+ * one arrives).  Looking on every turn (some 15
  * loads on as many lines) made the spin slower to see its own word:
  * pingpong's 8-byte put half round trip rose from 0.92x to 0.98x the
  * cache-line floor (0.94x now); a handler waits at most 7 turns of the
  * spin longer (shmemx_am_poll looks every time). */
 #define AM_SERVE_EVERY 8u
-struct ready_or_am {
+struct ready_or_ext {
     int (*ready)(void *);
     void *arg;
 };
 
-static int ready_or_am(void *p)
+static int ready_or_ext(void *p)
 {
-    const struct ready_or_am *r = p;
-    return (__atomic_load_n(&shoal_am_live, __ATOMIC_RELAXED) && shoal_am_pending()) ||
-           (r->ready && r->ready(r->arg));
+    const struct ready_or_ext *r = p;
+    return shoal_ext_pending() || (r->ready && r->ready(r->arg));
 }
 
 void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
@@ -128,7 +128,7 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
             w->sleep_ns = NET_SLEEP_MAX_NS;
     }
     if ((w->iter & (AM_SERVE_EVERY - 1)) == 1)
-        shoal_am_serve(w->fn);
+        shoal_ext_serve(w->fn);
     if (w->t0 == 0) {
         w->t0 = now_ns();
         w->phase = shoal_wait_phase_now(w->t0);
@@ -154,8 +154,8 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
      * before the next sleep rather than ring for each of them (and look
      * at the placement again). */
     struct shoal_ctl *c = shoal_ctl_of_slot(w->owner_slot);
-    struct ready_or_am r = {ready, arg};
-    if (shoal_doorbell_sleep(&c->bell, &c->sleepers, ready_or_am, &r, w->sleep_ns)) {
+    struct ready_or_ext r = {ready, arg};
+    if (shoal_doorbell_sleep(&c->bell, &c->sleepers, ready_or_ext, &r, w->sleep_ns)) {
         w->t0 = now_ns();
         w->phase = shoal_wait_phase_now(w->t0);
     }
