@@ -201,7 +201,9 @@ def main():
     objs = []
     if "--objects" in args:
         i = args.index("--objects")
-        objs, args = [o for o in args[i + 1:] if o], args[:i]
+        # one argument each, or a CMake list (a;b;c) in one
+        objs = [o for a in args[i + 1:] for o in a.split(";") if o]
+        args = args[:i]
     src = args[0] if args else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "src")
     bad = check_includes(os.path.normpath(src))

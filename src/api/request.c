@@ -1,10 +1,10 @@
 /* The request routines of shmemx.h (issue 14, docs/requests.md): thin
- * wrappers around core/request.c, each with its pshmemx_ twin.  The _nbe
+ * wrappers around ext/requests/request.c, each with its pshmemx_ twin.  The _nbe
  * operations themselves are generated from the table (api_x_req_*). */
 #include <shmemx.h>
 
 #include "api/export.h"
-#include "core/request.h"
+#include "ext/requests/request.h"
 
 SHOAL_EXPORT int pshmemx_request_alloc(const shmemx_request_params_t *params, shmemx_request_h *req)
 {

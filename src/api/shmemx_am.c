@@ -1,11 +1,11 @@
 /* Active messages (shmemx.h; docs/active-messages.md): argument checks,
- * then core/am.h.  Bad tags and handlers are fatal errors naming the
+ * then ext/am/am.h.  Bad tags and handlers are fatal errors naming the
  * routine and the argument; registering a tag that is taken (or
  * unregistering one that is free) returns 1 and changes nothing. */
 #include <shmemx.h>
 
 #include "api/export.h"
-#include "core/am.h"
+#include "ext/am/am.h"
 #include "core/error.h"
 #include "transport/net.h"
 

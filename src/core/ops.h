@@ -99,7 +99,7 @@ static inline const void *shoal_user_view(const void *mapped, const void *user, 
 }
 
 /* What every RMA form does once the PE is checked (shoal_rma below and the
- * _nbe form in core/request_ops.h, which joins its request first): 0 when
+ * _nbe form in ext/requests/request_ops.h, which joins its request first): 0 when
  * there is nothing to move (n == 0), else 1 with *mapped set to where
  * `remote` lies in this process, NULL when it is reached over the network.
  * `local` is the private buffer, `remote` the symmetric object named

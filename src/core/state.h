@@ -137,7 +137,7 @@ struct shoal_ctl {
 #define SHOAL_CTL_BLOCK_SIZE ((size_t)256 * 1024)
 _Static_assert(sizeof(struct shoal_ctl) <= SHOAL_CTL_BLOCK_SIZE, "ctl block too large");
 /* After the ctl block, still before the user's heap: the PE's active
- * message area (struct shoal_am_area, transport/shm/shm_am.h; core/am.h). */
+ * message area (struct shoal_am_area, transport/shm/shm_am.h; ext/am/am.h). */
 #define SHOAL_AM_AREA_OFFSET SHOAL_CTL_BLOCK_SIZE
 #define SHOAL_AM_AREA_SIZE ((size_t)1536 * 1024)
 /* The reserved start of every heap segment: ctl block and AM area. */

@@ -2,8 +2,8 @@
 #include "ext/ext.h"
 
 #include "core/ext_hooks.h"
-#include "core/am.h"
-#include "core/request.h"
+#include "ext/am/am.h"
+#include "ext/requests/request.h"
 
 /* Core tested shoal_ext_live before the call; shoal_am_serve looks at the
  * active messages' own flag again (one load) and then at their rings. */

@@ -58,14 +58,16 @@ struct shoal_net_init_args {
     void *seg_base[2];       /* this PE's heap and static data (NULL, 0: absent); */
     size_t seg_len[2];       /* every PE's are at the same addresses */
     int (*mapped)(int pe);   /* is world PE `pe` reachable by load/store? */
-    /* Hooks into core. */
+    /* Hooks into core (and, through core, into the extension layer). */
     void (*writes_arrived)(void); /* remote writes were applied here: wake local waiters */
     int (*waiters_asleep)(void);  /* are local waiters asleep (not progressing)? */
     void (*fatal)(const char *fn, const char *msg); /* report and end the job: never returns */
     void (*warn)(const char *fn, const char *msg);
-    /* Active messages (core/am.h): a message arrived (the transport keeps
-     * `m` until shoal_net_am_release), and "run pending handlers" for the
-     * progress thread (returns how many ran). */
+    /* Active messages (ext/am/am.h; core passes on the hooks the extension
+     * layer registered, core/ext_hooks.h: NULL without one): a message
+     * arrived (the transport keeps `m` until shoal_net_am_release), and
+     * "run pending handlers" for the progress thread (returns how many
+     * ran; the transport tests it for NULL). */
     void (*am_arrived)(struct shoal_net_am_msg *m);
     size_t (*am_run)(void);
 };
@@ -130,11 +132,12 @@ void shoal_net_fence(struct shoal_net_ctx *net);
  * A message to a PE the network serves, where the transport carries
  * messages itself (UCX: UCP active messages, SHOAL_UCX_AM): it delivers it at the target
  * through the am_arrived hook, in the order sent on one context's worker;
- * core runs the handler and then releases it.  Where it does not, core
- * carries them with the operations above (core/am_net.c).  Completion at
- * the sender ("handled") is core's business (an AMO on counter `ctr`). */
+ * the extension layer (ext/am) runs the handler and then releases it.
+ * Where it does not, ext/am carries them with the operations above
+ * (ext/am/am_net.c).  Completion at the sender ("handled") is ext/am's
+ * business (an AMO on counter `ctr`). */
 struct shoal_net_am_msg {
-    struct shoal_net_am_msg *next; /* core's inbox link */
+    struct shoal_net_am_msg *next; /* ext/am's inbox link */
     const void *payload;           /* valid once `ready` (rendezvous data comes later) */
     size_t len;
     int src, tag; /* sender (world PE), tag */
@@ -142,7 +145,7 @@ struct shoal_net_am_msg {
     int ready;    /* set (release) by the transport when the payload is there */
 };
 /* 1: sent, returns when `payload` may be reused; 0 (at once): this
- * transport does not carry messages in this job, core sends it. */
+ * transport does not carry messages in this job, ext/am sends it. */
 int shoal_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr, const void *payload,
                       size_t len, const char *fn);
 void shoal_net_am_release(struct shoal_net_am_msg *m);
@@ -151,9 +154,10 @@ void shoal_net_am_release(struct shoal_net_am_msg *m);
 void shoal_net_worker_counts(long *created, long *in_use, long *reused);
 /* ---------------------------------------------------------------- requests
  * The network part of an explicit non-blocking request (shmemx _nbe,
- * core/request.h).  Core embeds shoal_net_req_size() bytes of it, zeroed,
- * in each request object, and hands it to these calls; the transport takes
- * a network resource for it (UCX: a worker of the request pool,
+ * ext/requests/request.h).  The request extension embeds
+ * shoal_net_req_size() bytes of it, zeroed, in each request object, and
+ * hands it to these calls; the transport takes a network resource for it
+ * (UCX: a worker of the request pool,
  * SHOAL_REQUEST_WORKERS) at its first operation or at
  * shoal_net_req_reserve, and gives it back at shoal_net_req_release.
  * Requests with distinct resources are issued and completed without a

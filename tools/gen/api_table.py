@@ -312,7 +312,7 @@ def ext_family(section, name, forms, ctx=False, impl='hand', body=None, includes
     """A Shoal extension family (shmemx.h): routine names start with
     shmemx_, ctx twins are shmemx_ctx_X, `since` is the Shoal version that
     added it.  `includes` are internal headers its generated wrappers need
-    (e.g. 'core/request.h')."""
+    (e.g. 'ext/requests/request.h')."""
     return family(section, name, forms, 'Shoal', ctx=ctx, impl=impl, body=body, ext=True,
                   includes=includes)
 
@@ -936,9 +936,9 @@ GENERICS = [
 S_X_REQ, S_X_AM, S_X_MT = EXT_SECTIONS
 
 # ---- requests (issue 14): explicit non-blocking operations (_nbe) that
-# join a request handle (core/request.h, core/request_ops.h).
+# join a request handle (ext/requests/request.h, ext/requests/request_ops.h).
 _REQ = 'shmemx_request_h *req'
-_REQ_INC = ('core/request_ops.h',)
+_REQ_INC = ('ext/requests/request_ops.h',)
 
 
 def _rma_nbe(name, op, body):
@@ -1032,7 +1032,7 @@ EXT_FAMILIES = [
     # ---------------------------------------------- requests (issue 14)
     *_REQ_FAMILIES,
     # ----------------------------------------- active messages (issue 15)
-    # Hand-written in src/api/shmemx_am.c (argument checks, then core/am.h);
+    # Hand-written in src/api/shmemx_am.c (argument checks, then ext/am/am.h);
     # the types and constants are in include/shmemx.h.in.
     ext_family(S_X_AM, 'shmemx_am_register', [
         single('int shmemx_am_register(int tag, shmemx_am_handler_t handler, void *arg)')]),
@@ -1040,7 +1040,7 @@ EXT_FAMILIES = [
     ext_family(S_X_AM, 'shmemx_am_send', [
         single('void shmemx_am_send(shmem_ctx_t ctx, int pe, int tag, const void *payload, '
                'size_t len)')]),
-    # Completes *req once the handler returned at the target (core/am_req.c).
+    # Completes *req once the handler returned at the target (ext/am/am_req.c).
     ext_family(S_X_AM, 'shmemx_am_send_nbe', [
         single('void shmemx_am_send_nbe(shmem_ctx_t ctx, int pe, int tag, const void *payload, '
                'size_t len, shmemx_request_h *req)')]),

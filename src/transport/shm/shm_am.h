@@ -4,7 +4,8 @@
  * senders append to and this PE's threads take from.
  *
  * Owns: the layout (rings, staging lanes, completion counters and records)
- * and the ring operations.  May call: libc.  Core (core/am*.c) decides
+ * and the ring operations.  May call: libc.  The extension layer
+ * (ext/am/) decides
  * what goes in a slot, runs the handlers and owns everything about tags,
  * contexts and requests.
  *
@@ -54,7 +55,7 @@ enum shoal_am_kind {
                             `lane`, which the target fetches (struct shoal_am_net_part) */
 };
 
-/* The network ring's slots (core/am_net.c): a payload larger than
+/* The network ring's slots (ext/am/am_net.c): a payload larger than
  * SHOAL_AM_INLINE travels in parts of up to a lane each; the slot's `len`
  * is the whole payload's, its payload area holds this. */
 struct shoal_am_net_part {
@@ -101,7 +102,7 @@ struct shoal_am_counter {
 };
 
 /* Messages from PEs that reach this one through the network
- * (core/am_net.c), apart from the on-node rings: its words are written by
+ * (ext/am/am_net.c), apart from the on-node rings: its words are written by
  * network operations only, never by CPU atomics.  Senders take a position
  * with a network fetch-add on `tail`, write the slot (all but `seq`) with a
  * put, fence, and put `seq` = position + 1; this PE's threads take

@@ -1,14 +1,14 @@
 /* Active messages over UCP (transport/net.h), where every PE takes them
  * (SHOAL_UCX_AM=1, or auto with a UCX known good for them: ucx_am_wanted;
- * otherwise core carries them over RMA and atomics, core/am_net.c): a
+ * otherwise ext/am carries them over RMA and atomics, ext/am/am_net.c): a
  * message is one ucp_am_send_nbx
  * on the sending context's worker, to the target PE's published worker
  * (the endpoint every operation to that PE uses), with a small header
  * naming the tag, the sender and its completion counter.  UCX picks eager
  * or rendezvous by size.  The target worker's receive handler copies an
  * eager payload (or starts fetching a rendezvous one into its own buffer)
- * and hands the message to core (am_arrived hook) in arrival order; core
- * runs the handler later, on whichever thread polls, and releases it. */
+ * and hands the message up (am_arrived hook, ext/am's) in arrival order;
+ * ext/am runs the handler later, on whichever thread polls, and releases it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,7 +84,7 @@ int shoal_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr, 
                       size_t len, const char *fn)
 {
     if (!ucx_g.am)
-        return 0; /* core carries it over RMA and atomics (core/am_net.c) */
+        return 0; /* ext/am carries it over RMA and atomics (am_net.c) */
     struct ucx_worker *w = ucx_ctx_worker(net, fn);
     ucp_ep_h ep = ucx_ep(w, pe, fn);
     struct am_hdr h = {tag, ucx_g.me, ctr, 0};

@@ -1,12 +1,17 @@
-/* core/am.h — active messages (shmemx_am_*): handlers registered per tag,
+/* ext/am/am.h — active messages (shmemx_am_*): handlers registered per tag,
  * messages that run them at the target, and their completion.
  *
  * Owns: the tag table (am.c), the send paths and shmemx_am_quiet (am.c),
  * running handlers (am_run.c): from this PE's on-node ring
  * (transport/shm/shm_am.h) and from the inbox the network transport fills
  * through the am_arrived hook (transport/net.h), and from the network ring
- * (am_net.c).  May call: core, transport/shm,
- * the network transport through transport/net.h.
+ * (am_net.c).  Its room, ext/am/: am.c, am_run.c, am_overflow.c,
+ * am_req.c (the _nbe completion records), am_net.c (the network ring);
+ * calls among them are this room's business.
+ * May call: core (operations, the wait engine), ext/requests (the requests
+ * its _nbe sends complete), transport/shm, the network transport through
+ * transport/net.h.  Core calls it only through the hooks ext/ext.c
+ * registers (core/ext_hooks.h).
  *
  * Routes, per target PE (the same choice as RMA's: mapped peers on-node,
  * the others through the context's network state):
@@ -19,7 +24,7 @@
  *   on-node, larger                     streamed through a lane in chunks
  *            (two halves in turn) into a buffer the target allocates; the
  *            send returns once the last chunk is in the lane;
- *   network: into the target's network ring (core/am_net.c) with the
+ *   network: into the target's network ring (ext/am/am_net.c) with the
  *            network's fetch-add, put, fence and put; payloads larger
  *            than a slot in parts of up to a lane, which the target
  *            fetches from the sender's lanes with a get; or, where the
@@ -32,8 +37,8 @@
  * counter's handled count, plus the context's records that completed,
  * has caught up with the count sent on that counter; a request waits only
  * for its own records. */
-#ifndef SHOAL_CORE_AM_H
-#define SHOAL_CORE_AM_H
+#ifndef SHOAL_EXT_AM_H
+#define SHOAL_EXT_AM_H
 #include <stddef.h>
 #include <stdint.h>
 
@@ -182,7 +187,8 @@ void shoal_am_net_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr,
 int shoal_am_net_run_one(const char *fn);
 void shoal_am_net_service(const char *fn);
 
-/* Hooks of the network transport (net_link.c hands them over). */
+/* Hooks of the network transport (ext/ext.c registers them with core,
+ * whose net_link.c hands them over). */
 struct shoal_net_am_msg;
 void shoal_am_arrived(struct shoal_net_am_msg *m);
 size_t shoal_am_progress_thread_run(void);

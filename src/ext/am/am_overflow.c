@@ -1,5 +1,5 @@
 /* Messages that cannot enter the target's ring yet, sent from inside a
- * handler (core/am.h).  A handler must never wait for a ring slot or a
+ * handler (ext/am/am.h).  A handler must never wait for a ring slot or a
  * staging lane: its thread would then run further handlers inside the wait
  * (each deeper on the stack), and PEs whose handlers all send to each
  * other's full rings would end up nested too deep to drain anything.  So
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/am.h"
+#include "ext/am/am.h"
 #include "core/error.h"
 
 struct ovf_msg {

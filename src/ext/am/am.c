@@ -1,13 +1,13 @@
 /* Active messages: the tag table, the send paths and shmemx_am_quiet
- * (core/am.h says which route a message takes and how it completes). */
-#include "core/am.h"
+ * (ext/am/am.h says which route a message takes and how it completes). */
+#include "ext/am/am.h"
 
 #include <pthread.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/request.h"
+#include "ext/requests/request.h"
 #include "core/waiting/wait.h"
 
 _Static_assert(sizeof(struct shoal_am_area) <= SHOAL_AM_AREA_SIZE, "AM area too large");

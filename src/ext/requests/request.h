@@ -1,7 +1,7 @@
-/* core/request.h — explicit non-blocking operations with request handles
- * (shmemx _nbe, docs/requests.md).  A request is a core object that
- * carries the transport's part (struct shoal_net_req, transport/net.h: on UCX a
- * worker of the request pool) and, after shmemx_merge_request, the
+/* ext/requests/request.h — explicit non-blocking operations with request
+ * handles (shmemx _nbe, docs/requests.md).  A request is an object of this
+ * extension that carries the transport's part (struct shoal_net_req,
+ * transport/net.h: on UCX a worker of the request pool) and, after shmemx_merge_request, the
  * requests merged into it.  It is complete when its own network part is,
  * when every request merged into it is, and when no operation of another
  * engine that joined it (shoal_request_add_pending) is still pending.
@@ -13,10 +13,14 @@
  * Requests come from a per-thread free list, so threads with their own
  * requests share no lock on the path that issues, tests or waits for them.
  *
- * May call: core (state, errors, the addressing of ops.h), the shm
- * transport, and the network through transport/net.h. */
-#ifndef SHOAL_CORE_REQUEST_H
-#define SHOAL_CORE_REQUEST_H
+ * Its room, ext/requests/: request.c (objects, free lists, test/wait/merge,
+ * the entry point for other engines' pending operations), request_ops.h
+ * (the inline _nbe operations the generated wrappers call).
+ * May call: core (state, errors, the addressing of ops.h, the extension
+ * hooks' serve for its waits: core/ext_hooks.h), the shm transport, and
+ * the network through transport/net.h; never ext/am (which calls it). */
+#ifndef SHOAL_EXT_REQUEST_H
+#define SHOAL_EXT_REQUEST_H
 
 #include <shmemx.h>
 

@@ -1,10 +1,10 @@
-/* Request objects (core/request.h): allocation from per-thread free lists,
+/* Request objects (request.h): allocation from per-thread free lists,
  * completion (test, wait, waitall, waitany), merging, and the checks of
- * handles.  A request object is one block: the core fields, then the
+ * handles.  A request object is one block: the common fields, then the
  * transport's part.  Objects are carved from chunks that live until the
  * last finalize, so a stale handle still points at a request-shaped object
  * whose magic tells what became of it. */
-#include "core/request.h"
+#include "ext/requests/request.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -14,7 +14,7 @@
 
 #include "core/ext_hooks.h"
 #include "core/log.h"
-#include "core/request_ops.h"
+#include "ext/requests/request_ops.h"
 
 #define CHUNK_REQS 32 /* objects carved per chunk */
 
@@ -31,7 +31,7 @@ static size_t obj_size;
 
 __thread struct shoal_request_tls shoal_request_tl;
 
-/* The complete request (core/request.h): read-only, shared by every thread. */
+/* The complete request (ext/requests/request.h): read-only, shared by every thread. */
 const struct shmemx_request shoal_request_done = {.magic = SHOAL_REQ_DONE};
 
 /* ---------------------------------------------------------- allocation */
@@ -519,7 +519,7 @@ void shoal_rma_nbe_debug(shmem_ctx_t ctx, int is_put, void *local, const void *r
     shoal_rma_nbe_body(ctx, is_put, local, remote, n, pe, req, 1, fn);
 }
 
-/* The AMO's full path (core/request_ops.h): with SHMEM_DEBUG's checks or
+/* The AMO's full path (ext/requests/request_ops.h): with SHMEM_DEBUG's checks or
  * without. */
 __attribute__((noinline)) void shoal_amo_nbe_slow(shmem_ctx_t ctx, int op, void *fetch,
                                                   const void *dest, unsigned size, uint64_t value,

@@ -1,14 +1,14 @@
-/* core/request_ops.h — the _nbe operations (shmemx): RMA, AMO and
- * put-with-signal that join a request (core/request.h).  Inline like
+/* ext/requests/request_ops.h — the _nbe operations (shmemx): RMA, AMO
+ * and put-with-signal that join a request (request.h).  Inline like
  * core/ops.h, whose checks and addressing they share: a generated wrapper
  * such as shmemx_int_put_nbe compiles to the handle check, the context and
  * PE checks, the translation, and one memcpy on this node or one posted
  * network operation. */
-#ifndef SHOAL_CORE_REQUEST_OPS_H
-#define SHOAL_CORE_REQUEST_OPS_H
+#ifndef SHOAL_EXT_REQUEST_OPS_H
+#define SHOAL_EXT_REQUEST_OPS_H
 
 #include "core/ops.h"
-#include "core/request.h"
+#include "ext/requests/request.h"
 
 /* put (is_put) or get of n bytes; `local` is the private buffer.  The
  * handle is checked after the PE check and before anything else, so that

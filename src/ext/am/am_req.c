@@ -1,4 +1,4 @@
-/* Completion records of shmemx_am_send_nbe (core/am.h): an _nbe message
+/* Completion records of shmemx_am_send_nbe (ext/am/am.h): an _nbe message
  * takes a record of its sending PE, the target adds 1 to that record's
  * word in the area (rec_done) after the handler returned (the same AMO
  * that a plain message adds to its context's counter), and whichever
@@ -12,8 +12,8 @@
  * that ever used the record. */
 #include <string.h>
 
-#include "core/am.h"
-#include "core/request.h"
+#include "ext/am/am.h"
+#include "ext/requests/request.h"
 #include "core/waiting/wait.h"
 
 #define WORDS (SHOAL_AM_RECORDS / 64)

@@ -1,4 +1,4 @@
-/* Running active-message handlers (core/am.h): any thread that polls or
+/* Running active-message handlers (ext/am/am.h): any thread that polls or
  * waits inside Shoal takes the next message, from this PE's on-node ring,
  * its network ring (am_net.c) or the inbox the network transport fills,
  * and runs its handler.
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/am.h"
+#include "ext/am/am.h"
 #include "core/error.h"
 #include "transport/net.h"
 #include "core/ops.h"

@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/am.h"
+#include "ext/am/am.h"
 #include "core/error.h"
 #include "transport/net.h"
 #include "core/ops.h"
