@@ -3,6 +3,9 @@
  * pmix = Open MPI's mpirun, Slurm's srun --mpi=pmix, ...; singleton = no
  * launcher).  May call: libc only — never core/, transport/ or api/ (errors
  * are returned, the caller reports them); boot/pmix/ also calls libpmix.
+ * Files: boot_open.c (which bootstrap), boot_common.c (what the bootstraps
+ * share: the progress hook, the hang page's descriptor, the owner check),
+ * boot_local.c, boot_singleton.c, pmix/boot_pmix.c.
  *
  * Every call except abort is collective over all ranks of the job and is
  * made from one thread at a time (init, finalize, debug checks). */

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "boot/boot.h"
 
@@ -39,43 +38,6 @@ static int open_pmix(struct shoal_boot *b, const char *why, char *errbuf, size_t
              why, SHOAL_ENV_BOOT);
     return -1;
 #endif
-}
-
-static shoal_boot_progress_fn progress_hook;
-
-void shoal_boot_set_progress(shoal_boot_progress_fn progress)
-{
-    __atomic_store_n(&progress_hook, progress, __ATOMIC_RELEASE);
-}
-
-shoal_boot_progress_fn shoal_boot_progress_hook(void)
-{
-    return __atomic_load_n(&progress_hook, __ATOMIC_ACQUIRE);
-}
-
-static int report_fd = -1;
-
-void shoal_boot_set_report_fd(int fd)
-{
-    if (report_fd >= 0 && report_fd != fd)
-        close(report_fd);
-    report_fd = fd;
-}
-
-int shoal_boot_report_fd(void)
-{
-    return report_fd;
-}
-
-int shoal_boot_check_owner(long owner, int rank, const char *conn, char *errbuf, size_t errlen)
-{
-    if ((long)getpid() == owner)
-        return 0;
-    snprintf(errbuf, errlen,
-             "this process (pid %ld) is a forked child of PE %d (pid %ld); the %s belongs to "
-             "that PE",
-             (long)getpid(), rank, owner, conn);
-    return -1;
 }
 
 const char *shoal_boot_built(void)
@@ -128,9 +90,6 @@ static int open_one(struct shoal_boot *b, char *errbuf, size_t errlen)
 int shoal_boot_open(struct shoal_boot *b, char *errbuf, size_t errlen)
 {
     int rc = open_one(b, errbuf, errlen);
-    if (report_fd >= 0) { /* handed on, or nobody to hand it to */
-        close(report_fd);
-        report_fd = -1;
-    }
+    shoal_boot_set_report_fd(-1); /* handed on, or nobody to hand it to: closed */
     return rc;
 }
