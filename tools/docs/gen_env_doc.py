@@ -217,6 +217,7 @@ LAYERS = [
     ('src/core', 'Core'),
     ('src/api', 'API'),
     ('src/coll', 'Collectives'),
+    ('src/ext', 'Extensions'),
     ('src/transport/ucx', 'UCX transport'),
     ('src/transport', 'Network transport'),
     ('src/boot/pmix', 'PMIx bootstrap'),
