@@ -14,7 +14,8 @@ A layer includes only headers of its own layer or of layers below it:
              layer's entry (ext/ext.{c,h}) may use both
   core       core, transport/shm, the transport contract, boot
   transport  the contract headers at transport/'s top (transport/net.h,
-             transport/env_rows.h), which every layer above may include;
+             transport/env_rows.h, transport/env_layer.h), which every
+             layer above may include;
              transport/shm: itself and the contract; transport/ucx and
              transport/none: themselves, the contract and boot
   boot       boot only
@@ -38,7 +39,7 @@ import re
 import subprocess
 import sys
 
-CONTRACT = {"transport/net.h", "transport/env_rows.h"}
+CONTRACT = {"transport/net.h", "transport/env_rows.h", "transport/env_layer.h"}
 RANK = {"boot": 0, "transport": 1, "core": 2, "ext": 3, "coll": 4, "api": 5}
 
 

@@ -5,19 +5,10 @@
 #include "core/env.h"
 #include "core/log.h"
 
-enum coll_env_id {
-#define SHOAL_ENV(id, name, alias, kind, def, meaning) COLL_ENV_##id,
-#include "coll/coll_env_table.h"
-#undef SHOAL_ENV
-    COLL_ENV_COUNT
-};
-
-static const struct shoal_env_row rows[COLL_ENV_COUNT] = {
-#define SHOAL_ENV(id, name, alias, kind, def, meaning) \
-    [COLL_ENV_##id] = SHOAL_ENV_ROW(name, alias, kind, def, meaning),
-#include "coll/coll_env_table.h"
-#undef SHOAL_ENV
-};
+/* COLL_ENV_<id> and rows[] from coll_env_table.h. */
+#define SHOAL_ENV_TABLE "coll/coll_env_table.h"
+#define SHOAL_ENV_ID(id) COLL_ENV_##id
+#include "transport/env_layer.h"
 
 #define SIZE_WANT "a number of bytes with an optional K/M/G/T suffix, e.g. 64K"
 

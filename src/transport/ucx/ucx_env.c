@@ -5,24 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "transport/env_rows.h"
 #include "transport/ucx/ucx_internal.h"
 
 struct ucx_config ucx_cfg;
 
-enum ucx_env_id {
-#define SHOAL_ENV(id, name, alias, kind, def, meaning) UCX_ENV_##id,
-#include "transport/ucx/ucx_env_table.h"
-#undef SHOAL_ENV
-    UCX_ENV_COUNT
-};
-
-static const struct shoal_env_row rows[UCX_ENV_COUNT] = {
-#define SHOAL_ENV(id, name, alias, kind, def, meaning) \
-    [UCX_ENV_##id] = SHOAL_ENV_ROW(name, alias, kind, def, meaning),
-#include "transport/ucx/ucx_env_table.h"
-#undef SHOAL_ENV
-};
+/* UCX_ENV_<id> and rows[] from ucx_env_table.h. */
+#define SHOAL_ENV_TABLE "transport/ucx/ucx_env_table.h"
+#define SHOAL_ENV_ID(id) UCX_ENV_##id
+#include "transport/env_layer.h"
 
 static const char *value(int id)
 {
