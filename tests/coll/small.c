@@ -95,75 +95,54 @@ static void make_team(ct_tdesc_t *d, const char *name, int start, int stride, in
                   "shmem_%s_%s_reduce(%zu): wrote past dest", #TN, #OPN, nr);                  \
     }
 
-/* Types with and/or/xor too (ALL7), or max/min/sum/prod only (ARITH4). */
-#define ALL7(TN, T, U)                                           \
-    RED_FN(TN, T, U, and, C_AND, V_INT, SAME_BITS)               \
-    RED_FN(TN, T, U, or, C_OR, V_INT, SAME_BITS)                 \
-    RED_FN(TN, T, U, xor, C_XOR, V_INT, SAME_BITS)               \
-    RED_FN(TN, T, U, max, C_MAX, V_INT, SAME_BITS)               \
-    RED_FN(TN, T, U, min, C_MIN, V_INT, SAME_BITS)               \
-    RED_FN(TN, T, U, sum, C_ISUM, V_INT, SAME_BITS)              \
-    RED_FN(TN, T, U, prod, C_IPROD, V_PROD, SAME_BITS)           \
+/* The reductions of each kind of type, as lists of X(TN, T, U, op, combine,
+ * values, compare): integers with and/or/xor too (ALL7) or max/min/sum/prod
+ * only (ARITH4), floating point (FLOAT4: U is the comparison), complex
+ * (CPX2).  TYPE_TESTS defines a test per operation and all_<TN>, which runs
+ * them in the list's order. */
+#define BIT3(X, TN, T, U)                     \
+    X(TN, T, U, and, C_AND, V_INT, SAME_BITS) \
+    X(TN, T, U, or, C_OR, V_INT, SAME_BITS)   \
+    X(TN, T, U, xor, C_XOR, V_INT, SAME_BITS)
+#define ARITH4(X, TN, T, U)                    \
+    X(TN, T, U, max, C_MAX, V_INT, SAME_BITS)  \
+    X(TN, T, U, min, C_MIN, V_INT, SAME_BITS)  \
+    X(TN, T, U, sum, C_ISUM, V_INT, SAME_BITS) \
+    X(TN, T, U, prod, C_IPROD, V_PROD, SAME_BITS)
+#define ALL7(X, TN, T, U) BIT3(X, TN, T, U) ARITH4(X, TN, T, U)
+#define FLOAT4(X, TN, T, SAME)            \
+    X(TN, T, T, max, C_MAX, V_FLT, SAME)  \
+    X(TN, T, T, min, C_MIN, V_FLT, SAME)  \
+    X(TN, T, T, sum, C_FSUM, V_FLT, SAME) \
+    X(TN, T, T, prod, C_FPROD, V_FPROD, SAME)
+#define CPX2(X, TN, T, SAME)              \
+    X(TN, T, T, sum, C_FSUM, V_CPX, SAME) \
+    X(TN, T, T, prod, C_FPROD, V_CPROD, SAME)
+#define CALL_RED(TN, T, U, OPN, COMB, VAL, SAME) red_##TN##_##OPN(d, nr, it);
+#define TYPE_TESTS(OPS, TN, T, U)                                \
+    OPS(RED_FN, TN, T, U)                                        \
     static void all_##TN(const ct_tdesc_t *d, size_t nr, int it) \
     {                                                            \
-        red_##TN##_and(d, nr, it);                               \
-        red_##TN##_or(d, nr, it);                                \
-        red_##TN##_xor(d, nr, it);                               \
-        red_##TN##_max(d, nr, it);                               \
-        red_##TN##_min(d, nr, it);                               \
-        red_##TN##_sum(d, nr, it);                               \
-        red_##TN##_prod(d, nr, it);                              \
-    }
-#define ARITH4(TN, T, U)                                         \
-    RED_FN(TN, T, U, max, C_MAX, V_INT, SAME_BITS)               \
-    RED_FN(TN, T, U, min, C_MIN, V_INT, SAME_BITS)               \
-    RED_FN(TN, T, U, sum, C_ISUM, V_INT, SAME_BITS)              \
-    RED_FN(TN, T, U, prod, C_IPROD, V_PROD, SAME_BITS)           \
-    static void all_##TN(const ct_tdesc_t *d, size_t nr, int it) \
-    {                                                            \
-        red_##TN##_max(d, nr, it);                               \
-        red_##TN##_min(d, nr, it);                               \
-        red_##TN##_sum(d, nr, it);                               \
-        red_##TN##_prod(d, nr, it);                              \
-    }
-#define FLOAT4(TN, T, SAME)                                      \
-    RED_FN(TN, T, T, max, C_MAX, V_FLT, SAME)                    \
-    RED_FN(TN, T, T, min, C_MIN, V_FLT, SAME)                    \
-    RED_FN(TN, T, T, sum, C_FSUM, V_FLT, SAME)                   \
-    RED_FN(TN, T, T, prod, C_FPROD, V_FPROD, SAME)               \
-    static void all_##TN(const ct_tdesc_t *d, size_t nr, int it) \
-    {                                                            \
-        red_##TN##_max(d, nr, it);                               \
-        red_##TN##_min(d, nr, it);                               \
-        red_##TN##_sum(d, nr, it);                               \
-        red_##TN##_prod(d, nr, it);                              \
-    }
-#define CPX2(TN, T)                                              \
-    RED_FN(TN, T, T, sum, C_FSUM, V_CPX, SAME_BITS)              \
-    RED_FN(TN, T, T, prod, C_FPROD, V_CPROD, SAME_BITS)          \
-    static void all_##TN(const ct_tdesc_t *d, size_t nr, int it) \
-    {                                                            \
-        red_##TN##_sum(d, nr, it);                               \
-        red_##TN##_prod(d, nr, it);                              \
+        OPS(CALL_RED, TN, T, U)                                  \
     }
 
-ALL7(uchar, unsigned char, unsigned char)
-ALL7(ushort, unsigned short, unsigned short)
-ALL7(uint, unsigned int, unsigned int)
-ALL7(int8, int8_t, uint8_t)
-ALL7(int16, int16_t, uint16_t)
-ALL7(int32, int32_t, uint32_t)
-ALL7(int64, int64_t, uint64_t)
-ALL7(uint64, uint64_t, uint64_t)
-ARITH4(schar, signed char, unsigned char)
-ARITH4(short, short, unsigned short)
-ARITH4(int, int, unsigned int)
-ARITH4(long, long, unsigned long)
-FLOAT4(float, float, SAME_BITS)
-FLOAT4(double, double, SAME_BITS)
-FLOAT4(longdouble, long double, SAME_VAL)
-CPX2(complexf, float _Complex)
-CPX2(complexd, double _Complex)
+TYPE_TESTS(ALL7, uchar, unsigned char, unsigned char)
+TYPE_TESTS(ALL7, ushort, unsigned short, unsigned short)
+TYPE_TESTS(ALL7, uint, unsigned int, unsigned int)
+TYPE_TESTS(ALL7, int8, int8_t, uint8_t)
+TYPE_TESTS(ALL7, int16, int16_t, uint16_t)
+TYPE_TESTS(ALL7, int32, int32_t, uint32_t)
+TYPE_TESTS(ALL7, int64, int64_t, uint64_t)
+TYPE_TESTS(ALL7, uint64, uint64_t, uint64_t)
+TYPE_TESTS(ARITH4, schar, signed char, unsigned char)
+TYPE_TESTS(ARITH4, short, short, unsigned short)
+TYPE_TESTS(ARITH4, int, int, unsigned int)
+TYPE_TESTS(ARITH4, long, long, unsigned long)
+TYPE_TESTS(FLOAT4, float, float, SAME_BITS)
+TYPE_TESTS(FLOAT4, double, double, SAME_BITS)
+TYPE_TESTS(FLOAT4, longdouble, long double, SAME_VAL)
+TYPE_TESTS(CPX2, complexf, float _Complex, SAME_BITS)
+TYPE_TESTS(CPX2, complexd, double _Complex, SAME_BITS)
 
 typedef void (*all_fn)(const ct_tdesc_t *, size_t, int);
 static const struct {
