@@ -180,7 +180,7 @@ def check_calls(objs):
             why.setdefault((a, b), s)
             la, lb = layer(a).split("/")[0], layer(b).split("/")[0]
             if RANK.get(lb, -1) > RANK.get(la, -1):
-                bad.append("%s (%s) calls %s of %s (%s)" % (a, la, s, b, lb))
+                bad.append("%s (%s) uses %s of %s (%s)" % (a, la, s, b, lb))
     for comp in strongly_connected(set(uses), edges):
         rooms = sorted({room(x) for x in comp})
         if len(rooms) < 2:
