@@ -39,15 +39,13 @@
  * timed loop, adding to the time, every -c iterations when asked.
  * Uses only standard OpenSHMEM 1.4 routines plus pthreads. */
 #include "bench_stats.h"
+#include "bench_pool.h"
 #include <pthread.h>
 #include <shmem.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { C_DEFAULT, C_CTX, C_PES, NCFG };
-static const char *const cfg_name[NCFG] = {"default", "ctx", "pes"};
 
 static void usage(void)
 {
@@ -75,88 +73,7 @@ static void usage(void)
            "config (under pes: the T PEs that replace one PE).\n");
 }
 
-/* ---- job-wide state ---------------------------------------------------- */
-static int me, npes, T = 2, nthr; /* nthr: threads this process runs */
 static int use_signal = 1;
-static pthread_barrier_t pool_bar;
-static void (*job_fn)(int);
-static int job_quit;
-static shmem_ctx_t *ctxs; /* per thread, for config ctx */
-static int ctx_fallbacks;
-static long *xslot; /* symmetric [2][npes] for the PE reductions */
-static long xpar, *xout;
-
-/* All PEs' values of v, gathered with puts and one barrier (kept apart from
- * the operations under test).  The two halves alternate so a fast PE's
- * next exchange cannot overwrite what a slow PE is still reading. */
-static void gather_pes(long v)
-{
-    long *s = xslot + (xpar++ & 1) * npes;
-    for (int pe = 0; pe < npes; pe++)
-        shmem_long_p(&s[me], v, pe);
-    shmem_barrier_all();
-    memcpy(xout, s, (size_t)npes * sizeof(long));
-}
-
-static long sum_pes(long v)
-{
-    gather_pes(v);
-    long s = 0;
-    for (int pe = 0; pe < npes; pe++)
-        s += xout[pe];
-    return s;
-}
-
-static double max_pes(double v)
-{
-    long bits;
-    memcpy(&bits, &v, sizeof bits);
-    gather_pes(bits);
-    double m = v;
-    for (int pe = 0; pe < npes; pe++) {
-        double x;
-        memcpy(&x, &xout[pe], sizeof x);
-        if (x > m)
-            m = x;
-    }
-    return m;
-}
-
-static void *worker(void *arg)
-{
-    int tid = (int)(intptr_t)arg;
-    for (;;) {
-        pthread_barrier_wait(&pool_bar);
-        if (job_quit)
-            break;
-        job_fn(tid);
-        pthread_barrier_wait(&pool_bar);
-    }
-    return NULL;
-}
-
-static void run_job(void (*fn)(int))
-{
-    job_fn = fn;
-    pthread_barrier_wait(&pool_bar);
-    fn(0);
-    pthread_barrier_wait(&pool_bar);
-}
-
-static void job_ctx_create(int tid)
-{
-    if (shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctxs[tid]) != 0) {
-        ctxs[tid] = SHMEM_CTX_DEFAULT;
-        __atomic_fetch_add(&ctx_fallbacks, 1, __ATOMIC_RELAXED);
-    }
-}
-
-static void job_ctx_destroy(int tid)
-{
-    if (ctxs[tid] != SHMEM_CTX_DEFAULT)
-        shmem_ctx_destroy(ctxs[tid]);
-}
-
 /* ---- the grid ---------------------------------------------------------- */
 struct layout {
     int split;              /* PEs per logical block along z: 1 or T */
@@ -455,24 +372,6 @@ static double round_of(int c, struct layout *L, long iters, long check_every)
     return max_pes(cur_elapsed / (double)iters);
 }
 
-static int parse_configs(const char *s, int *on)
-{
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        int k;
-        for (k = 0; k < NCFG; k++)
-            if (!strcmp(tok, cfg_name[k]))
-                break;
-        if (k == NCFG && strcmp(tok, "all"))
-            return -1;
-        for (int j = 0; j < NCFG; j++)
-            if (j == k || k == NCFG)
-                on[j] = 1;
-    }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     long iters = 500, rounds = 7, check_every = 0;
@@ -594,18 +493,8 @@ int main(int argc, char **argv)
     for (int t = 0; t < 64; t++)
         thr_errors[t] = 0;
 
-    pthread_barrier_init(&pool_bar, NULL, (unsigned)nthr);
-    pthread_t *tids = calloc((size_t)nthr, sizeof(pthread_t));
-    for (int t = 1; t < nthr; t++)
-        if (pthread_create(&tids[t], NULL, worker, (void *)(intptr_t)t) != 0) {
-            fprintf(stderr, "halo3d: PE %d: pthread_create failed\n", me);
-            shmem_global_exit(1);
-        }
-    for (int t = 0; t < nthr; t++)
-        ctxs[t] = SHMEM_CTX_DEFAULT;
-    if (on[C_CTX])
-        run_job(job_ctx_create);
-    long fallbacks = sum_pes(ctx_fallbacks);
+    long fallbacks;
+    pthread_t *tids = pool_start("halo3d", on[C_CTX], &fallbacks);
 
     int cfgs[NCFG], ncfg = 0;
     for (int c = 0; c < NCFG; c++)
@@ -671,18 +560,11 @@ int main(int argc, char **argv)
                    check_every ? " and every -c iterations" : "");
     }
 
-    if (on[C_CTX])
-        run_job(job_ctx_destroy);
-    job_quit = 1;
-    pthread_barrier_wait(&pool_bar);
-    for (int i = 1; i < nthr; i++)
-        pthread_join(tids[i], NULL);
-    pthread_barrier_destroy(&pool_bar);
+    pool_stop(tids, on[C_CTX]);
     for (int c = 0; c < NCFG; c++)
         free(t[c]);
     for (int l = 0; l < nlay; l++)
         free_layout(&lay[l]);
-    free(tids);
     free(ctxs);
     free(expect);
     free(xout);
