@@ -389,24 +389,13 @@ void shoal_request_free(shmemx_request_h *req, const char *fn)
 
 /* -------------------------------------------------------------- merging */
 
-/* A handle holding SHOAL_REQUEST_DONE is a complete request of its own:
- * it adds nothing to the merge (its handle is set to NULL like the
- * others), and a merge that takes only such requests (or none) gives the
- * complete request too, without an object.  Being the complete request is
- * no identity: two handles may hold it, so "the same request" (merged
- * into itself, given twice) is then told by the handles' addresses. */
-int shoal_request_merge(size_t count, shmemx_request_h **requests, shmemx_request_h *merged,
-                        const char *fn)
+/* Checks merge's inputs before anything changes: fatal on a null pointer,
+ * a request that is not live, 'merged' itself or one given twice.  Returns
+ * how many inputs have operations of their own to take. */
+static int merge_inputs(size_t count, shmemx_request_h **requests, shmemx_request_h *merged,
+                        const struct shmemx_request *into, const char *fn)
 {
-    if (SHOAL_UNLIKELY(!merged))
-        shoal_request_err_null(fn, "merged");
-    if (count && SHOAL_UNLIKELY(!requests))
-        shoal_request_err_null(fn, "requests");
-    struct shmemx_request *into = NULL;
-    if (*merged != SHMEMX_REQUEST_NULL && *merged != SHOAL_REQUEST_DONE)
-        into = live(*merged, fn, "merged");
-    /* Check everything before changing anything. */
-    int real = 0; /* inputs with operations of their own to take */
+    int real = 0;
     for (size_t i = 0; i < count; i++) {
         if (!requests[i])
             shoal_fatal(fn, "argument 'requests[%zu]' is a null pointer", i);
@@ -430,6 +419,46 @@ int shoal_request_merge(size_t count, shmemx_request_h **requests, shmemx_reques
                     fn, "arguments 'requests[%zu]' and 'requests[%zu]' are the same request", j, i);
         real += !done;
     }
+    return real;
+}
+
+/* h and what was merged into it join into's flat list; h is spent. */
+static void merge_one(struct shmemx_request *into, struct shmemx_request *h)
+{
+    struct shmemx_request *tail = h;
+    while (tail->next)
+        tail = tail->next;
+    tail->next = into->merged;
+    into->merged = h;
+    struct shmemx_request *kids = h->merged;
+    h->merged = NULL;
+    if (kids) {
+        struct shmemx_request *kt = kids;
+        while (kt->next)
+            kt = kt->next;
+        kt->next = into->merged;
+        into->merged = kids;
+    }
+    __atomic_store_n(&h->magic, SHOAL_REQ_MERGED, __ATOMIC_RELEASE);
+}
+
+/* A handle holding SHOAL_REQUEST_DONE is a complete request of its own:
+ * it adds nothing to the merge (its handle is set to NULL like the
+ * others), and a merge that takes only such requests (or none) gives the
+ * complete request too, without an object.  Being the complete request is
+ * no identity: two handles may hold it, so "the same request" (merged
+ * into itself, given twice) is then told by the handles' addresses. */
+int shoal_request_merge(size_t count, shmemx_request_h **requests, shmemx_request_h *merged,
+                        const char *fn)
+{
+    if (SHOAL_UNLIKELY(!merged))
+        shoal_request_err_null(fn, "merged");
+    if (count && SHOAL_UNLIKELY(!requests))
+        shoal_request_err_null(fn, "requests");
+    struct shmemx_request *into = NULL;
+    if (*merged != SHMEMX_REQUEST_NULL && *merged != SHOAL_REQUEST_DONE)
+        into = live(*merged, fn, "merged");
+    int real = merge_inputs(count, requests, merged, into, fn);
     if (!into && !real) {
         /* Nothing to take: the result is complete (a request given as
          * 'merged' stays itself). */
@@ -445,24 +474,8 @@ int shoal_request_merge(size_t count, shmemx_request_h **requests, shmemx_reques
         if (h == SHMEMX_REQUEST_NULL)
             continue;
         *requests[i] = SHMEMX_REQUEST_NULL;
-        if (h == SHOAL_REQUEST_DONE)
-            continue;
-        /* h and what was merged into it join into's flat list. */
-        struct shmemx_request *tail = h;
-        while (tail->next)
-            tail = tail->next;
-        tail->next = into->merged;
-        into->merged = h;
-        struct shmemx_request *kids = h->merged;
-        h->merged = NULL;
-        if (kids) {
-            struct shmemx_request *kt = kids;
-            while (kt->next)
-                kt = kt->next;
-            kt->next = into->merged;
-            into->merged = kids;
-        }
-        __atomic_store_n(&h->magic, SHOAL_REQ_MERGED, __ATOMIC_RELEASE);
+        if (h != SHOAL_REQUEST_DONE)
+            merge_one(into, h);
     }
     *merged = into;
     return 0;
