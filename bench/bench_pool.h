@@ -101,6 +101,45 @@ static inline void job_ctx_destroy(int tid)
         shmem_ctx_destroy(ctxs[tid]);
 }
 
+/* shmem_init_thread at the level the configs need (nthr threads when
+ * default or ctx is on); 0, or 1 after shmem_finalize when
+ * SHMEM_THREAD_MULTIPLE is not provided (PE 0 says so). */
+static inline int pool_init(const char *prog, const int *on)
+{
+    int threaded = on[C_DEFAULT] || on[C_CTX];
+    nthr = threaded ? T : 1;
+    int provided = -1;
+    shmem_init_thread(threaded ? SHMEM_THREAD_MULTIPLE : SHMEM_THREAD_SINGLE, &provided);
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    if (threaded && provided < SHMEM_THREAD_MULTIPLE) {
+        if (me == 0)
+            fprintf(stderr, "%s: SHMEM_THREAD_MULTIPLE not provided\n", prog);
+        shmem_finalize();
+        return 1;
+    }
+    return 0;
+}
+
+/* Config pes needs the PE count to be a multiple of T: 0 when it is, or
+ * when a smoke run without --config drops pes (said by PE 0); else 2,
+ * after shmem_finalize. */
+static inline int pool_pes_check(const char *prog, int *on, int have_cfg, int smoke)
+{
+    if (!on[C_PES] || npes % T == 0)
+        return 0;
+    int skip = !have_cfg && smoke;
+    if (me == 0)
+        fprintf(stderr, "%s: pes needs the PE count to be a multiple of T=%d%s\n", prog, T,
+                skip ? "; smoke run without pes" : "");
+    if (!skip) {
+        shmem_finalize();
+        return 2;
+    }
+    on[C_PES] = 0;
+    return 0;
+}
+
 /* Starts threads 1..nthr-1 (ctxs allocated; `prog` names the benchmark in
  * errors), gives every thread SHMEM_CTX_DEFAULT or, with `ctx_on`, a
  * private context; returns the thread ids and, in *fallbacks, how many

@@ -439,17 +439,8 @@ int main(int argc, char **argv)
         return 2;
     }
     int threaded = on[C_DEFAULT] || on[C_CTX];
-    nthr = threaded ? T : 1;
-    int provided = -1;
-    shmem_init_thread(threaded ? SHMEM_THREAD_MULTIPLE : SHMEM_THREAD_SINGLE, &provided);
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    if (threaded && provided < SHMEM_THREAD_MULTIPLE) {
-        if (me == 0)
-            fprintf(stderr, "halo3d: SHMEM_THREAD_MULTIPLE not provided\n");
-        shmem_finalize();
+    if (pool_init("halo3d", on))
         return 1;
-    }
     if (on[C_PES] && (npes % T != 0 || bn[2] % T != 0)) {
         int skip = !have_cfg && smoke && npes % T != 0;
         if (me == 0)

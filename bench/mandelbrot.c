@@ -277,28 +277,10 @@ int main(int argc, char **argv)
     }
     units = (H + rows_per_unit - 1) / rows_per_unit;
     int threaded = on[C_DEFAULT] || on[C_CTX];
-    nthr = threaded ? T : 1;
-    int provided = -1;
-    shmem_init_thread(threaded ? SHMEM_THREAD_MULTIPLE : SHMEM_THREAD_SINGLE, &provided);
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    if (threaded && provided < SHMEM_THREAD_MULTIPLE) {
-        if (me == 0)
-            fprintf(stderr, "mandelbrot: SHMEM_THREAD_MULTIPLE not provided\n");
-        shmem_finalize();
+    if (pool_init("mandelbrot", on))
         return 1;
-    }
-    if (on[C_PES] && npes % T != 0) {
-        int skip = !have_cfg && smoke;
-        if (me == 0)
-            fprintf(stderr, "mandelbrot: pes needs the PE count to be a multiple of T=%d%s\n", T,
-                    skip ? "; smoke run without pes" : "");
-        if (!skip) {
-            shmem_finalize();
-            return 2;
-        }
-        on[C_PES] = 0;
-    }
+    if (pool_pes_check("mandelbrot", on, have_cfg, smoke))
+        return 2;
 
     xslot = shmem_calloc(2 * (size_t)npes, sizeof(long));
     xout = malloc((size_t)npes * sizeof(long));
