@@ -6,6 +6,7 @@
  * spread evenly), median and min..max over R rounds.  Shoal only
  * (shmemx_am_*). */
 #include "bench_stats.h"
+#include "bench_args.h"
 #include <pthread.h>
 #include <shmem.h>
 #include <shmemx.h>
@@ -42,9 +43,11 @@ static void *waiter(void *p)
 int main(int argc, char **argv)
 {
     int smoke = 0, provided;
+    const struct bench_opt opts[] = {BENCH_INT("--threads", NULL, threads),
+                                     BENCH_LONG("-n", NULL, iters), BENCH_LONG("-r", NULL, rounds),
+                                     BENCH_STR("--csv", NULL, csv), BENCH_END};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int more = i + 1 < argc;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             printf("usage: oshrun -n 2 am_fairness [--threads T] [-n N] [-r R] [--csv FILE] "
                    "[--smoke]\nShare of N active messages (default 20000) that each of T "
@@ -53,15 +56,7 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--smoke")) {
             smoke = 1;
-        } else if (!strcmp(a, "--threads") && more) {
-            threads = atoi(argv[++i]);
-        } else if (!strcmp(a, "-n") && more) {
-            iters = atol(argv[++i]);
-        } else if (!strcmp(a, "-r") && more) {
-            rounds = atol(argv[++i]);
-        } else if (!strcmp(a, "--csv") && more) {
-            csv = argv[++i];
-        } else {
+        } else if (!bench_take(argc, argv, &i, opts)) {
             fprintf(stderr, "am_fairness: unknown argument '%s' (--help)\n", a);
             return 2;
         }

@@ -10,6 +10,7 @@
  * Half the round-trip time, in microseconds; median and min..max over R
  * rounds of N exchanges.  The payloads are checked (first and last byte). */
 #include "bench_stats.h"
+#include "bench_args.h"
 #include <shmem.h>
 #include <shmemx.h>
 #include <stdint.h>
@@ -101,6 +102,8 @@ static double put_run(size_t size)
 int main(int argc, char **argv)
 {
     int smoke = 0;
+    const struct bench_opt opts[] = {BENCH_LONG("-n", NULL, iters), BENCH_LONG("-r", NULL, rounds),
+                                     BENCH_STR("--csv", NULL, csv), BENCH_END};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -113,17 +116,11 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--smoke")) {
             smoke = 1;
-        } else if (!strcmp(a, "-n") && more) {
-            iters = atol(argv[++i]);
-        } else if (!strcmp(a, "-r") && more) {
-            rounds = atol(argv[++i]);
-        } else if (!strcmp(a, "--csv") && more) {
-            csv = argv[++i];
         } else if (!strcmp(a, "-s") && more) {
             nsizes = 0;
             for (char *t = strtok(argv[++i], ","); t && nsizes < 16; t = strtok(NULL, ","))
                 sizes[nsizes++] = (size_t)atol(t);
-        } else {
+        } else if (!bench_take(argc, argv, &i, opts)) {
             fprintf(stderr, "am_latency: unknown argument '%s' (--help)\n", a);
             return 2;
         }

@@ -17,6 +17,7 @@
  * both lines are bounded by how fast PE 1 handles: a send waits for room.
  * -n 1000 (fits the ring) times the send path alone. */
 #include "bench_stats.h"
+#include "bench_args.h"
 #include <pthread.h>
 #include <shmem.h>
 #include <shmemx.h>
@@ -132,6 +133,9 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     int smoke = 0, provided;
+    const struct bench_opt opts[] = {BENCH_INT("--threads", NULL, threads),
+                                     BENCH_LONG("-n", NULL, iters), BENCH_LONG("-r", NULL, rounds),
+                                     BENCH_STR("--csv", NULL, csv), BENCH_END};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -140,19 +144,11 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--smoke")) {
             smoke = 1;
-        } else if (!strcmp(a, "--threads") && more) {
-            threads = atoi(argv[++i]);
-        } else if (!strcmp(a, "-n") && more) {
-            iters = atol(argv[++i]);
-        } else if (!strcmp(a, "-r") && more) {
-            rounds = atol(argv[++i]);
-        } else if (!strcmp(a, "--csv") && more) {
-            csv = argv[++i];
         } else if (!strcmp(a, "-s") && more) {
             nsizes = 0;
             for (char *t = strtok(argv[++i], ","); t && nsizes < 16; t = strtok(NULL, ","))
                 sizes[nsizes++] = (size_t)atol(t);
-        } else {
+        } else if (!bench_take(argc, argv, &i, opts)) {
             fprintf(stderr, "am_rate: unknown argument '%s' (--help)\n", a);
             return 2;
         }

@@ -30,6 +30,7 @@
  * lacks shmem_uint64_atomic_add.
  * Uses only standard OpenSHMEM 1.4 routines and pthreads. */
 #include "bench_stats.h"
+#include "bench_args.h"
 #include <pthread.h>
 #include <shmem.h>
 #include <stdint.h>
@@ -239,6 +240,8 @@ int main(int argc, char **argv)
     int cfg = CFG_DEFAULT, threads = 0, smoke = 0, k = 20, var_mask = (1 << NVAR) - 1;
     long mult = 4, rounds = 3;
     int k_set = 0, rounds_set = 0, vars_set = 0;
+    const struct bench_opt opts[] = {BENCH_LONG("-m", NULL, mult), BENCH_STR("--csv", NULL, csv),
+                                     BENCH_END};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -264,8 +267,6 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-k") && more) {
             k = atoi(argv[++i]);
             k_set = 1;
-        } else if (!strcmp(a, "-m") && more) {
-            mult = atol(argv[++i]);
         } else if (!strcmp(a, "-r") && more) {
             rounds = atol(argv[++i]);
             rounds_set = 1;
@@ -284,9 +285,7 @@ int main(int argc, char **argv)
                 }
                 var_mask |= 1 << v;
             }
-        } else if (!strcmp(a, "--csv") && more) {
-            csv = argv[++i];
-        } else {
+        } else if (!bench_take(argc, argv, &i, opts)) {
             fprintf(stderr, "gups: bad argument '%s' (see --help)\n", a);
             return 2;
         }

@@ -39,6 +39,7 @@
  * timed loop, adding to the time, every -c iterations when asked.
  * Uses only standard OpenSHMEM 1.4 routines plus pthreads. */
 #include "bench_stats.h"
+#include "bench_args.h"
 #include "bench_pool.h"
 #include <pthread.h>
 #include <shmem.h>
@@ -378,6 +379,10 @@ int main(int argc, char **argv)
     int smoke = 0, have_cfg = 0, on[NCFG] = {0, 0, 0};
     const char *csv = NULL;
     bn[0] = bn[1] = bn[2] = 64;
+    const struct bench_opt opts[] = {
+        BENCH_INT("-t", "--threads", T), BENCH_LONG("-i", NULL, iters),
+        BENCH_LONG("-r", NULL, rounds),  BENCH_LONG("-c", NULL, check_every),
+        BENCH_STR("--csv", NULL, csv),   BENCH_END};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -390,8 +395,6 @@ int main(int argc, char **argv)
             rounds = 3;
             check_every = 1;
             bn[0] = bn[1] = bn[2] = 12;
-        } else if ((!strcmp(a, "-t") || !strcmp(a, "--threads")) && more) {
-            T = atoi(argv[++i]);
         } else if (!strcmp(a, "--config") && more) {
             if (parse_configs(argv[++i], on)) {
                 fprintf(stderr, "halo3d: --config takes default, ctx, pes, all\n");
@@ -407,12 +410,6 @@ int main(int argc, char **argv)
                 fprintf(stderr, "halo3d: -b takes N or NXxNYxNZ\n");
                 return 2;
             }
-        } else if (!strcmp(a, "-i") && more) {
-            iters = atol(argv[++i]);
-        } else if (!strcmp(a, "-r") && more) {
-            rounds = atol(argv[++i]);
-        } else if (!strcmp(a, "-c") && more) {
-            check_every = atol(argv[++i]);
         } else if (!strcmp(a, "--sync") && more) {
             const char *v = argv[++i];
             if (!strcmp(v, "signal"))
@@ -423,9 +420,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "halo3d: --sync takes signal or barrier\n");
                 return 2;
             }
-        } else if (!strcmp(a, "--csv") && more) {
-            csv = argv[++i];
-        } else {
+        } else if (!bench_take(argc, argv, &i, opts)) {
             fprintf(stderr, "halo3d: bad argument '%s' (try --help)\n", a);
             return 2;
         }

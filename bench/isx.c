@@ -33,6 +33,7 @@
  * left out of the times.
  * Uses only standard OpenSHMEM 1.4 routines plus pthreads. */
 #include "bench_stats.h"
+#include "bench_args.h"
 #include "bench_pool.h"
 #include <math.h>
 #include <pthread.h>
@@ -310,6 +311,13 @@ int main(int argc, char **argv)
     long keys = 1L << 20, iters = 10, rounds = 7, check_every = 0;
     int smoke = 0, have_cfg = 0, on[NCFG] = {0, 0, 0};
     const char *csv = NULL;
+    const struct bench_opt opts[] = {BENCH_INT("-t", "--threads", T),
+                                     BENCH_LONG("-k", NULL, keys),
+                                     BENCH_LONG("-i", NULL, iters),
+                                     BENCH_LONG("-r", NULL, rounds),
+                                     BENCH_LONG("-c", NULL, check_every),
+                                     BENCH_STR("--csv", NULL, csv),
+                                     BENCH_END};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -322,25 +330,13 @@ int main(int argc, char **argv)
             iters = 3;
             rounds = 3;
             check_every = 1;
-        } else if ((!strcmp(a, "-t") || !strcmp(a, "--threads")) && more) {
-            T = atoi(argv[++i]);
         } else if (!strcmp(a, "--config") && more) {
             if (parse_configs(argv[++i], on)) {
                 fprintf(stderr, "isx: --config takes default, ctx, pes, all\n");
                 return 2;
             }
             have_cfg = 1;
-        } else if (!strcmp(a, "-k") && more) {
-            keys = atol(argv[++i]);
-        } else if (!strcmp(a, "-i") && more) {
-            iters = atol(argv[++i]);
-        } else if (!strcmp(a, "-r") && more) {
-            rounds = atol(argv[++i]);
-        } else if (!strcmp(a, "-c") && more) {
-            check_every = atol(argv[++i]);
-        } else if (!strcmp(a, "--csv") && more) {
-            csv = argv[++i];
-        } else {
+        } else if (!bench_take(argc, argv, &i, opts)) {
             fprintf(stderr, "isx: bad argument '%s' (try --help)\n", a);
             return 2;
         }

@@ -32,6 +32,7 @@
  * the units done must add up to the units there are.
  * Uses only standard OpenSHMEM 1.4 routines plus pthreads. */
 #include "bench_stats.h"
+#include "bench_args.h"
 #include "bench_pool.h"
 #include <pthread.h>
 #include <shmem.h>
@@ -225,6 +226,13 @@ int main(int argc, char **argv)
     long images = 1, rounds = 7;
     int smoke = 0, have_cfg = 0, use_ref = 1, on[NCFG] = {0, 0, 0};
     const char *csv = NULL;
+    const struct bench_opt opts[] = {BENCH_INT("-t", "--threads", T),
+                                     BENCH_INT("-m", NULL, maxit),
+                                     BENCH_INT("-u", NULL, rows_per_unit),
+                                     BENCH_LONG("-i", NULL, images),
+                                     BENCH_LONG("-r", NULL, rounds),
+                                     BENCH_STR("--csv", NULL, csv),
+                                     BENCH_END};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -238,8 +246,6 @@ int main(int argc, char **argv)
             maxit = 200;
             rounds = 3;
             images = 1;
-        } else if ((!strcmp(a, "-t") || !strcmp(a, "--threads")) && more) {
-            T = atoi(argv[++i]);
         } else if (!strcmp(a, "--config") && more) {
             if (parse_configs(argv[++i], on)) {
                 fprintf(stderr, "mandelbrot: --config takes default, ctx, pes, all\n");
@@ -251,19 +257,9 @@ int main(int argc, char **argv)
                 fprintf(stderr, "mandelbrot: -s takes WxH\n");
                 return 2;
             }
-        } else if (!strcmp(a, "-m") && more) {
-            maxit = atoi(argv[++i]);
-        } else if (!strcmp(a, "-u") && more) {
-            rows_per_unit = atoi(argv[++i]);
-        } else if (!strcmp(a, "-i") && more) {
-            images = atol(argv[++i]);
-        } else if (!strcmp(a, "-r") && more) {
-            rounds = atol(argv[++i]);
         } else if (!strcmp(a, "--no-ref")) {
             use_ref = 0;
-        } else if (!strcmp(a, "--csv") && more) {
-            csv = argv[++i];
-        } else {
+        } else if (!bench_take(argc, argv, &i, opts)) {
             fprintf(stderr, "mandelbrot: bad argument '%s' (try --help)\n", a);
             return 2;
         }

@@ -23,6 +23,7 @@
  * the expected count, and after each batch the whole buffer is compared.
  * Uses only standard OpenSHMEM 1.4+ routines and pthreads. */
 #include "bench_stats.h"
+#include "bench_args.h"
 #include <pthread.h>
 #include <shmem.h>
 #include <stdatomic.h>
@@ -323,6 +324,8 @@ int main(int argc, char **argv)
     long threads_arg = 0;
     iters = 10000;
     rounds = 7;
+    const struct bench_opt opts[] = {BENCH_STR("--config", NULL, cfg_arg),
+                                     BENCH_STR("--csv", NULL, csv), BENCH_END};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -331,8 +334,6 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--smoke")) {
             smoke = 1;
-        } else if (!strcmp(a, "--config") && more) {
-            cfg_arg = argv[++i];
         } else if (!strcmp(a, "--threads") && more) {
             threads_arg = atol(argv[++i]);
             if (threads_arg < 1 || threads_arg > 1024) {
@@ -355,9 +356,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-r") && more) {
             rounds = atol(argv[++i]);
             rounds_set = 1;
-        } else if (!strcmp(a, "--csv") && more) {
-            csv = argv[++i];
-        } else {
+        } else if (!bench_take(argc, argv, &i, opts)) {
             fprintf(stderr, "mt_latency: bad argument '%s' (try --help)\n", a);
             return 2;
         }

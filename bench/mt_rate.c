@@ -42,6 +42,7 @@
  *
  * Uses only standard OpenSHMEM 1.4 routines and pthreads, except config req. */
 #include "bench_stats.h"
+#include "bench_args.h"
 #include <pthread.h>
 #include <shmem.h>
 #if defined(__has_include)
@@ -891,6 +892,8 @@ int main(int argc, char **argv)
     const char *csv = NULL;
     int cfg = -1, threads = 0, smoke = 0, ops_mask = (1 << NOPS) - 1;
     int sizes_set = 0, iters_set = 0, rounds_set = 0;
+    const struct bench_opt opts[] = {BENCH_LONG("-w", NULL, window), BENCH_STR("--csv", NULL, csv),
+                                     BENCH_END};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -923,8 +926,6 @@ int main(int argc, char **argv)
                 return 2;
             }
             sizes_set = 1;
-        } else if (!strcmp(a, "-w") && more) {
-            window = atol(argv[++i]);
         } else if (!strcmp(a, "--fetch-window") && more) {
             fetch_window = atol(argv[++i]);
             if (fetch_window < 1) {
@@ -951,9 +952,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "mt_rate: --type is long or ulonglong\n");
                 return 2;
             }
-        } else if (!strcmp(a, "--csv") && more) {
-            csv = argv[++i];
-        } else {
+        } else if (!bench_take(argc, argv, &i, opts)) {
             fprintf(stderr, "mt_rate: bad argument '%s' (see --help)\n", a);
             return 2;
         }

@@ -21,6 +21,7 @@
  * start + N.  Run it with SHOAL_TRANSPORTS=ucx to measure the network path,
  * without to measure the on-node one.  Standard OpenSHMEM plus shmemx.h. */
 #include "bench_stats.h"
+#include "bench_args.h"
 #include <pthread.h>
 #include <shmem.h>
 #include <shmemx.h>
@@ -148,6 +149,10 @@ int main(int argc, char **argv)
     long rounds = 15;
     int smoke = 0;
     nthreads = 1;
+    const struct bench_opt opts[] = {
+        BENCH_INT("--threads", "-t", nthreads), BENCH_LONG("-w", NULL, window),
+        BENCH_LONG("-n", NULL, nops),           BENCH_LONG("-r", NULL, rounds),
+        BENCH_STR("--csv", NULL, csv),          BENCH_END};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -156,19 +161,9 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--smoke")) {
             smoke = 1;
-        } else if ((!strcmp(a, "--threads") || !strcmp(a, "-t")) && more) {
-            nthreads = atoi(argv[++i]);
-        } else if (!strcmp(a, "-w") && more) {
-            window = atol(argv[++i]);
-        } else if (!strcmp(a, "-n") && more) {
-            nops = atol(argv[++i]);
-        } else if (!strcmp(a, "-r") && more) {
-            rounds = atol(argv[++i]);
-        } else if (!strcmp(a, "--csv") && more) {
-            csv = argv[++i];
         } else if (!strcmp(a, "--config") && more) {
             ++i; /* the driver's configurations do not apply: both are measured */
-        } else {
+        } else if (!bench_take(argc, argv, &i, opts)) {
             fprintf(stderr, "nbe_rate: bad argument '%s' (see --help)\n", a);
             return 2;
         }

@@ -18,6 +18,7 @@
  * shmemx_request_wait in place of putmem_nbi and quiet (built only where
  * <shmemx.h> declares them). */
 #include "bench_stats.h"
+#include "bench_args.h"
 #include <shmem.h>
 #if defined(__has_include)
 #if __has_include(<shmemx.h>)
@@ -205,6 +206,9 @@ int main(int argc, char **argv)
     int nsizes = 0, smoke = 0, threads = 1, rounds_set = 0;
     long rounds = 11;
     double budget = 0.05;
+    const struct bench_opt opts[] = {BENCH_INT("--threads", "-t", threads),
+                                     BENCH_DOUBLE("-b", NULL, budget),
+                                     BENCH_STR("--csv", NULL, csv), BENCH_END};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -220,22 +224,16 @@ int main(int argc, char **argv)
                 fprintf(stderr, "overlap: unknown config '%s'\n", cfg);
                 return 2;
             }
-        } else if ((!strcmp(a, "--threads") || !strcmp(a, "-t")) && more) {
-            threads = atoi(argv[++i]);
         } else if (!strcmp(a, "-s") && more) {
             nsizes = parse_sizes(argv[++i], sizes);
             if (nsizes < 1) {
                 fprintf(stderr, "overlap: bad size list '%s'\n", argv[i]);
                 return 2;
             }
-        } else if (!strcmp(a, "-b") && more) {
-            budget = atof(argv[++i]);
         } else if (!strcmp(a, "-r") && more) {
             rounds = atol(argv[++i]);
             rounds_set = 1;
-        } else if (!strcmp(a, "--csv") && more) {
-            csv = argv[++i];
-        } else {
+        } else if (!bench_take(argc, argv, &i, opts)) {
             fprintf(stderr, "overlap: bad argument '%s' (see --help)\n", a);
             return 2;
         }

@@ -28,6 +28,7 @@
  * step, that the last payload byte arrived before the flag.
  * Uses only standard OpenSHMEM 1.4+ routines. */
 #include "bench_stats.h"
+#include "bench_args.h"
 #include <shmem.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -352,6 +353,8 @@ int main(int argc, char **argv)
     long iters = 10000, rounds = 7, minsz = 1, maxsz = (long)(4 * MiB);
     int iters_set = 0, rounds_set = 0, max_set = 0, smoke = 0;
     const char *csv = NULL;
+    const struct bench_opt opts[] = {BENCH_LONG("-w", NULL, window), BENCH_STR("--csv", NULL, csv),
+                                     BENCH_END};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -366,16 +369,12 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-r") && more) {
             rounds = atol(argv[++i]);
             rounds_set = 1;
-        } else if (!strcmp(a, "-w") && more) {
-            window = atol(argv[++i]);
         } else if (!strcmp(a, "--min") && more) {
             minsz = parse_size(argv[++i]);
         } else if (!strcmp(a, "--max") && more) {
             maxsz = parse_size(argv[++i]);
             max_set = 1;
-        } else if (!strcmp(a, "--csv") && more) {
-            csv = argv[++i];
-        } else {
+        } else if (!bench_take(argc, argv, &i, opts)) {
             fprintf(stderr, "p2p: bad argument '%s' (try --help)\n", a);
             return 2;
         }
