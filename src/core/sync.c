@@ -94,54 +94,8 @@ static const char *team_label(int slot, char *buf, size_t len)
     return buf;
 }
 
-/* Each member writes its signature, signals its successor, reads its
- * predecessor's (a ring of pairwise comparisons covers every member), and
- * acknowledges it; nobody starts the collective, or writes its next
- * signature, before its successor has read this one. */
-void shoal_group_debug_check_slow(const struct shoal_group *g, const char *fn, uint64_t a,
-                                  uint64_t b)
-{
-    if (g->team_slot < 0 || g->size < 2)
-        return;
-    struct shoal_team_block *blk = &shoal_my_ctl()->teams[g->team_slot];
-    struct shoal_coll_sig mine;
-    memset(&mine, 0, sizeof mine);
-    snprintf(mine.fn, sizeof mine.fn, "%s", fn);
-    mine.seq = g->seq;
-    mine.a = a;
-    mine.b = b;
-    blk->dbg_sig = mine;
-    const int n = g->size, next = (g->me + 1) % n, prev = (g->me - 1 + n) % n;
-    signal_word(&blk->dbg_sync[0], shoal_group_pe(g, next), fn);
-    wait_word(&blk->dbg_sync[0], g, prev, "its collective signature (SHMEM_DEBUG)", fn);
-    struct shoal_coll_sig theirs;
-    const struct shoal_coll_sig *p =
-        shoal_group_read(g, prev, &blk->dbg_sig, sizeof theirs, &theirs, fn);
-    if (p != &theirs)
-        memcpy(&theirs, p, sizeof theirs);
-    theirs.fn[sizeof theirs.fn - 1] = 0;
-    if (strcmp(theirs.fn, mine.fn) || theirs.seq != mine.seq || theirs.a != mine.a ||
-        theirs.b != mine.b) {
-        char t[48];
-        shoal_fatal(fn,
-                    "SHMEM_DEBUG: collectives do not match on %s: this PE (PE %d) is in %s "
-                    "(collective #%llu, sizes %llu, %llu), PE %d is in %s (collective #%llu, "
-                    "sizes %llu, %llu)",
-                    team_label(g->team_slot, t, sizeof t), shoal_g.my_pe, mine.fn,
-                    (unsigned long long)mine.seq, (unsigned long long)mine.a,
-                    (unsigned long long)mine.b, shoal_group_pe(g, prev), theirs.fn,
-                    (unsigned long long)theirs.seq, (unsigned long long)theirs.a,
-                    (unsigned long long)theirs.b);
-    }
-    signal_word(&blk->dbg_sync[1], shoal_group_pe(g, prev), fn);
-    wait_word(&blk->dbg_sync[1], g, next,
-              "its acknowledgement of this PE's collective "
-              "signature (SHMEM_DEBUG)",
-              fn);
-}
-
-/* ---- Without SHMEM_DEBUG: the signature of a collective that moves
- * enough data (shoal_group_sync_sig, sync.h). */
+/* ---- Signatures: what a collective is, compared between neighbours
+ * (the SHMEM_DEBUG handshake below, and shoal_group_sync_sig). */
 
 static void sig_fill(struct shoal_coll_sig *s, const struct shoal_group *g, const char *fn,
                      uint64_t a, uint64_t b)
@@ -153,12 +107,32 @@ static void sig_fill(struct shoal_coll_sig *s, const struct shoal_group *g, cons
     s->b = b;
 }
 
+/* Member prev's signature in this PE's team block, into *theirs. */
+static void sig_read(const struct shoal_group *g, int prev, struct shoal_coll_sig *theirs,
+                     const char *fn)
+{
+    struct shoal_team_block *blk = &shoal_my_ctl()->teams[g->team_slot];
+    const struct shoal_coll_sig *p =
+        shoal_group_read(g, prev, &blk->dbg_sig, sizeof *theirs, theirs, fn);
+    if (p != theirs)
+        memcpy(theirs, p, sizeof *theirs);
+    theirs->fn[sizeof theirs->fn - 1] = 0;
+}
+
+static int sig_differs(const struct shoal_coll_sig *x, const struct shoal_coll_sig *y)
+{
+    return strcmp(x->fn, y->fn) || x->seq != y->seq || x->a != y->a || x->b != y->b;
+}
+
+/* `debug`: found by the SHMEM_DEBUG handshake, where prev has written this
+ * collective's signature; otherwise an older signature (another number)
+ * means prev posted none for this one. */
 static _Noreturn void sig_mismatch(const struct shoal_group *g, int prev,
                                    const struct shoal_coll_sig *mine,
-                                   const struct shoal_coll_sig *theirs, const char *fn)
+                                   const struct shoal_coll_sig *theirs, int debug, const char *fn)
 {
     char t[48];
-    if (theirs->seq != mine->seq)
+    if (!debug && theirs->seq != mine->seq)
         shoal_fatal(fn,
                     "collectives do not match on %s: this PE (PE %d) is in %s (collective #%llu, "
                     "sizes %llu, %llu), PE %d is in another collective (a smaller one, or one "
@@ -167,13 +141,39 @@ static _Noreturn void sig_mismatch(const struct shoal_group *g, int prev,
                     (unsigned long long)mine->seq, (unsigned long long)mine->a,
                     (unsigned long long)mine->b, shoal_group_pe(g, prev));
     shoal_fatal(fn,
-                "collectives do not match on %s: this PE (PE %d) is in %s (collective #%llu, "
+                "%scollectives do not match on %s: this PE (PE %d) is in %s (collective #%llu, "
                 "sizes %llu, %llu), PE %d is in %s (collective #%llu, sizes %llu, %llu)",
-                team_label(g->team_slot, t, sizeof t), shoal_g.my_pe, mine->fn,
-                (unsigned long long)mine->seq, (unsigned long long)mine->a,
+                debug ? "SHMEM_DEBUG: " : "", team_label(g->team_slot, t, sizeof t), shoal_g.my_pe,
+                mine->fn, (unsigned long long)mine->seq, (unsigned long long)mine->a,
                 (unsigned long long)mine->b, shoal_group_pe(g, prev), theirs->fn,
                 (unsigned long long)theirs->seq, (unsigned long long)theirs->a,
                 (unsigned long long)theirs->b);
+}
+
+/* Each member writes its signature, signals its successor, reads its
+ * predecessor's (a ring of pairwise comparisons covers every member), and
+ * acknowledges it; nobody starts the collective, or writes its next
+ * signature, before its successor has read this one. */
+void shoal_group_debug_check_slow(const struct shoal_group *g, const char *fn, uint64_t a,
+                                  uint64_t b)
+{
+    if (g->team_slot < 0 || g->size < 2)
+        return;
+    struct shoal_team_block *blk = &shoal_my_ctl()->teams[g->team_slot];
+    struct shoal_coll_sig mine, theirs;
+    sig_fill(&mine, g, fn, a, b);
+    blk->dbg_sig = mine;
+    const int n = g->size, next = (g->me + 1) % n, prev = (g->me - 1 + n) % n;
+    signal_word(&blk->dbg_sync[0], shoal_group_pe(g, next), fn);
+    wait_word(&blk->dbg_sync[0], g, prev, "its collective signature (SHMEM_DEBUG)", fn);
+    sig_read(g, prev, &theirs, fn);
+    if (sig_differs(&theirs, &mine))
+        sig_mismatch(g, prev, &mine, &theirs, 1, fn);
+    signal_word(&blk->dbg_sync[1], shoal_group_pe(g, prev), fn);
+    wait_word(&blk->dbg_sync[1], g, next,
+              "its acknowledgement of this PE's collective "
+              "signature (SHMEM_DEBUG)",
+              fn);
 }
 
 void shoal_group_sync_sig(const struct shoal_group *g, const char *fn, uint64_t a, uint64_t b,
@@ -191,20 +191,13 @@ void shoal_group_sync_sig(const struct shoal_group *g, const char *fn, uint64_t 
     if (!compare)
         return;
     const int prev = (g->me - 1 + g->size) % g->size;
-    const int wprev = shoal_group_pe(g, prev);
-    const void *mapped = shoal_addr(&blk->dbg_sig, sizeof theirs, wprev, fn, "source");
-    if (!mapped && bytes < SHOAL_SIG_MIN_NET)
-        return;
+    if (shoal_slot(shoal_group_pe(g, prev)) < 0 && bytes < SHOAL_SIG_MIN_NET)
+        return; /* through the network the read is a round trip */
     /* prev cannot write its next signature before this PE has left the
      * collective (every collective that calls this ends with a sync). */
-    if (mapped)
-        memcpy(&theirs, mapped, sizeof theirs);
-    else
-        shoal_get(SHMEM_CTX_DEFAULT, &theirs, &blk->dbg_sig, sizeof theirs, wprev, fn);
-    theirs.fn[sizeof theirs.fn - 1] = 0;
-    if (theirs.seq != mine.seq || strcmp(theirs.fn, mine.fn) || theirs.a != mine.a ||
-        theirs.b != mine.b)
-        sig_mismatch(g, prev, &mine, &theirs, fn);
+    sig_read(g, prev, &theirs, fn);
+    if (sig_differs(&theirs, &mine))
+        sig_mismatch(g, prev, &mine, &theirs, 0, fn);
 }
 
 void shoal_sync_all_internal(const char *fn)

@@ -224,12 +224,13 @@ static size_t kind_size(int kind)
     return kind <= SHOAL_W_U16 ? 2 : kind <= SHOAL_W_U32 ? 4 : 8;
 }
 
-/* The ivars of a wait are this PE's symmetric objects; checking that costs a
- * range test per call, so it runs under SHMEM_DEBUG only. */
-static void debug_check_ivars(int kind, const void *ivars, size_t nelems, const char *fn)
+/* The word of a single-word wait is this PE's symmetric object; checking
+ * that costs a range test per call, so it runs under SHMEM_DEBUG only
+ * (vector waits: check_ivars). */
+static void debug_check_ivars(int kind, const void *ivars, const char *fn)
 {
-    if (SHOAL_UNLIKELY(shoal_g.debug) && nelems) {
-        (void)shoal_addr(ivars, kind_size(kind) * nelems, shoal_g.my_pe, fn, "ivars");
+    if (SHOAL_UNLIKELY(shoal_g.debug)) {
+        (void)shoal_addr(ivars, kind_size(kind), shoal_g.my_pe, fn, "ivars");
         shoal_debug_check_align(ivars, kind_size(kind), fn, "ivars");
     }
 }
@@ -301,26 +302,29 @@ static size_t collect_ok(const struct set_q *q, size_t *indices)
 
 /* The array of a vector wait: its length is a count the caller passed, so
  * it is checked always (a count too large for the object, or for the
- * address space, would walk off the segment); one range test per call. */
-static void check_ivars_len(int kind, const void *ivars, size_t nelems, const char *fn)
+ * address space, would walk off the segment); one range test per call.
+ * Under SHMEM_DEBUG its alignment too. */
+static void check_ivars(int kind, const void *ivars, size_t nelems, const char *fn)
 {
-    if (nelems)
-        (void)shoal_addr_n(ivars, shoal_nbytes(nelems, kind_size(kind), fn), shoal_g.my_pe, fn,
-                           "ivars", "nelems");
+    if (!nelems)
+        return;
+    (void)shoal_addr_n(ivars, shoal_nbytes(nelems, kind_size(kind), fn), shoal_g.my_pe, fn, "ivars",
+                       "nelems");
+    if (SHOAL_UNLIKELY(shoal_g.debug))
+        shoal_debug_check_align(ivars, kind_size(kind), fn, "ivars");
 }
 
-#define SETQ(mode_)                             \
-    shoal_check_init(fn);                       \
-    check_cmp(cmp, fn);                         \
-    check_ivars_len(kind, ivars, nelems, fn);   \
-    debug_check_ivars(kind, ivars, nelems, fn); \
+#define SETQ(mode_)                       \
+    shoal_check_init(fn);                 \
+    check_cmp(cmp, fn);                   \
+    check_ivars(kind, ivars, nelems, fn); \
     struct set_q q = {kind, cmp, vector, ivars, values, nelems, status, mode_}
 
 void shoal_wait_until(int kind, void *ivar, int cmp, const void *value, const char *fn)
 {
     shoal_check_init(fn);
     check_cmp(cmp, fn);
-    debug_check_ivars(kind, ivar, 1, fn);
+    debug_check_ivars(kind, ivar, fn);
     if (elem_ok(kind, ivar, 0, cmp, value, 0))
         return;
     struct set_q q = {kind, cmp, 0, ivar, value, 1, NULL, 0};
@@ -331,7 +335,7 @@ int shoal_test(int kind, void *ivar, int cmp, const void *value, const char *fn)
 {
     shoal_check_init(fn);
     check_cmp(cmp, fn);
-    debug_check_ivars(kind, ivar, 1, fn);
+    debug_check_ivars(kind, ivar, fn);
     return elem_ok(kind, ivar, 0, cmp, value, 0);
 }
 
@@ -440,7 +444,7 @@ uint64_t shoal_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t value, co
 {
     shoal_check_init(fn);
     check_cmp(cmp, fn);
-    debug_check_ivars(SHOAL_W_U64, sig_addr, 1, fn);
+    debug_check_ivars(SHOAL_W_U64, sig_addr, fn);
     struct sig_q q = {sig_addr, cmp, value, 0};
     if (sig_ready(&q))
         return q.seen;

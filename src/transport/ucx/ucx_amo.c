@@ -64,31 +64,6 @@ static inline uint64_t get_word(const union word *w, unsigned size)
 static uint64_t narrow_amo(struct shoal_net_ctx *ctx, int op, const void *dest, unsigned size,
                            uint64_t value, uint64_t cond, int pe, const char *fn);
 
-void shoal_net_signal(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value, int pe,
-                      const char *fn)
-{
-    if (UCX_UNLIKELY(pe == ucx_g.me)) {
-        /* (Own words complete before returning: shoal_net_amo's rule.) */
-        (void)shoal_net_amo(ctx, SHOAL_AMO_ADD, word, 8, value, 0, pe, fn);
-        return;
-    }
-    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
-    ucp_ep_h ep = ucx_ep(w, pe, fn);
-    uint64_t ra;
-    ucp_rkey_h rk = ucx_target(w, pe, word, &ra);
-    ucp_request_param_t p;
-    p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
-    p.datatype = ucp_dt_make_contig(8);
-    union word in;
-    in.u64 = value;
-    /* Not marked dirty: the receiver waits for it, and the endpoint's
-     * order delivers it before anything posted later.  Only a PE that
-     * leaves (shoal_net_flush_signals) must see it delivered first. */
-    __atomic_store_n(&w->signalled, 1, __ATOMIC_RELAXED);
-    ucx_wait(w, ucp_atomic_op_nbx(ep, UCP_ATOMIC_OP_ADD, &in, 1, ra, rk, &p), fn, pe,
-             "atomic add (signal)");
-}
-
 uint64_t shoal_net_amo(struct shoal_net_ctx *ctx, int op, const void *dest, unsigned size,
                        uint64_t value, uint64_t cond, int pe, const char *fn)
 {
@@ -103,9 +78,9 @@ uint64_t shoal_net_amo(struct shoal_net_ctx *ctx, int op, const void *dest, unsi
     p.datatype = ucp_dt_make_contig(size);
     union word in, out;
     /* AMOs on this PE's own memory complete before returning: the core
-     * reads its own words with plain loads right after (e.g. the
-     * collectives consume a signal with an add of -1, then wait on the
-     * word again), so a posted update must not still be in flight.  They
+     * reads its own words with plain loads right after (e.g. an active
+     * set's collective consumes a signal with an add of -1, then waits on
+     * the word again), so a posted update must not still be in flight.  They
      * take the fetching form below. */
     if (pe == ucx_g.me && (is_post(op) || op == SHOAL_AMO_SET))
         op = op == SHOAL_AMO_SET ? SHOAL_AMO_SWAP : op - 1;
@@ -143,9 +118,12 @@ uint64_t shoal_net_amo(struct shoal_net_ctx *ctx, int op, const void *dest, unsi
  * a fetching operation lands in *fetch, the update at the target, by the
  * next flush of the endpoint (or, for the fetch, when the returned UCP
  * request completes; ucx_post_amo forgets it).  `fetch` NULL: a
- * non-fetching operation (a set's reply goes to the worker's sink). */
-ucs_status_ptr_t ucx_start_amo(struct ucx_worker *w, int op, void *fetch, const void *dest,
-                               unsigned size, uint64_t value, uint64_t cond, int pe, const char *fn)
+ * non-fetching operation (a set's reply goes to the worker's sink).
+ * issue_amo posts it; ucx_start_amo also marks the endpoint for the next
+ * flush (a collective's signal is not marked: shoal_net_signal). */
+static ucs_status_ptr_t issue_amo(struct ucx_worker *w, int op, void *fetch, const void *dest,
+                                  unsigned size, uint64_t value, uint64_t cond, int pe,
+                                  const char *fn)
 {
     ucp_ep_h ep = ucx_ep(w, pe, fn);
     uint64_t ra;
@@ -170,9 +148,32 @@ ucs_status_ptr_t ucx_start_amo(struct ucx_worker *w, int op, void *fetch, const 
     } else {
         put_word(&in, size, op == SHOAL_AMO_FETCH ? 0 : value);
     }
-    ucs_status_ptr_t r = ucp_atomic_op_nbx(ep, ucp_op[op], &in, 1, ra, rk, &p);
+    return ucp_atomic_op_nbx(ep, ucp_op[op], &in, 1, ra, rk, &p);
+}
+
+ucs_status_ptr_t ucx_start_amo(struct ucx_worker *w, int op, void *fetch, const void *dest,
+                               unsigned size, uint64_t value, uint64_t cond, int pe, const char *fn)
+{
+    ucs_status_ptr_t r = issue_amo(w, op, fetch, dest, size, value, cond, pe, fn);
     ucx_mark_dirty(w, pe);
     return r;
+}
+
+void shoal_net_signal(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value, int pe,
+                      const char *fn)
+{
+    if (UCX_UNLIKELY(pe == ucx_g.me)) {
+        /* (Own words complete before returning: shoal_net_amo's rule.) */
+        (void)shoal_net_amo(ctx, SHOAL_AMO_ADD, word, 8, value, 0, pe, fn);
+        return;
+    }
+    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
+    /* Not marked dirty: the receiver waits for it, and the endpoint's
+     * order delivers it before anything posted later.  Only a PE that
+     * leaves (shoal_net_flush_signals) must see it delivered first. */
+    __atomic_store_n(&w->signalled, 1, __ATOMIC_RELAXED);
+    ucx_wait(w, issue_amo(w, SHOAL_AMO_ADD, NULL, word, 8, value, 0, pe, fn), fn, pe,
+             "atomic add (signal)");
 }
 
 void ucx_post_amo(struct ucx_worker *w, int op, void *fetch, const void *dest, unsigned size,
