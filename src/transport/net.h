@@ -100,6 +100,10 @@ void shoal_net_ctx_close(struct shoal_net_ctx *net);
 /* Make progress on what the calling thread and this PE's target side
  * have pending; called by waiting loops and bootstrap waits. */
 void shoal_net_progress(void);
+/* The calling thread stops progressing for a while (a waiter about to
+ * sleep): the transport serves what arrives by itself from now on, where
+ * it can (the UCX progress thread ends its nap). */
+void shoal_net_idle(void);
 /* Lines for shmem-info / SHMEM_INFO (`initialized`: inside shmem_init). */
 void shoal_net_describe(FILE *f, const char *prefix, int initialized);
 /* Which transports this build has, e.g. "shm" or "shm, ucx (UCX 1.13.1)". */

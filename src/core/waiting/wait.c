@@ -67,7 +67,14 @@ static void check_peer_left(struct shoal_waiter *w, uint64_t now, int (*ready)(v
     int pe = __atomic_load_n(&r->peer, __ATOMIC_RELAXED);
     if (pe < 0 || now < w->next_peer_check)
         return;
-    w->next_peer_check = now + (shoal_slot(pe) >= 0 ? PEER_CHECK_MAPPED_NS : PEER_CHECK_NET_NS);
+    const uint64_t period = shoal_slot(pe) >= 0 ? PEER_CHECK_MAPPED_NS : PEER_CHECK_NET_NS;
+    /* The first look comes a period into the wait: through the network
+     * it is a round trip, which a wait as short as a barrier's would pay
+     * every time (and a peer that left is found late by a period at most). */
+    const int first = w->next_peer_check == 0;
+    w->next_peer_check = now + period;
+    if (first)
+        return;
     int how = shoal_peer_leaving(pe, w->fn);
     if (how == SHOAL_IN_JOB || (ready && ready(arg)))
         return;
@@ -155,6 +162,8 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
      * at the placement again). */
     struct shoal_ctl *c = shoal_ctl_of_slot(w->owner_slot);
     struct ready_or_ext r = {ready, arg};
+    if (shoal_g.net_active)
+        shoal_net_idle();
     if (shoal_doorbell_sleep(&c->bell, &c->sleepers, ready_or_ext, &r, w->sleep_ns)) {
         w->t0 = now_ns();
         w->phase = shoal_wait_phase_now(w->t0);

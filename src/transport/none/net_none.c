@@ -122,6 +122,8 @@ void shoal_net_ctx_close(struct shoal_net_ctx *net)
 
 void shoal_net_progress(void) {}
 
+void shoal_net_idle(void) {}
+
 void shoal_net_describe(FILE *f, const char *prefix, int initialized)
 {
     (void)initialized;

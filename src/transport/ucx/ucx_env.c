@@ -81,6 +81,10 @@ static int load(char *err, size_t errlen)
     ucx_cfg.am = ucx_env_am();
     if (ucx_cfg.am < -1)
         return bad(err, errlen, UCX_ENV_AM, "one of auto, 0, 1");
+    v = value(UCX_ENV_ATOMICS);
+    if (strcmp(v, "auto") && strcmp(v, "all"))
+        return bad(err, errlen, UCX_ENV_ATOMICS, "one of auto, all");
+    ucx_cfg.atomics_all = !strcmp(v, "all");
     return 0;
 }
 

@@ -6,7 +6,8 @@ SHOAL_ENV(
     "UCX: a thread that progresses this PE's target side so one-sided operations complete while it "
     "computes: 1, 0 or auto (on when UCX emulates RMA or atomics in software, e.g. over tcp or sm)")
 SHOAL_ENV(PROGRESS_INTERVAL_US, "SHOAL_PROGRESS_INTERVAL_US", NULL, UINT, "100",
-          "UCX: microseconds the progress thread sleeps when there was nothing to progress")
+          "UCX: microseconds the progress thread sleeps when there was nothing to progress; "
+          "while the application progresses by itself, up to 16 times that")
 SHOAL_ENV(DEFAULT_CTX_WORKERS, "SHOAL_DEFAULT_CTX_WORKERS", NULL, STRING, "thread",
           "UCX, SHMEM_THREAD_MULTIPLE only: workers behind SHMEM_CTX_DEFAULT: shared (one for all "
           "threads), thread (one per thread) or a number N (threads share N round-robin)")
@@ -20,3 +21,8 @@ SHOAL_ENV(AM, "SHOAL_UCX_AM", NULL, STRING, "auto",
           "a UCX known good for it (1.22 and later; 1.13's tcp transport crashes with UCP's "
           "active-message feature on, docs/active-messages.md), 0 otherwise; UCP's only when "
           "every PE chose it")
+SHOAL_ENV(ATOMICS, "SHOAL_UCX_ATOMICS", NULL, STRING, "auto",
+          "UCX: which AMOs go through UCX: auto (every AMO, this PE's own and its node's "
+          "included, where some PE's lanes do atomics in a device such as InfiniBand; only "
+          "other nodes' where UCX's atomics are CPU atomics: tcp, shared memory, "
+          "UCX_ATOMIC_MODE=cpu) or all (every AMO, as with a device)")

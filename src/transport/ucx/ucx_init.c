@@ -303,12 +303,16 @@ int shoal_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_re
         exchange(b, rk, rklen, err, errlen) < 0)
         goto out;
     /* CPU atomics on mapped words and UCX atomics on the same words are
-     * coherent only in UCX's CPU atomic mode; otherwise every AMO of the
-     * job goes through UCX (core/ops.h). */
+     * coherent in UCX's CPU atomic mode, or where no lane of the job does
+     * atomics in a device; otherwise every AMO of the job goes through UCX
+     * (core/ops.h).  And does the target side need a progress thread?
+     * Both from the lanes of real endpoints (ucx_lanes.c). */
     out->active = 1;
-    out->amo_via_net = ucx_g.amo_via_net = a->mode == SHOAL_NET_ALL || !ucx_g.cpu_atomics;
-    /* Does the target side need a progress thread?  Decided from the
-     * lanes of a real endpoint (ucx_progress.c). */
+    if (ucx_lanes_decide() < 0) {
+        snprintf(err, errlen, "bootstrap allgather of the UCX atomics' domain failed");
+        goto out;
+    }
+    out->amo_via_net = ucx_g.amo_via_net;
     if (ucx_progress_thread_start() < 0) {
         snprintf(err, errlen, "cannot start the UCX progress thread");
         goto out;
@@ -399,13 +403,18 @@ void shoal_net_describe(FILE *f, const char *prefix, int initialized)
                 : "PEs on other nodes through UCX, this node by load/store");
     fprintf(f, "%sUCX transports: %s\n", prefix, ucx_g.tls_note[0] ? ucx_g.tls_note : "(unknown)");
     fprintf(f, "%sUCX atomics: %s\n", prefix,
-            ucx_g.cpu_atomics
-                ? (ucx_g.mode == SHOAL_NET_ALL
-                       ? "UCX_ATOMIC_MODE=cpu; every AMO through UCX"
-                       : "UCX_ATOMIC_MODE=cpu: CPU atomics on this node stay coherent with "
-                         "UCX's, so on-node AMOs use the CPU")
-                : "UCX device/guess atomic mode: every AMO goes through UCX, on-node peers "
-                  "and this PE included (set UCX_ATOMIC_MODE=cpu to use CPU atomics on-node)");
+            !ucx_g.amo_via_net
+                ? (ucx_g.cpu_atomics ? "UCX_ATOMIC_MODE=cpu: CPU atomics stay coherent with "
+                                       "UCX's, so AMOs to PEs mapped here use the CPU"
+                                     : "no lane does atomics in a device (UCX emulates them "
+                                       "with the target's CPU): AMOs to PEs mapped here use "
+                                       "the CPU")
+            : ucx_cfg.atomics_all
+                ? "every AMO goes through UCX, on-node peers and this PE included "
+                  "(SHOAL_UCX_ATOMICS=all)"
+                : "UCX device/guess atomic mode with device atomics: every AMO goes through UCX, "
+                  "on-node peers and this PE included (set UCX_ATOMIC_MODE=cpu to use CPU "
+                  "atomics on-node)");
     fprintf(f,
             "%sUCX progress thread: %s (SHOAL_PROGRESS_THREAD=%s; software-emulated RMA or "
             "AMO: %s), interval %ld us\n",

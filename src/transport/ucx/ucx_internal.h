@@ -15,6 +15,7 @@
  * context's per-thread workers), ucx_ep.c (lazy endpoints and rkeys, error
  * callback), ucx_rma.c (put/get, fence/quiet), ucx_amo.c (atomics),
  * ucx_progress.c (waits on requests, progress, the progress thread),
+ * ucx_lanes.c (what the endpoints' lanes leave to the CPUs),
  * ucx_am.c (active messages: ucp_am_send_nbx, the target's receive handler). */
 #ifndef SHOAL_UCX_INTERNAL_H
 #define SHOAL_UCX_INTERNAL_H
@@ -71,6 +72,7 @@ struct ucx_config {
     int default_ctx_workers; /* enum ucx_dflt_policy or N > 0 */
     int request_workers;     /* SHOAL_REQUEST_WORKERS: the request pool's size */
     int am;                  /* SHOAL_UCX_AM: -1 auto, 0 the RMA ring, 1 UCP AM */
+    int atomics_all;         /* SHOAL_UCX_ATOMICS=all: every AMO through UCX */
 };
 extern struct ucx_config ucx_cfg;
 /* SHOAL_UCX_AM as set now (for shmem-info before init): -1 auto, 0, 1;
@@ -97,6 +99,7 @@ struct ucx_state {
     char *blob;                    /* storage of the above */
     int cpu_atomics;               /* UCX_ATOMIC_MODE=cpu */
     int sw_emulated;               /* RMA or AMO need the target's progress */
+    int amo_cpu;                   /* no PE's lanes do atomics in a device (ucx_lanes.c) */
     int am_here;                   /* UCP_FEATURE_AM and the receive handler on this PE */
     int am;                        /* ... on every PE: messages go by ucp_am_send_nbx */
     char tls_note[512];            /* what the self endpoint uses, for describe */
@@ -208,7 +211,11 @@ static inline void ucx_forget(ucs_status_ptr_t req, const char *fn, int pe, cons
         ucp_request_free(req);
 }
 void ucx_progress_target(void);
-int ucx_progress_thread_start(void); /* at init: decides, then runs it or not */
+/* ucx_lanes.c: at init, after the exchange (collective): sw_emulated,
+ * amo_cpu, amo_via_net and tls_note from real endpoints' lanes.  0 or -1. */
+int ucx_lanes_decide(void);
+
+int ucx_progress_thread_start(void); /* at init: from sw_emulated, runs it or not */
 int ucx_progress_thread_run(void);
 void ucx_progress_thread_stop(void);
 void ucx_flush_worker(struct ucx_worker *w, const char *fn);

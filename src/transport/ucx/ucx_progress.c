@@ -10,16 +10,18 @@
  * SHOAL_PROGRESS_THREAD=auto turns the thread on when UCX emulates RMA or
  * atomics in software for the peers we reach (tcp, shared-memory atomics
  * on registered user memory, ...): then the target's CPU must run UCX
- * code for a get or an AMO to complete.  The rule is read off a real
- * endpoint at init (ucp_ep_print_info): if its configuration has no RMA
- * lane or no AMO lane, the emulation runs on the target.  With only
- * hardware RDMA lanes (InfiniBand/RoCE rc, dc) the thread stays off. */
+ * code for a get or an AMO to complete.  The rule is read off real
+ * endpoints at init (ucx_lanes.c): if their configuration has no RMA lane
+ * or no AMO lane, the emulation runs on the target.  With only hardware
+ * RDMA lanes (InfiniBand/RoCE rc, dc) the thread stays off. */
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "transport/ucx/ucx_internal.h"
 
@@ -145,18 +147,82 @@ static void wake_local_waiters(void)
 
 /* The thread stays out of the way while the application progresses the
  * target worker itself (spinning waits, blocked operations: they set
- * app_polled): it then only looks every interval.  When the application
- * has not progressed for an interval (it computes) or sleeps in the wait
- * engine (sleepers on this PE's doorbell), the thread sleeps on
- * the target worker's event fd (ucp_worker_arm) and serves requests as
- * they arrive, ringing the wait engine's doorbell when it applied some.
- * On two cores shared by several PEs an event-driven thread that competed
- * with a spinning application thread for every message would cost more
- * than it saves. */
+ * app_polled): it then only looks now and then, each look further apart
+ * (up to NAP_GROWTH intervals) while the application keeps polling,
+ * because on a virtual machine each timer wake-up that preempts the
+ * polling thread costs some 20 us (a 2-PE barrier over tcp: 28 us with
+ * looks every 100 us, 17 us without the thread).  When the application
+ * has not progressed since the last look (it computes) or sleeps in the
+ * wait engine, the thread sleeps on the target worker's event fd
+ * (ucp_worker_arm) and serves requests as they arrive, ringing the wait
+ * engine's doorbell when it applied some.  A waiter about to sleep says so
+ * (shoal_net_idle), which ends the thread's nap at once.  On two cores
+ * shared by several PEs an event-driven thread that competed with a
+ * spinning application thread for every message would cost more than it
+ * saves. */
+#define NAP_GROWTH 16
+
 #if defined(__SANITIZE_THREAD__)
 void __tsan_ignore_thread_begin(void);
 void __tsan_ignore_thread_end(void);
 #endif
+
+static int kick_fd = -1; /* eventfd: ends the thread's nap or armed sleep */
+static int napping;      /* the thread naps: a kick is worth a syscall */
+
+static void kick(void)
+{
+    uint64_t one = 1;
+    if (kick_fd >= 0 && write(kick_fd, &one, sizeof one) < 0) {
+        /* the counter is full: a wake-up is pending anyway */
+    }
+}
+
+void shoal_net_idle(void)
+{
+    if (__atomic_load_n(&napping, __ATOMIC_RELAXED) &&
+        __atomic_exchange_n(&napping, 0, __ATOMIC_ACQ_REL))
+        kick();
+}
+
+/* Sleeps until fds[0] (when armed) or the kick fd has events, or ns pass.
+ * Returns 1 when kicked. */
+static int sleep_on(int efd, long ns, int nap)
+{
+    struct timespec ts = {ns / 1000000000, ns % 1000000000};
+    struct pollfd pfd[2] = {{.fd = kick_fd, .events = POLLIN}, {.fd = efd, .events = POLLIN}};
+    if (nap)
+        __atomic_store_n(&napping, 1, __ATOMIC_RELEASE);
+    int n = ppoll(pfd, efd >= 0 ? 2 : 1, &ts, NULL);
+    if (nap)
+        __atomic_store_n(&napping, 0, __ATOMIC_RELEASE);
+    if (n <= 0 || !(pfd[0].revents & POLLIN))
+        return 0;
+    uint64_t v;
+    if (read(kick_fd, &v, sizeof v) < 0) {
+        /* another reader took it */
+    }
+    return 1;
+}
+
+/* Serves the target worker, the requests and the handlers once; returns
+ * whether requests have operations in flight. */
+static int serve_once(void)
+{
+    unsigned did = 0, k;
+    if (target_take()) {
+        while ((k = ucp_worker_progress(ucx_g.target)) != 0)
+            did += k;
+        target_give();
+    }
+    if (did)
+        wake_local_waiters();
+    int req_busy = ucx_request_progress();
+    /* Handlers of active messages, where core allows it here. */
+    if (ucx_g.hooks->am_run)
+        ucx_g.hooks->am_run();
+    return req_busy;
+}
 
 static void *progress_main(void *arg)
 {
@@ -169,41 +235,34 @@ static void *progress_main(void *arg)
      * catch them.  Its own state is shared through atomics. */
     __tsan_ignore_thread_begin();
 #endif
-    const long ns = ucx_g.progress_interval_us * 1000;
-    int efd = -1;
+    const long base = ucx_g.progress_interval_us * 1000;
+    long nap = base;
+    int efd = -1, kicked = 0;
     if (ucp_worker_get_efd(ucx_g.target, &efd) != UCS_OK)
         efd = -1;
     while (!__atomic_load_n(&ucx_g.progress_stop, __ATOMIC_ACQUIRE)) {
         /* A thread asleep in the wait engine counts as idle: it progresses
-         * only between sleeps, so requests would wait for it. */
-        int app_active = __atomic_exchange_n(&ucx_g.app_polled, 0, __ATOMIC_RELAXED) &&
+         * only between sleeps, so requests would wait for it; so does one
+         * that said it is about to sleep (kicked). */
+        int app_active = __atomic_exchange_n(&ucx_g.app_polled, 0, __ATOMIC_RELAXED) && !kicked &&
                          !ucx_g.hooks->waiters_asleep();
         /* Requests with operations in flight (a large put of an _nbe
          * request overlapping computation) need their initiator worker
          * moved too: then the thread polls instead of sleeping on the
          * target's events. */
         int req_busy = 0;
-        if (!app_active) {
-            unsigned did = 0, k;
-            if (target_take()) {
-                while ((k = ucp_worker_progress(ucx_g.target)) != 0)
-                    did += k;
-                target_give();
-            }
-            if (did)
-                wake_local_waiters();
-            req_busy = ucx_request_progress();
-            /* Handlers of active messages, where core allows it here. */
-            if (ucx_g.hooks->am_run)
-                ucx_g.hooks->am_run();
+        if (app_active) {
+            nap = nap < base * NAP_GROWTH ? nap * 2 : nap;
+        } else {
+            req_busy = serve_once();
+            nap = base;
         }
-        if (ns <= 0) {
+        if (base <= 0) {
             sched_yield();
             continue;
         }
-        struct timespec ts = {ns / 1000000000, ns % 1000000000};
         if (app_active || efd < 0 || req_busy || !target_take()) {
-            nanosleep(&ts, NULL);
+            kicked = sleep_on(-1, app_active ? nap : base, 1);
         } else {
             /* Armed under the flag, as the worker is progressed: UCX 1.13
              * could livelock an application thread inside
@@ -213,12 +272,11 @@ static void *progress_main(void *arg)
              * ucp_worker_arm, about once in 100 runs under load). */
             ucs_status_t armed = ucp_worker_arm(ucx_g.target);
             target_give();
+            kicked = 0;
             if (armed == UCS_ERR_BUSY)
                 continue; /* events arrived meanwhile */
             /* Woken by an event; the timeout only bounds a missed one. */
-            struct timespec idle = {(ns * 10) / 1000000000, (ns * 10) % 1000000000};
-            struct pollfd pfd = {.fd = efd, .events = POLLIN};
-            ppoll(&pfd, 1, &idle, NULL);
+            sleep_on(efd, base * 10, 0);
         }
         ucx_g.progress_wakeups++;
     }
@@ -228,114 +286,8 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
-/* Does an endpoint's configuration leave RMA or AMO to software on the
- * target?  Reads ucp_ep_print_info, whose lane lines end with the lane's
- * roles:  "lane[0]:  1:tcp/lo.0 md[0] -> md[0]/tcp/sysdev[255] am am_bw#0 wireup"
- * (UCX 1.13); from some release on (1.22 has it) a "seg <size>" pair comes
- * before the roles:  "... -> md[0]/tcp/sysdev[255] seg 4294967295 rma_bw#0 am".
- * Without an "rma"/"rma_bw" lane and an "amo" lane UCX falls back to
- * active messages that the target's CPU executes. */
-static int ep_needs_target_cpu(ucp_ep_h ep, char *note, size_t notelen)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (!m)
-        return 1;
-    ucp_ep_print_info(ep, m);
-    fclose(m);
-    if (!buf)
-        return 1;
-    int has_rma = 0, has_amo = 0;
-    size_t k = 0;
-    note[0] = 0;
-    char *save = NULL;
-    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        char *l = strstr(line, "lane[");
-        char *c = l ? strchr(l, ':') : NULL;
-        char *r = c ? strstr(c, "sysdev[") : NULL;
-        if (!r || !(r = strchr(r, ']')))
-            continue;
-        /* The transport/device: "1:tcp/lo.0" -> "tcp/lo.0". */
-        c++;
-        while (*c == ' ')
-            c++;
-        char *colon = strchr(c, ':');
-        if (colon && colon < strchr(c, ' '))
-            c = colon + 1;
-        int tl_len = (int)strcspn(c, " ");
-        /* Roles: tokens after "sysdev[N]". */
-        char roles[96];
-        size_t rk = 0;
-        roles[0] = 0;
-        for (char *t = r + 1; *t;) {
-            while (*t == ' ')
-                t++;
-            int tlen = (int)strcspn(t, " ");
-            if (tlen == 0)
-                break;
-            if (tlen == 3 && !strncmp(t, "seg", 3)) { /* "seg <size>": not a role */
-                t += tlen;
-                t += strspn(t, " ");
-                t += strcspn(t, " ");
-                continue;
-            }
-            int base = (int)strcspn(t, " #");
-            if (base > tlen)
-                base = tlen;
-            /* A plain "rma" lane: an "rma_bw" lane alone (e.g. cma, which
-             * UCP_FEATURE_AM's rendezvous adds over sm) serves large
-             * transfers, while small ones and atomics stay emulated. */
-            if (base == 3 && !strncmp(t, "rma", 3))
-                has_rma = 1;
-            if (!strncmp(t, "amo", 3))
-                has_amo = 1;
-            if (rk + (size_t)base + 2 < sizeof roles)
-                rk += (size_t)snprintf(roles + rk, sizeof roles - rk, "%s%.*s", rk ? " " : "", base,
-                                       t);
-            t += tlen;
-        }
-        if (k + (size_t)tl_len + rk + 6 < notelen)
-            k += (size_t)snprintf(note + k, notelen - k, "%s%.*s [%s]", k ? ", " : "", tl_len, c,
-                                  roles[0] ? roles : "-");
-    }
-    free(buf);
-    return !has_rma || !has_amo;
-}
-
 int ucx_progress_thread_start(void)
 {
-    /* Probe the peers this PE reaches through UCX: one off-node peer and,
-     * when AMOs to this node go through UCX too, one on this node (or
-     * this PE's own target worker when it is alone). */
-    const int n = ucx_g.n_pes, me = ucx_g.me;
-    int probe[2] = {-1, -1};
-    for (int k = 1; k < n; k++) {
-        int pe = (me + k) % n;
-        int mapped = ucx_g.hooks->mapped(pe);
-        if (!mapped && probe[0] < 0)
-            probe[0] = pe;
-        if (mapped && probe[1] < 0 && ucx_g.amo_via_net)
-            probe[1] = pe;
-    }
-    ucx_g.sw_emulated = 0;
-    size_t k = 0;
-    for (int i = 0; i < 2; i++) {
-        if (probe[i] < 0)
-            continue;
-        ucp_ep_h ep = ucx_probe_ep(ucx_g.target, probe[i]);
-        if (!ep) {
-            ucx_g.sw_emulated = 1;
-            continue;
-        }
-        char note[200];
-        ucx_g.sw_emulated |= ep_needs_target_cpu(ep, note, sizeof note);
-        ucx_ep_close_force(ep, ucx_g.target);
-        k += (size_t)snprintf(ucx_g.tls_note + k, sizeof ucx_g.tls_note - k, "%s%s (%s)",
-                              k ? "; " : "", note, i == 0 ? "to other PEs" : "on this node");
-        if (k >= sizeof ucx_g.tls_note)
-            break;
-    }
     int on = ucx_g.progress_thread_cfg;
     if (on < 0)
         on = ucx_g.sw_emulated;
@@ -347,8 +299,14 @@ int ucx_progress_thread_run(void)
     if (ucx_g.progress_on)
         return 0;
     ucx_g.progress_stop = 0;
-    if (pthread_create(&ucx_g.progress_tid, NULL, progress_main, NULL) != 0)
+    kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (kick_fd < 0)
         return -1;
+    if (pthread_create(&ucx_g.progress_tid, NULL, progress_main, NULL) != 0) {
+        close(kick_fd);
+        kick_fd = -1;
+        return -1;
+    }
     ucx_g.progress_on = 1;
     return 0;
 }
@@ -358,7 +316,9 @@ void ucx_progress_thread_stop(void)
     if (!ucx_g.progress_on)
         return;
     __atomic_store_n(&ucx_g.progress_stop, 1, __ATOMIC_RELEASE);
-    ucp_worker_signal(ucx_g.target);
+    kick();
     pthread_join(ucx_g.progress_tid, NULL);
+    close(kick_fd);
+    kick_fd = -1;
     ucx_g.progress_on = 0;
 }
