@@ -14,7 +14,7 @@
 
 #include <string.h>
 #include "core/state.h"
-#include "core/error.h"
+#include "core/config/error.h"
 #include "transport/net.h"
 #include "transport/shm/shm.h"
 

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "core/sync.h"
-#include "core/error.h"
-#include "core/log.h"
+#include "core/config/error.h"
+#include "core/config/log.h"
 
 /* Slots in use by teams this PE belongs to.  Only the thread calling a
  * team routine touches it, but two threads may split different teams at
