@@ -1,7 +1,7 @@
 /* Declarations shared by the files of coll/ (not used outside it). */
 #ifndef SHOAL_COLL_INTERNAL_H
 #define SHOAL_COLL_INTERNAL_H
-#include "core/sync.h"
+#include "core/teams/sync.h"
 
 /* The group of an active set, checked (fatal on bad arguments).  Returns
  * 0 for a member; -1 when this PE is not in the set, which then returns

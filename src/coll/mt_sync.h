@@ -2,7 +2,7 @@
  * collective (shmemx_*_mt): their rendezvous in private memory, the
  * checks of the thread arguments, and how a collective's work is split
  * into the threads' shares.  Used by the mt_*.c files of coll/ only.
- * May call: core/ (sync.h for the team's group, errors, net progress).
+ * May call: core/ (teams/sync.h for the team's group, errors, net progress).
  *
  * Protocol.  Every thread of the call arrives at a rendezvous of the
  * team's thread state (one per team slot, private to the PE); thread 0,
@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/sync.h"
+#include "core/teams/sync.h"
 
 /* Most threads of one PE in one collective (a bitmap finds two threads
  * that pass the same thread_id). */

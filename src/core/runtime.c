@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
-#include "core/sync.h"
+#include "core/teams/sync.h"
 #include "core/ctx.h"
 #include "core/config/env.h"
 #include "core/config/error.h"
@@ -29,7 +29,7 @@
 #include "transport/net.h"
 #include "core/ops.h"
 #include "core/memory/segments.h"
-#include "core/team.h"
+#include "core/teams/team.h"
 #include "core/config/log.h"
 #include "core/net_link.h"
 #include "core/waiting/wait.h"

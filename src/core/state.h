@@ -33,7 +33,7 @@ struct shoal_team {
     long config_mask;  /* as given at creation */
     uint64_t coll_seq; /* collectives this PE has entered on the team (hang reports) */
     /* Signals taken from each word of this PE's sync counters of the team
-     * (core/sync.h: they only grow). */
+     * (core/teams/sync.h: they only grow). */
     uint64_t sync_seen[SHOAL_SYNC_WORDS];
     int on_node; /* every member is on this node (reachable by load/store) */
 };
@@ -131,7 +131,7 @@ struct shoal_ctl {
     _Alignas(SHOAL_CACHELINE) uint32_t leaving;
     /* One block per live team, at the same offset on every member, for the
      * team's collectives (coll/group.h).  A team's slot is agreed on by
-     * its parent team at creation (core/team.c). */
+     * its parent team at creation (core/teams/team.c). */
     _Alignas(SHOAL_CACHELINE) struct shoal_team_block teams[SHOAL_TEAM_SLOTS];
 };
 #define SHOAL_CTL_BLOCK_SIZE ((size_t)256 * 1024)

@@ -10,7 +10,7 @@
 
 #include "boot/boot.h"
 #include "core/config/log.h"
-#include "core/sync.h"
+#include "core/teams/sync.h"
 #include "core/config/error.h"
 #include "core/memory/heap_alloc.h"
 #include "core/state.h"

@@ -1,5 +1,5 @@
 /* Team creation and destruction (design: team.h). */
-#include "core/team.h"
+#include "core/teams/team.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sync.h"
+#include "core/teams/sync.h"
 #include "core/config/error.h"
 #include "core/config/log.h"
 
