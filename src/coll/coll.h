@@ -66,7 +66,7 @@ int shoal_coll_team_sync(shmem_team_t team, const char *fn);
 /* Multi-threaded team forms (shmemx_*_mt): called by each of nthreads
  * threads of every member with the same arguments and its own thread_id
  * (0..nthreads-1); each thread moves its share and returns once the whole
- * collective is complete at this PE (coll/mt_sync.h; shares: mt_*.c). */
+ * collective is complete at this PE (coll/mt/: mt_sync.h; shares: mt_*.c). */
 int shoal_coll_broadcast_mt(shmem_team_t team, void *dest, const void *source, size_t nbytes,
                             int root, int nthreads, int thread_id, const char *fn);
 int shoal_coll_fcollect_mt(shmem_team_t team, void *dest, const void *source, size_t nbytes,

@@ -50,7 +50,7 @@ uint64_t shoal_gather_post(const struct shoal_group *g, const void *block, size_
 const void *shoal_gather_line(const struct shoal_group *g, int i, uint64_t round, size_t *nbytes,
                               const char *fn);
 
-/* Reductions (reduce.c), shared with the multi-threaded form (mt_reduce.c).
+/* Reductions (reduce.c), shared with the multi-threaded form (mt/mt_reduce.c).
  * The bytes of n elements of `type` in dest and source, checked: a count
  * that overflows or runs past the symmetric objects is fatal, naming
  * argument `count`. */
