@@ -1,7 +1,8 @@
 /* coll/ — collective algorithms, written only against core/ops.h (put,
  * get, AMO, wait) so they run unchanged over any transport.
  * May call: core/ (ops.h, wait, errors, teams' geometry).  Never a
- * transport directly.
+ * transport directly.  Its room mt/ holds the multi-threaded collectives
+ * (mt/mt_sync.h says what it owns).
  *
  * Entry points: the world synchronization used inside the library, and one
  * function per collective family that the generated wrappers call (names

@@ -1,6 +1,11 @@
 /* core/ — PE state, configuration, errors, symmetric memory (heap and
  * static data), contexts, teams, synchronization, the wait engine.  Above
  * it, api/ and coll/ reach memory and transports only through core/ops.h.
+ * Its rooms (each says more in its main header): config/ (variables,
+ * errors, logging: env.h), memory/ (segments.h), teams/ (teams and their
+ * synchronization: sync.h), waiting/ (wait.h); the top holds this state,
+ * contexts, operations (ops.h), the runtime, the network link and the
+ * extension hooks.
  * May call: transport/shm (inline, on mapped memory), the network
  * transport through the functions of transport/net.h, boot/ and libc. */
 #ifndef SHOAL_CORE_STATE_H
