@@ -42,6 +42,7 @@
  * shmem_alltoall64, shmem_fcollect64 — under the same row names, which is
  * what a user of that library would call (the output says which). */
 #include "bench_stats.h"
+#include "bench_args.h"
 #include <shmem.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -331,20 +332,18 @@ int main(int argc, char **argv)
     long rounds = 7;
     int quick = 0, rounds_set = 0;
     const char *csv = NULL;
+    const struct bench_opt opts[] = {BENCH_DOUBLE("-i", NULL, scale), BENCH_STR("--csv", NULL, csv),
+                                     BENCH_END};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage();
             return 0;
-        } else if (!strcmp(argv[i], "-i") && i + 1 < argc) {
-            scale = atof(argv[++i]);
         } else if (!strcmp(argv[i], "-r") && i + 1 < argc) {
             rounds = atol(argv[++i]);
             rounds_set = 1;
-        } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
-            csv = argv[++i];
         } else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--smoke")) {
             quick = 1;
-        } else {
+        } else if (!bench_take(argc, argv, &i, opts)) {
             fprintf(stderr, "coll_bench: bad argument '%s'\n", argv[i]);
             return 2;
         }

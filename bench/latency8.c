@@ -15,6 +15,7 @@
  * and min..max over rounds.  Every returned value is checked.  Uses only
  * standard OpenSHMEM 1.4+ routines. */
 #include "bench_stats.h"
+#include "bench_args.h"
 #include <shmem.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,20 +42,16 @@ int main(int argc, char **argv)
     long iters = 20000;
     int rounds = 7;
     const char *csv = NULL;
+    const struct bench_opt opts[] = {BENCH_LONG("-i", NULL, iters), BENCH_INT("-r", NULL, rounds),
+                                     BENCH_STR("--csv", NULL, csv), BENCH_END};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage();
             return 0;
-        } else if (!strcmp(argv[i], "-i") && i + 1 < argc) {
-            iters = atol(argv[++i]);
-        } else if (!strcmp(argv[i], "-r") && i + 1 < argc) {
-            rounds = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
-            csv = argv[++i];
         } else if (!strcmp(argv[i], "--smoke")) {
             iters = 200;
             rounds = 3;
-        } else {
+        } else if (!bench_take(argc, argv, &i, opts)) {
             usage();
             return 2;
         }

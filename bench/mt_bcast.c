@@ -16,6 +16,7 @@
  * Shoal only (shmemx.h extension); bench/run_suite.py runs it for Shoal
  * alone. */
 #include "bench_stats.h"
+#include "bench_args.h"
 #include <pthread.h>
 #include <shmem.h>
 #include <shmemx.h>
@@ -142,6 +143,8 @@ static int parse_args(int argc, char **argv, const char **csv)
     nsizes = (int)(sizeof dflt / sizeof dflt[0]);
     memcpy(sizes, dflt, sizeof dflt);
     tlist[0] = 1, tlist[1] = 2, tlist[2] = 4, ntl = 3;
+    const struct bench_opt opts[] = {BENCH_LONG("-i", NULL, iters8), BENCH_LONG("-r", NULL, rounds),
+                                     BENCH_STR("--csv", NULL, *csv), BENCH_END};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -164,13 +167,7 @@ static int parse_args(int argc, char **argv, const char **csv)
             nsizes = parse_list(argv[++i], v, MAX_SIZES);
             for (int k = 0; k < nsizes; k++)
                 sizes[k] = (size_t)v[k];
-        } else if (!strcmp(a, "-i") && next) {
-            iters8 = strtol(argv[++i], NULL, 10);
-        } else if (!strcmp(a, "-r") && next) {
-            rounds = strtol(argv[++i], NULL, 10);
-        } else if (!strcmp(a, "--csv") && next) {
-            *csv = argv[++i];
-        } else {
+        } else if (!bench_take(argc, argv, &i, opts)) {
             if (me == 0)
                 fprintf(stderr, "mt_bcast: unknown option '%s' (see --help)\n", a);
             return 2;

@@ -13,6 +13,7 @@
  * and reported as median and min..max; ratios are of medians.
  * Uses only standard OpenSHMEM 1.4+ routines. */
 #include "bench_stats.h"
+#include "bench_args.h"
 #include <shmem.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,8 +69,9 @@ static double floor_latency(volatile long *mine, volatile long *theirs, int me, 
 
 int main(int argc, char **argv)
 {
-    long iters = 20000, rounds = 11;
-    size_t size = 1 << 20;
+    long iters = 20000, rounds = 11, size_arg = 1 << 20;
+    const struct bench_opt opts[] = {BENCH_LONG("-i", NULL, iters), BENCH_LONG("-r", NULL, rounds),
+                                     BENCH_LONG("-s", NULL, size_arg), BENCH_END};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage();
@@ -77,18 +79,13 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--smoke")) {
             iters = 200;
             rounds = 3;
-            size = 65536;
-        } else if (!strcmp(argv[i], "-i") && i + 1 < argc) {
-            iters = atol(argv[++i]);
-        } else if (!strcmp(argv[i], "-r") && i + 1 < argc) {
-            rounds = atol(argv[++i]);
-        } else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
-            size = (size_t)atol(argv[++i]);
-        } else {
+            size_arg = 65536;
+        } else if (!bench_take(argc, argv, &i, opts)) {
             fprintf(stderr, "pingpong: bad argument '%s'\n", argv[i]);
             return 2;
         }
     }
+    size_t size = (size_t)size_arg;
     if (iters < 1 || rounds < 1 || size < 8) {
         fprintf(stderr, "pingpong: iterations, rounds must be >= 1 and size >= 8\n");
         return 2;

@@ -22,9 +22,11 @@ A layer includes only headers of its own layer or of layers below it:
 Generated headers (shmem.h, shmemx.h, pshmem.h, shoal_types.h) are the
 public API or data tables and may be included anywhere.
 
-A room is a folder of src/ (core/, core/memory/, core/waiting/, ext/am/,
-...).  With --objects OBJ... (the library's object files, in any order;
-CMake's $<TARGET_OBJECTS:shoal_obj>) the script also reads who calls whom
+A room is a folder of src/ (core/, core/config/, core/memory/,
+core/teams/, core/waiting/, coll/, coll/mt/, ext/am/, ...); a nested
+folder is a room of the layer its first folder names.  With --objects
+OBJ... (the library's object files, in any order; CMake's
+$<TARGET_OBJECTS:shoal_obj>) the script also reads who calls whom
 (nm: a symbol one object uses and another defines) and fails when
   - an object calls into, or reads the data of, a higher layer (a hook the
     upper layer registered is a function pointer, which nm does not see);

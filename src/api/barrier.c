@@ -1,7 +1,7 @@
 /* World synchronization of this issue: barrier_all and sync_all. */
 #include "api/export.h"
 #include "coll/coll.h"
-#include "core/sync.h"
+#include "core/teams/sync.h"
 #include "core/ops.h"
 
 SHOAL_EXPORT void pshmem_barrier_all(void)

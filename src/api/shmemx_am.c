@@ -6,7 +6,7 @@
 
 #include "api/export.h"
 #include "ext/am/am.h"
-#include "core/error.h"
+#include "core/config/error.h"
 #include "transport/net.h"
 
 _Static_assert(SHMEMX_AM_TAG_MAX == SHOAL_AM_TAGS, "tag count");

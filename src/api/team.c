@@ -1,7 +1,7 @@
 /* Team management routines. */
 #include "api/export.h"
 #include "core/ops.h"
-#include "core/team.h"
+#include "core/teams/team.h"
 
 /* A handle a query may look at: NULL for SHMEM_TEAM_INVALID (the queries
  * answer -1), fatal for a destroyed or garbage handle. */

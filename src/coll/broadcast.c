@@ -21,7 +21,7 @@
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
-#include "core/log.h"
+#include "core/config/log.h"
 
 enum { BCAST_AUTO, BCAST_GET, BCAST_TREE };
 static int algo = BCAST_AUTO;

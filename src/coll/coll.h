@@ -1,7 +1,8 @@
 /* coll/ — collective algorithms, written only against core/ops.h (put,
  * get, AMO, wait) so they run unchanged over any transport.
  * May call: core/ (ops.h, wait, errors, teams' geometry).  Never a
- * transport directly.
+ * transport directly.  Its room mt/ holds the multi-threaded collectives
+ * (mt/mt_sync.h says what it owns).
  *
  * Entry points: the world synchronization used inside the library, and one
  * function per collective family that the generated wrappers call (names
@@ -66,7 +67,7 @@ int shoal_coll_team_sync(shmem_team_t team, const char *fn);
 /* Multi-threaded team forms (shmemx_*_mt): called by each of nthreads
  * threads of every member with the same arguments and its own thread_id
  * (0..nthreads-1); each thread moves its share and returns once the whole
- * collective is complete at this PE (coll/mt_sync.h; shares: mt_*.c). */
+ * collective is complete at this PE (coll/mt/: mt_sync.h; shares: mt_*.c). */
 int shoal_coll_broadcast_mt(shmem_team_t team, void *dest, const void *source, size_t nbytes,
                             int root, int nthreads, int thread_id, const char *fn);
 int shoal_coll_fcollect_mt(shmem_team_t team, void *dest, const void *source, size_t nbytes,

@@ -1,9 +1,9 @@
 /* The collectives' configuration: their rows (coll_env_table.h) join the
- * one table of variables (core/env.h); the loader sets the algorithm
+ * one table of variables (core/config/env.h); the loader sets the algorithm
  * choices at init. */
 #include "coll/coll.h"
-#include "core/env.h"
-#include "core/log.h"
+#include "core/config/env.h"
+#include "core/config/log.h"
 
 /* COLL_ENV_<id> and rows[] from coll_env_table.h. */
 #define SHOAL_ENV_TABLE "coll/coll_env_table.h"

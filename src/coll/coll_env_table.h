@@ -1,5 +1,5 @@
-/* The collectives' environment variables, in core's form (core/env_table.h says
- * what the kinds mean; core/env.h how a layer's rows join the one table).
+/* The collectives' environment variables, in core's form (core/config/env_table.h says
+ * what the kinds mean; core/config/env.h how a layer's rows join the one table).
  * SHOAL_ENV(id, name, deprecated alias or NULL, kind, default, meaning) */
 SHOAL_ENV(COLL_REDUCE, "SHOAL_COLL_REDUCE", NULL, STRING, "auto",
           "Reduction algorithm: gather (each PE reduces everything), rsag (reduce-scatter + "

@@ -1,7 +1,7 @@
 /* Declarations shared by the files of coll/ (not used outside it). */
 #ifndef SHOAL_COLL_INTERNAL_H
 #define SHOAL_COLL_INTERNAL_H
-#include "core/sync.h"
+#include "core/teams/sync.h"
 
 /* The group of an active set, checked (fatal on bad arguments).  Returns
  * 0 for a member; -1 when this PE is not in the set, which then returns
@@ -50,7 +50,7 @@ uint64_t shoal_gather_post(const struct shoal_group *g, const void *block, size_
 const void *shoal_gather_line(const struct shoal_group *g, int i, uint64_t round, size_t *nbytes,
                               const char *fn);
 
-/* Reductions (reduce.c), shared with the multi-threaded form (mt_reduce.c).
+/* Reductions (reduce.c), shared with the multi-threaded form (mt/mt_reduce.c).
  * The bytes of n elements of `type` in dest and source, checked: a count
  * that overflows or runs past the symmetric objects is fatal, naming
  * argument `count`. */

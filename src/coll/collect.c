@@ -18,7 +18,7 @@
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
-#include "core/log.h"
+#include "core/config/log.h"
 
 static void gather_blocks(const struct shoal_group *g, void *dest, const void *source,
                           const size_t *off, const size_t *len, const char *fn)

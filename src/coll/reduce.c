@@ -24,7 +24,7 @@
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
-#include "core/log.h"
+#include "core/config/log.h"
 #include "coll/reduce_ops.h"
 
 enum { ALGO_AUTO, ALGO_GATHER, ALGO_RSAG };

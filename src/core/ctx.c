@@ -6,8 +6,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "core/error.h"
-#include "core/log.h"
+#include "core/config/error.h"
+#include "core/config/log.h"
 #include "core/ops.h"
 
 #define KNOWN_OPTIONS (SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE)

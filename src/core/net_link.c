@@ -2,9 +2,9 @@
 #include "core/net_link.h"
 
 #include "boot/boot.h"
-#include "core/env.h"
+#include "core/config/env.h"
 #include "core/ext_hooks.h"
-#include "core/log.h"
+#include "core/config/log.h"
 #include "core/ops.h"
 
 static int mapped(int pe)

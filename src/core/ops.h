@@ -14,7 +14,7 @@
 
 #include <string.h>
 #include "core/state.h"
-#include "core/error.h"
+#include "core/config/error.h"
 #include "transport/net.h"
 #include "transport/shm/shm.h"
 
@@ -251,7 +251,7 @@ static inline void shoal_amo_nbi(shmem_ctx_t ctx, int op, void *fetch, const voi
 
 /* -------------------------------------------------------------- signals */
 
-/* A collective's signal (core/sync.c): an add of 1 to the 64-bit `word` of
+/* A collective's signal (core/teams/sync.c): an add of 1 to the 64-bit `word` of
  * world PE `wpe`, which its receiver waits for; through the network it
  * leaves nothing for the next quiet to complete (shoal_net_signal). */
 static inline void shoal_signal_post(uint64_t *word, int wpe, const char *fn)

@@ -1,6 +1,11 @@
 /* core/ — PE state, configuration, errors, symmetric memory (heap and
  * static data), contexts, teams, synchronization, the wait engine.  Above
  * it, api/ and coll/ reach memory and transports only through core/ops.h.
+ * Its rooms (each says more in its main header): config/ (variables,
+ * errors, logging: env.h), memory/ (segments.h), teams/ (teams and their
+ * synchronization: sync.h), waiting/ (wait.h); the top holds this state,
+ * contexts, operations (ops.h), the runtime, the network link and the
+ * extension hooks.
  * May call: transport/shm (inline, on mapped memory), the network
  * transport through the functions of transport/net.h, boot/ and libc. */
 #ifndef SHOAL_CORE_STATE_H
@@ -10,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/error.h"
+#include "core/config/error.h"
 
 #define SHOAL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SHOAL_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -33,7 +38,7 @@ struct shoal_team {
     long config_mask;  /* as given at creation */
     uint64_t coll_seq; /* collectives this PE has entered on the team (hang reports) */
     /* Signals taken from each word of this PE's sync counters of the team
-     * (core/sync.h: they only grow). */
+     * (core/teams/sync.h: they only grow). */
     uint64_t sync_seen[SHOAL_SYNC_WORDS];
     int on_node; /* every member is on this node (reachable by load/store) */
 };
@@ -131,7 +136,7 @@ struct shoal_ctl {
     _Alignas(SHOAL_CACHELINE) uint32_t leaving;
     /* One block per live team, at the same offset on every member, for the
      * team's collectives (coll/group.h).  A team's slot is agreed on by
-     * its parent team at creation (core/team.c). */
+     * its parent team at creation (core/teams/team.c). */
     _Alignas(SHOAL_CACHELINE) struct shoal_team_block teams[SHOAL_TEAM_SLOTS];
 };
 #define SHOAL_CTL_BLOCK_SIZE ((size_t)256 * 1024)

@@ -1,5 +1,5 @@
 /* transport/env_rows.h — the form every layer's environment variables
- * take (core/env.h says how they join the one table).  A contract header,
+ * take (core/config/env.h says how they join the one table).  A contract header,
  * like transport/net.h, kept in the lowest layer that uses it: the
  * transports include it to describe their variables, core and coll to
  * describe theirs. */

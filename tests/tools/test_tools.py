@@ -268,7 +268,7 @@ def case_test_script():
 
 def env_table_names():
     """Every variable the library reads, from its one table."""
-    text = open(os.path.join(A.src, "src/core/env_table.h")).read()
+    text = open(os.path.join(A.src, "src/core/config/env_table.h")).read()
     names = re.findall(r'SHOAL_ENV\(\w+,\s*"(\w+)",\s*(?:"(\w+)"|NULL)', text)
     if len(names) < 5:
         fail("could not read env_table.h")

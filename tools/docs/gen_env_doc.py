@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generate the documentation of Shoal's environment variables from the env
-tables the library is compiled from (src/core/env_table.h and the other
+tables the library is compiled from (src/core/config/env_table.h and the other
 layers' tables), so that it cannot drift from the code.
 
     gen_env_doc.py --write                 rewrite docs/environment.md
@@ -26,7 +26,7 @@ The table: every row is
     SHOAL_ENV(id, "NAME", "ALIAS" or NULL, KIND, "default", "meaning")
 
 KIND is SIZE, BOOL, FLAG, UINT or STRING (see the table's own comment).  Rows are
-read in order from src/core/env_table.h and then from every other header
+read in order from src/core/config/env_table.h and then from every other header
 under src/ whose rows are SHOAL_ENV(...) lines (each layer's own table:
 coll/coll_env_table.h, transport/ucx/ucx_env_table.h, ...), one table after
 the other by path; the docs group them by layer.
@@ -45,7 +45,7 @@ import textwrap
 sys.dont_write_bytecode = True
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MAIN_TABLE = os.path.join('src', 'core', 'env_table.h')
+MAIN_TABLE = os.path.join('src', 'core', 'config', 'env_table.h')
 ENV_MD = os.path.join('docs', 'environment.md')
 MAN_MARK = '.\\" %ENVIRONMENT%'
 
@@ -183,7 +183,7 @@ def parse_file(path, root=ROOT):
 
 
 def table_files(root):
-    """src/core/env_table.h first, then other headers holding rows."""
+    """src/core/config/env_table.h first, then other headers holding rows."""
     files = [os.path.join(root, MAIN_TABLE)]
     row_line = re.compile(r'^\s*SHOAL_ENV\s*\(', re.M)
     for d, subdirs, names in sorted(os.walk(os.path.join(root, 'src'))):

@@ -1048,7 +1048,7 @@ EXT_FAMILIES = [
     ext_family(S_X_AM, 'shmemx_am_quiet', [single('void shmemx_am_quiet(shmem_ctx_t ctx)')]),
     # ------------------------------ multi-threaded collectives (issue 15)
     # Every one of nthreads threads of every member calls with the same
-    # arguments and its own thread_id; coll/mt_*.c (docs/mt_collectives.md).
+    # arguments and its own thread_id; coll/mt/mt_*.c (docs/mt_collectives.md).
     ext_family(S_X_MT, 'shmemx_team_broadcastmem_mt', [
         single('int shmemx_team_broadcastmem_mt(shmem_team_t team, void *dest, '
                'const void *source, size_t nelems, int PE_root, int nthreads, int thread_id)'),

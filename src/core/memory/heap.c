@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "boot/boot.h"
-#include "core/log.h"
-#include "core/sync.h"
-#include "core/error.h"
+#include "core/config/log.h"
+#include "core/teams/sync.h"
+#include "core/config/error.h"
 #include "core/memory/heap_alloc.h"
 #include "core/state.h"
 

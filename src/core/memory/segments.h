@@ -6,10 +6,10 @@
  * program's static data moved to shared memory before main
  * (data_segment.c), the user heap and its collective allocation (heap.c)
  * over the deterministic allocator (heap_alloc.c: offsets only, libc only).
- * May call: core's ground floor (state.h, error.h, log.h), sync.h for the
- * allocation's barriers, boot/ for the descriptor exchange, libc.  Called
- * by runtime.c (setup, teardown) and api/memory.c; nothing in this room
- * calls back into the rest of core.
+ * May call: core's ground floor (state.h; config/: error.h, log.h),
+ * teams/sync.h for the allocation's barriers, boot/ for the descriptor
+ * exchange, libc.  Called by runtime.c (setup, teardown) and
+ * api/memory.c; nothing in this room calls back into the rest of core.
  *
  * This header: the symmetric segments of the PEs of this node (segments.c). */
 #ifndef SHOAL_CORE_SEGMENTS_H

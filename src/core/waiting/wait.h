@@ -6,11 +6,12 @@
  * the hang records that say where each thread waits (wait_record.c).  Its
  * doorbell use: a waiter sleeps on the owner's doorbell and is woken by
  * the writer (transport/shm/shm_doorbell.h).
- * May call: core's ground floor (state.h, error.h, log.h, env.h), ops.h
- * for addressing, the network's progress (transport/net.h), the extension
- * layer only through core/ext_hooks.h (serve pending work while waiting),
- * transport/shm's doorbells, boot/hang_page.h.  Called by every layer
- * above that waits (ops, sync, coll, ext, api).
+ * May call: core's ground floor (state.h; config/: error.h, log.h,
+ * env.h), ops.h for addressing, the network's progress
+ * (transport/net.h), the extension layer only through core/ext_hooks.h
+ * (serve pending work while waiting), transport/shm's doorbells,
+ * boot/hang_page.h.  Called by every layer above that waits (ops, sync,
+ * coll, ext, api).
  *
  * This header: the wait engine (wait.c), as the waiting policy says
  * (wait_policy.h). */

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "transport/shm/shm_doorbell.h"
-#include "core/env.h"
-#include "core/log.h"
+#include "core/config/env.h"
+#include "core/config/log.h"
 #include "core/state.h"
 
 struct shoal_wait_policy shoal_wait_p = {

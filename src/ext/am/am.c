@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "core/error.h"
+#include "core/config/error.h"
 #include "core/ops.h"
 #include "ext/requests/request.h"
 #include "core/waiting/wait.h"

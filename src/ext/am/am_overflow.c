@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "ext/am/am.h"
-#include "core/error.h"
+#include "core/config/error.h"
 
 struct ovf_msg {
     struct ovf_msg *next;

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "ext/am/am.h"
-#include "core/error.h"
+#include "core/config/error.h"
 #include "transport/net.h"
 #include "core/ops.h"
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/ext_hooks.h"
-#include "core/log.h"
+#include "core/config/log.h"
 #include "ext/requests/request_ops.h"
 
 #define CHUNK_REQS 32 /* objects carved per chunk */

@@ -24,7 +24,7 @@
 
 #include <shmemx.h>
 
-#include "core/error.h"
+#include "core/config/error.h"
 #include "transport/net.h"
 #include "core/state.h"
 

@@ -1,5 +1,5 @@
-/* The UCX transport's environment variables, in core's form (core/env_table.h says
- * what the kinds mean; core/env.h how a layer's rows join the one table).
+/* The UCX transport's environment variables, in core's form (core/config/env_table.h says
+ * what the kinds mean; core/config/env.h how a layer's rows join the one table).
  * SHOAL_ENV(id, name, deprecated alias or NULL, kind, default, meaning) */
 SHOAL_ENV(
     PROGRESS_THREAD, "SHOAL_PROGRESS_THREAD", NULL, STRING, "auto",

@@ -103,7 +103,7 @@ struct ucx_state {
     int am_here;                   /* UCP_FEATURE_AM and the receive handler on this PE */
     int am;                        /* ... on every PE: messages go by ucp_am_send_nbx */
     char tls_note[512];            /* what the self endpoint uses, for describe */
-    /* Configuration (core/env_table.h). */
+    /* Configuration (core/config/env_table.h). */
     int progress_thread_cfg; /* -1 auto, 0 off, 1 on */
     long progress_interval_us;
     int dflt_policy; /* enum ucx_dflt_policy or N > 0 */

@@ -1,5 +1,5 @@
 /* Team creation and destruction (design: team.h). */
-#include "core/team.h"
+#include "core/teams/team.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sync.h"
-#include "core/error.h"
-#include "core/log.h"
+#include "core/teams/sync.h"
+#include "core/config/error.h"
+#include "core/config/log.h"
 
 /* Slots in use by teams this PE belongs to.  Only the thread calling a
  * team routine touches it, but two threads may split different teams at

@@ -1,4 +1,19 @@
-/* core/sync.h — the PEs one collective runs over (a team, or a deprecated
+/* core/teams — groups of PEs: the teams and how their members meet.
+ *
+ * Owns: the teams (team.c: the predefined teams at init, creation by
+ * splitting a parent team, whose members agree on a free slot of the
+ * control block, destruction, queries; team.h), the group one collective
+ * runs over, its signals, the dissemination barrier under
+ * shmem_barrier_all / shmem_sync_all, heap allocation and team creation,
+ * and the signature check of mismatched collectives (sync.c; this header).
+ * May call: core's ground floor (state.h; config/: error.h, log.h), ops.h
+ * (quiet, addressing, gets), waiting/ (the waits and their records), the
+ * network transport (transport/net.h: remote signals and gets),
+ * transport/shm's doorbells, libc.  Called by runtime.c (teams at init
+ * and finalize, its barriers), memory/heap.c (allocation's barriers),
+ * api/ (barrier.c, team.c) and every collective of coll/.
+ *
+ * This header: the PEs one collective runs over (a team, or a deprecated
  * active set) and the symmetric words it synchronizes through: the team's
  * block in the ctl area, or the user's pSync.  The core synchronizes
  * itself with it (shmem_barrier_all, heap allocation, team creation);

@@ -3,12 +3,12 @@
  * built on (protocol: sync.h).  Round k of member i signals member
  * (i + 2^k) mod n and waits for the signal of member (i - 2^k) mod n:
  * ceil(log2 n) rounds for any n, and a signal per round per member. */
-#include "core/sync.h"
+#include "core/teams/sync.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "core/team.h"
+#include "core/teams/team.h"
 #include "core/waiting/wait_record.h"
 
 void shoal_group_of_team(struct shoal_group *g, struct shoal_team *t)

@@ -18,7 +18,7 @@
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
-#include "coll/mt_sync.h"
+#include "coll/mt/mt_sync.h"
 #include "coll/reduce_ops.h"
 
 static void reduce_share(const struct shoal_mt *m, void *dest, const void *source, size_t n, int op,

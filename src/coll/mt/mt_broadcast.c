@@ -14,7 +14,7 @@
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
-#include "coll/mt_sync.h"
+#include "coll/mt/mt_sync.h"
 
 static void pull_share(const struct shoal_mt *m, void *dest, const void *source, size_t nbytes,
                        int root, const char *fn)

@@ -3,7 +3,7 @@
  * state.h); its collectives synchronize through its slot's block in the
  * ctl area.  Slots are agreed on by the parent team at split time, with
  * an OR-allreduce of the members' used-slot masks (so a slot is free on
- * every member of the new team).  Uses coll/group.h for that exchange. */
+ * every member of the new team), over the parent's group (sync.h). */
 #ifndef SHOAL_CORE_TEAM_H
 #define SHOAL_CORE_TEAM_H
 #include <shmem.h>

@@ -1,8 +1,24 @@
-/* coll/mt_sync.h — the threads of one PE inside one multi-threaded
- * collective (shmemx_*_mt): their rendezvous in private memory, the
- * checks of the thread arguments, and how a collective's work is split
- * into the threads' shares.  Used by the mt_*.c files of coll/ only.
- * May call: core/ (sync.h for the team's group, errors, net progress).
+/* coll/mt — the multi-threaded collectives (shmemx_*_mt,
+ * docs/mt_collectives.md).
+ *
+ * Owns: the threads' rendezvous, the checks of their arguments and their
+ * shares of the work (mt_sync.c; this header), broadcast
+ * (mt_broadcast.c), fcollect and alltoall (mt_blocks.c), reductions
+ * (mt_reduce.c), and the size from which the threads split the data
+ * (shoal_coll_mt_config, set by coll_env.c).
+ * May call: coll's top room (coll.h: the single-threaded collectives a
+ * small call falls back to; coll_internal.h: buffer checks, the
+ * reductions' ranges, team_sync.c's team check; reduce_ops.h), core/
+ * (teams/sync.h for the team's group, ops.h for the gets and puts,
+ * config/error.h, waiting/wait_policy.h and wait_record.h for the
+ * threads' waits), transport/net.h (the network's progress while the
+ * threads wait); not ext/.  Called by the generated shmemx _mt wrappers,
+ * through coll.h.
+ *
+ * This header: the threads of one PE inside one multi-threaded
+ * collective: their rendezvous in private memory, the checks of the
+ * thread arguments, and how a collective's work is split into the
+ * threads' shares.  Used by the files of coll/mt/ only.
  *
  * Protocol.  Every thread of the call arrives at a rendezvous of the
  * team's thread state (one per team slot, private to the PE); thread 0,
@@ -18,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/sync.h"
+#include "core/teams/sync.h"
 
 /* Most threads of one PE in one collective (a bitmap finds two threads
  * that pass the same thread_id). */

@@ -15,7 +15,7 @@
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
-#include "coll/mt_sync.h"
+#include "coll/mt/mt_sync.h"
 
 /* Bytes [lo, hi) of dest; block j's bytes start at `src_off` in member
  * j's source. */

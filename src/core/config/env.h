@@ -1,8 +1,22 @@
-/* Configuration read from the environment.
+/* core/config — what the PE was told and what it says: configuration,
+ * errors, logging.
+ *
+ * Owns: the environment variables (env.c: core's rows in env_table.h
+ * parsed into struct shoal_config, and the one table every layer's rows
+ * join), fatal errors and warnings with the fast-path checks' cold ends
+ * (error.c, error.h), and logging (log.c, log.h: SHOAL_LOG).
+ * May call: core/state.h (the PE's number, its segments and the world
+ * team, for messages), boot/boot.h (a fatal error ends the job through
+ * the bootstrap's abort), the network transport's rows
+ * (shoal_net_env_layer, transport/net.h), libc; nothing else of core.  Called by every layer
+ * above (errors, logging), runtime.c (loading and printing the table) and
+ * the layers that register rows (shoal_env_register).
+ *
+ * This header: configuration read from the environment.
  *
  * Each layer owns the rows of the variables it reads, all in one form
  * (SHOAL_ENV(id, name, alias, kind, default, meaning)): core in
- * core/env_table.h, the collectives in coll/coll_env_table.h, the UCX
+ * core/config/env_table.h, the collectives in coll/coll_env_table.h, the UCX
  * transport in transport/ucx/ucx_env_table.h.  Core parses its own rows
  * into struct shoal_config; every other layer registers its rows with a
  * loader (shoal_env_register, from a constructor), which core runs at
@@ -20,7 +34,7 @@ void shoal_env_register(struct shoal_env_layer *layer);
 
 enum shoal_env_id {
 #define SHOAL_ENV(id, name, alias, kind, def, meaning) SHOAL_ENV_##id,
-#include "core/env_table.h"
+#include "core/config/env_table.h"
 #undef SHOAL_ENV
     SHOAL_ENV_COUNT
 };

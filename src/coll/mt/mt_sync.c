@@ -3,7 +3,7 @@
  * one team are called in the same order by every member, so one state per
  * team is never used by two collectives at once, while collectives on two
  * different teams (by two sets of threads) do not share one. */
-#include "coll/mt_sync.h"
+#include "coll/mt/mt_sync.h"
 
 #include <limits.h>
 #include <linux/futex.h>

@@ -1,5 +1,5 @@
 /* Logging (log.h). */
-#include "core/log.h"
+#include "core/config/log.h"
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* Reading and validating the environment (core's rows: env_table.h; the
  * other layers' rows arrive through shoal_env_register, see env.h). */
-#include "core/env.h"
-#include "core/log.h"
+#include "core/config/env.h"
+#include "core/config/log.h"
 #include "transport/net.h"
 
 #include <ctype.h>
@@ -14,7 +14,7 @@
 static const struct shoal_env_row rows[SHOAL_ENV_COUNT] = {
 #define SHOAL_ENV(id, name, alias, kind, def, meaning) \
     [SHOAL_ENV_##id] = SHOAL_ENV_ROW(name, alias, kind, def, meaning),
-#include "core/env_table.h"
+#include "core/config/env_table.h"
 #undef SHOAL_ENV
 };
 

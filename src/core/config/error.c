@@ -1,7 +1,7 @@
 /* Fatal errors and warnings: one line naming the PE, the routine and the
  * argument, an optional backtrace (SHMEM_DEBUG), then the job goes down
  * through the bootstrap so the launcher reports it and kills the others. */
-#include "core/error.h"
+#include "core/config/error.h"
 
 #include <execinfo.h>
 #include <stdarg.h>
