@@ -217,12 +217,15 @@ def sysv_shortage(max_pes):
 
 
 # --network: every implementation forced onto its network path over UCX's
-# tcp transport on this one machine (issue 25's comparison).  Shoal: every
-# PE through UCX and the job split into two pretend nodes; Open MPI: its
-# ucx pml and spml with the transports and devices it otherwise refuses
-# (without the pml options its collectives stay in shared memory).
-SHOAL_NETWORK_ARGS = ["-x", "SHOAL_TRANSPORTS=ucx", "-x", "UCX_TLS=tcp",
-                      "-x", "SHOAL_SPLIT_NODES=2"]
+# tcp transport on this one machine (issue 25's comparison).  Shoal: each
+# PE a pretend node of its own (SHOAL_SPLIT_NODES at least the PE count), so
+# every other PE is reached through UCX and this PE by load/store, as on a
+# cluster with a PE per node (SHOAL_TRANSPORTS=ucx would also send a PE's
+# operations on itself through the tcp loopback: a test mode); Open MPI:
+# its ucx pml and spml with the transports and devices it otherwise refuses
+# (without the pml options its collectives stay in shared memory), and
+# UCX's `self` transport for a PE's operations on itself.
+SHOAL_NETWORK_ARGS = ["-x", "UCX_TLS=tcp", "-x", "SHOAL_SPLIT_NODES=4096"]
 OPENMPI_NETWORK_ARGS = ["--mca", "pml", "ucx", "--mca", "spml", "ucx",
                         "--mca", "pml_ucx_tls", "any", "--mca", "pml_ucx_devices", "any",
                         "-x", "UCX_TLS=tcp,self"]
@@ -1206,9 +1209,9 @@ def main():
                          "stopped after the last job and end by themselves if the driver is "
                          "killed")
     ap.add_argument("--network", action="store_true",
-                    help="the network path on this machine: Shoal with every PE through UCX "
-                         "tcp, split into 2 pretend nodes; --impl openmpi with its ucx pml and "
-                         "spml over tcp,self (with --pes 2,4)")
+                    help="the network path on this machine: Shoal with every other PE "
+                         "through UCX tcp (each PE a pretend node); --impl openmpi with its ucx "
+                         "pml and spml over tcp,self (with --pes 2,4)")
     ap.add_argument("--dry-run", action="store_true", help="print the jobs and stop")
     args = ap.parse_args()
 
@@ -1245,8 +1248,8 @@ def main():
     impls = [Impl("shoal", str(shoal_build / "bin" / "oshcc"),
                   str(shoal_build / "bin" / "oshrun"),
                   list(SHOAL_NETWORK_ARGS) if args.network else [],
-                  why=[(SHOAL_NETWORK_ARGS, "--network: every PE through UCX tcp, two pretend "
-                        "nodes")] if args.network else [])]
+                  why=[(SHOAL_NETWORK_ARGS, "--network: every other PE through UCX tcp, each "
+                        "PE a pretend node")] if args.network else [])]
     max_pes = max(args.pes) * max(args.threads)
     for spec in args.impl:
         impl = parse_impl(spec, max_pes, args.network)

@@ -55,6 +55,18 @@ int shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int si
             warn_outsider_once(start, log_stride, size, fn);
         return -1;
     }
+    /* The set of every PE (most programs' only one) runs on the world
+     * team's state and leaves pSync alone, which keeps its initial values:
+     * its signals then only grow (a consumed one costs an AMO on this PE,
+     * through the network a round trip), and small broadcasts on one node
+     * take the ring, without acknowledgements.  Under
+     * SHMEM_THREAD_MULTIPLE threads may run collectives on the same set
+     * at once with different pSync arrays, so there pSync is used. */
+    if (start == 0 && size == shoal_g.n_pes && (stride == 1 || size == 1) &&
+        shoal_g.thread_level != SHMEM_THREAD_MULTIPLE) {
+        shoal_group_of_team(g, &shoal_team_world);
+        return 0;
+    }
     /* pSync must be symmetric: checked where a peer first signals it. */
     g->start = start;
     g->stride = (int)stride;

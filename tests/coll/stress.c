@@ -730,6 +730,39 @@ static void mode_aset(void)
         shmem_barrier_all();
     }
 
+    /* 2b. The set of every PE interleaved with SHMEM_TEAM_WORLD's
+     *     collectives, no other synchronization: the set's broadcasts
+     *     (alternating pSyncs, each into its own dest), the team's
+     *     broadcast and reduction, and shmem_sync on the set. */
+    shmem_barrier_all();
+    for (int it = 0; it < iters; it++) {
+        int root = (it / 3) % npes;
+        int64_t *s = (int64_t *)src, *ra = (int64_t *)(dst + (size_t)(it % 2) * SLOT),
+                *rt = (int64_t *)(dst + 2 * SLOT), *rs = rt + 8;
+        PHASE("aset: every PE's set and SHMEM_TEAM_WORLD interleaved, iteration %d", it);
+        for (int i = 0; i < 4; i++)
+            s[i] = (int64_t)me * 1000 + it * 10 + i;
+        shmem_broadcast64(ra, s, 4, root, 0, 0, npes, it % 2 ? psA : psB);
+        shmem_broadcastmem(SHMEM_TEAM_WORLD, rt, s, 4 * sizeof(int64_t), (root + 1) % npes);
+        shmem_int64_sum_reduce(SHMEM_TEAM_WORLD, rs, s, 4);
+        shmem_sync(0, 0, npes, psBar);
+        for (int i = 0; i < 4; i++) {
+            if (me != root)
+                CHECK_MSG(ra[i] == (int64_t)root * 1000 + it * 10 + i,
+                          "set broadcast64 from PE %d: element %d = %lld", root, i,
+                          (long long)ra[i]);
+            CHECK_MSG(rt[i] == (int64_t)((root + 1) % npes) * 1000 + it * 10 + i,
+                      "team broadcast: element %d = %lld", i, (long long)rt[i]);
+            CHECK_MSG(rs[i] == (int64_t)npes * (npes - 1) / 2 * 1000 +
+                                   (int64_t)npes * (it * 10 + i),
+                      "team sum: element %d = %lld", i, (long long)rs[i]);
+        }
+        /* The next broadcast writes ra's other slot, the team's rt and rs:
+         * every PE has read them before it leaves the next shmem_sync. */
+        shmem_sync(0, 0, npes, psBar);
+    }
+    shmem_barrier_all();
+
     /* 3. pSyncs restored */
     PHASE("aset: pSync restored");
     shmem_barrier_all();
