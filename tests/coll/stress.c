@@ -753,8 +753,8 @@ static void mode_aset(void)
                           (long long)ra[i]);
             CHECK_MSG(rt[i] == (int64_t)((root + 1) % npes) * 1000 + it * 10 + i,
                       "team broadcast: element %d = %lld", i, (long long)rt[i]);
-            CHECK_MSG(rs[i] == (int64_t)npes * (npes - 1) / 2 * 1000 +
-                                   (int64_t)npes * (it * 10 + i),
+            CHECK_MSG(rs[i] ==
+                          (int64_t)npes * (npes - 1) / 2 * 1000 + (int64_t)npes * (it * 10 + i),
                       "team sum: element %d = %lld", i, (long long)rs[i]);
         }
         /* The next broadcast writes ra's other slot, the team's rt and rs:
