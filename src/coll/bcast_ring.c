@@ -15,6 +15,7 @@
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 #include "core/waiting/wait.h"
+#include "core/waiting/wait_policy.h"
 #include "core/waiting/wait_record.h"
 
 static struct shoal_bcast_ring *ring_of(const struct shoal_group *g, int i)
@@ -53,12 +54,29 @@ void shoal_bcast_round_end(const struct shoal_group *g, uint64_t round)
     shoal_bell_ring_if_armed(shoal_bell_of(shoal_g.my_pe));
 }
 
+/* Round `round`'s data into member `child`'s line `idx`. */
+static void send_line(const struct shoal_group *g, int child, uint64_t round, unsigned idx,
+                      const void *data, size_t nbytes, const char *fn)
+{
+    shoal_bcast_wait_child(g, child,
+                           round > SHOAL_BCAST_RING_SLOTS ? round - SHOAL_BCAST_RING_SLOTS : 0, fn);
+    struct shoal_bcast_line *out = &ring_of(g, child)->line[idx];
+    memcpy(out->data, data, nbytes);
+    __atomic_store_n(&out->round, round, __ATOMIC_RELEASE);
+    shoal_bell_ring_if_armed(shoal_bell_of(shoal_group_pe(g, child)));
+}
+
 /* The binomial tree of broadcast.c, one line per hop: wait for my line
- * (not the root), pass it on to my children, copy it into dest. */
+ * (not the root), pass it on to my children, copy it into dest.  Where the
+ * node's PEs outnumber its CPUs (the placement, the same on every member)
+ * the root writes every member's line itself: a member then waits for the
+ * root alone, not for a parent that may not be running (4 PEs on 2 cores:
+ * the members that waited for a forwarding parent). */
 void shoal_bcast_ring(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
                       int root, int update_root, const char *fn)
 {
     const int n = g->size, r = (g->me - root + n) % n;
+    const int flat = shoal_wait_p.node_pes > shoal_wait_p.node_cpus;
     const uint64_t round = shoal_bcast_round_begin(g);
     const unsigned idx = (unsigned)((round - 1) % SHOAL_BCAST_RING_SLOTS);
     const unsigned char *data = source;
@@ -67,7 +85,8 @@ void shoal_bcast_ring(const struct shoal_group *g, void *dest, const void *sourc
         while (!(r & mask))
             mask <<= 1;
         struct shoal_bcast_line *in = &g->ring->line[idx];
-        shoal_wait_note_peer(g->team_slot, g->seq, shoal_group_pe(g, (r - mask + root) % n),
+        shoal_wait_note_peer(g->team_slot, g->seq,
+                             shoal_group_pe(g, flat ? root : (r - mask + root) % n),
                              "its broadcast data");
         shoal_wait_until(SHOAL_W_U64, &in->round, SHMEM_CMP_GE, &round, fn);
         shoal_wait_note_clear();
@@ -77,17 +96,13 @@ void shoal_bcast_ring(const struct shoal_group *g, void *dest, const void *sourc
         while (mask < n)
             mask <<= 1;
     }
-    for (int m = mask >> 1; m >= 1; m >>= 1) {
-        if (r + m >= n)
-            continue;
-        const int child = (r + m + root) % n;
-        shoal_bcast_wait_child(
-            g, child, round > SHOAL_BCAST_RING_SLOTS ? round - SHOAL_BCAST_RING_SLOTS : 0, fn);
-        struct shoal_bcast_line *out = &ring_of(g, child)->line[idx];
-        memcpy(out->data, data, nbytes);
-        __atomic_store_n(&out->round, round, __ATOMIC_RELEASE);
-        shoal_bell_ring_if_armed(shoal_bell_of(shoal_group_pe(g, child)));
-    }
+    if (flat && r == 0)
+        for (int c = 1; c < n; c++)
+            send_line(g, (c + root) % n, round, idx, data, nbytes, fn);
+    else if (!flat)
+        for (int m = mask >> 1; m >= 1; m >>= 1)
+            if (r + m < n)
+                send_line(g, (r + m + root) % n, round, idx, data, nbytes, fn);
     if (r != 0 || (update_root && dest != source))
         memmove(dest, data, nbytes);
     shoal_bcast_round_end(g, round);
