@@ -70,8 +70,7 @@ static void send_line(const struct shoal_group *g, int child, uint64_t round, un
  * (not the root), pass it on to my children, copy it into dest.  Where the
  * node's PEs outnumber its CPUs (the placement, the same on every member)
  * the root writes every member's line itself: a member then waits for the
- * root alone, not for a parent that may not be running (4 PEs on 2 cores:
- * the members that waited for a forwarding parent). */
+ * root alone, not for a parent that may not be running. */
 void shoal_bcast_ring(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
                       int root, int update_root, const char *fn)
 {
