@@ -125,7 +125,23 @@ static void collect_group(const struct shoal_group *g, void *dest, const void *s
 }
 
 /* collect (sizes may differ between PEs: the signature check skips them)
- * and fcollect: the gather line when it can hold the blocks, else blocks. */
+ * and fcollect: the gather line when it can hold the blocks (a team on
+ * this node, or the active set of every PE there), else blocks. */
+static void collect_any(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
+                        int fixed, const char *fn)
+{
+    check_buffers(g, dest, source, nbytes, fixed, fn);
+    int line = (!fixed || nbytes <= SHOAL_GATHER_INLINE) && shoal_gather_usable(g);
+    SHOAL_LOG(SHOAL_LOG_COLL, SHOAL_LOG_DEBUG, "%s: %zu bytes: %s", fn, nbytes,
+              line ? "gather line" : "blocks");
+    if (line && fixed)
+        fcollect_ring(g, dest, source, nbytes, fn);
+    else if (line)
+        collect_ring(g, dest, source, nbytes, fn);
+    else
+        collect_group(g, dest, source, nbytes, fixed, fn);
+}
+
 static int collect_team(shmem_team_t team, void *dest, const void *source, size_t nbytes, int fixed,
                         const char *fn)
 {
@@ -134,16 +150,7 @@ static int collect_team(shmem_team_t team, void *dest, const void *source, size_
     struct shoal_group g;
     shoal_group_of_team(&g, team);
     shoal_group_debug_check(&g, fn, fixed ? nbytes : 0, 0);
-    check_buffers(&g, dest, source, nbytes, fixed, fn);
-    int line = (!fixed || nbytes <= SHOAL_GATHER_INLINE) && shoal_gather_usable(&g);
-    SHOAL_LOG(SHOAL_LOG_COLL, SHOAL_LOG_DEBUG, "%s: %zu bytes: %s", fn, nbytes,
-              line ? "gather line" : "blocks");
-    if (line && fixed)
-        fcollect_ring(&g, dest, source, nbytes, fn);
-    else if (line)
-        collect_ring(&g, dest, source, nbytes, fn);
-    else
-        collect_group(&g, dest, source, nbytes, fixed, fn);
+    collect_any(&g, dest, source, nbytes, fixed, fn);
     return 0;
 }
 
@@ -165,8 +172,7 @@ void shoal_coll_aset_collect(void *dest, const void *source, size_t nbytes, int 
     struct shoal_group g;
     if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
         return;
-    check_buffers(&g, dest, source, nbytes, 0, fn);
-    collect_group(&g, dest, source, nbytes, 0, fn);
+    collect_any(&g, dest, source, nbytes, 0, fn);
 }
 
 void shoal_coll_aset_fcollect(void *dest, const void *source, size_t nbytes, int start,
@@ -175,6 +181,5 @@ void shoal_coll_aset_fcollect(void *dest, const void *source, size_t nbytes, int
     struct shoal_group g;
     if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
         return;
-    check_buffers(&g, dest, source, nbytes, 1, fn);
-    collect_group(&g, dest, source, nbytes, 1, fn);
+    collect_any(&g, dest, source, nbytes, 1, fn);
 }

@@ -179,9 +179,12 @@ void shoal_wait_policy_init(const struct shoal_config *cfg)
     p->fit.spin_ns = (uint64_t)(cfg->wait_spin_us >= 0 ? cfg->wait_spin_us : 10000) * 1000u;
     p->fit.yield_ns = 0;
     p->fit.check_every = 64;
-    /* Oversubscribed: give the CPU away for a while before sleeping (a
-     * yield is cheaper than a futex round trip when the peer runs soon). */
-    p->over.spin_ns = (uint64_t)(cfg->wait_spin_us >= 0 ? cfg->wait_spin_us : 2) * 1000u;
+    /* Oversubscribed: give the CPU away at once, for a while before
+     * sleeping (a yield is cheaper than a futex round trip when the peer
+     * runs soon).  A spin first only delays the PE being waited for, which
+     * may be the one this yield lets run: OSU's barrier at 4 PEs on 2
+     * cores took 10.7-13.4 us after a 2 us spin, 5.5-6.0 without. */
+    p->over.spin_ns = (uint64_t)(cfg->wait_spin_us >= 0 ? cfg->wait_spin_us : 0) * 1000u;
     p->over.yield_ns = 50000;
     p->over.check_every = 1;
     long sleep_us = cfg->wait_sleep_max_us > 0 ? cfg->wait_sleep_max_us

@@ -5,9 +5,9 @@
  *                  masks: spin with `pause` (no yield) and sleep only after
  *                  a long idle (SHOAL_WAIT_SPIN_US, default 10 ms), so an
  *                  arrival is seen within nanoseconds;
- *   oversubscribed more PEs, or more running threads, than those CPUs: spin
- *                  2 us, yield for 50 us, then sleep on the doorbell, so that
- *                  the thread being waited for can run.
+ *   oversubscribed more PEs, or more running threads, than those CPUs: yield
+ *                  for 50 us, then sleep on the doorbell, so that the thread
+ *                  being waited for can run.
  * The masks are published in the ctl blocks at init (any launcher, any
  * binding); each PE's running threads (state R in /proc/self/task) are
  * counted by its waiters at most every 50 ms and published there too, so
