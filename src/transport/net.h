@@ -104,6 +104,15 @@ void shoal_net_progress(void);
  * sleep): the transport serves what arrives by itself from now on, where
  * it can (the UCX progress thread ends its nap). */
 void shoal_net_idle(void);
+/* The calling thread is inside a Shoal call that waits, and progresses the
+ * network while it has to (the UCX progress thread keeps out of its way;
+ * a plain store, for every wait). */
+void shoal_net_attend(void);
+/* Is a thread of this name (/proc/self/task/N/comm, `len` bytes) one the
+ * transport runs beside the application's (UCX's async thread, the
+ * progress thread), asleep while the application progresses?  The waiting
+ * policy does not count those among the threads that compete for the CPUs. */
+int shoal_net_helper_thread(const char *name, size_t len);
 /* Lines for shmem-info / SHMEM_INFO (`initialized`: inside shmem_init). */
 void shoal_net_describe(FILE *f, const char *prefix, int initialized);
 /* Which transports this build has, e.g. "shm" or "shm, ucx (UCX 1.13.1)". */

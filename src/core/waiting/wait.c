@@ -291,6 +291,11 @@ static int set_ready(void *arg)
 
 static void wait_set(struct set_q *q, const char *fn)
 {
+    /* Also when the value is already here (the transport's helper thread
+     * may have applied it): this thread will progress the network itself
+     * when it has to wait, so the helper keeps out of its way. */
+    if (shoal_g.net_active)
+        shoal_net_attend();
     if (set_ready(q))
         return;
     struct shoal_waiter w;

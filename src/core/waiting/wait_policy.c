@@ -13,6 +13,7 @@
 #include "core/config/env.h"
 #include "core/config/log.h"
 #include "core/state.h"
+#include "transport/net.h"
 
 struct shoal_wait_policy shoal_wait_p = {
     .fit = {.spin_ns = 50000, .yield_ns = 50000, .check_every = 64},
@@ -77,7 +78,8 @@ static int node_cpus(void)
     return n;
 }
 
-/* Threads of this process that are running or runnable now (state R). */
+/* Threads of this process that are running or runnable now (state R),
+ * the network transport's helper thread not counted. */
 static int running_threads(void)
 {
     DIR *d = opendir("/proc/self/task");
@@ -99,7 +101,12 @@ static int running_threads(void)
             continue;
         buf[k] = 0;
         const char *paren = strrchr(buf, ')'); /* the command may hold spaces */
-        if (paren && paren[1] == ' ' && paren[2] == 'R')
+        const char *name = strchr(buf, '(');
+        if (!paren || !name || paren < name)
+            continue;
+        if (shoal_net_helper_thread(name + 1, (size_t)(paren - name - 1)))
+            continue; /* the transport's threads sleep while we poll */
+        if (paren[1] == ' ' && paren[2] == 'R')
             n++;
     }
     closedir(d);

@@ -124,6 +124,15 @@ void shoal_net_progress(void) {}
 
 void shoal_net_idle(void) {}
 
+void shoal_net_attend(void) {}
+
+int shoal_net_helper_thread(const char *name, size_t len)
+{
+    (void)name;
+    (void)len;
+    return 0;
+}
+
 void shoal_net_describe(FILE *f, const char *prefix, int initialized)
 {
     (void)initialized;

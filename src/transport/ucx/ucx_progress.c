@@ -44,13 +44,18 @@ static inline void target_give(void)
     __atomic_store_n(&target_busy, 0, __ATOMIC_RELEASE);
 }
 
+void shoal_net_attend(void)
+{
+    if (!__atomic_load_n(&ucx_g.app_polled, __ATOMIC_RELAXED))
+        __atomic_store_n(&ucx_g.app_polled, 1, __ATOMIC_RELAXED);
+}
+
 void ucx_progress_target(void)
 {
     /* An application thread polls: the progress thread steps back, also
      * when it holds the worker itself (else both would poll, and on a
      * full node the spare poller takes a core from a peer's sender). */
-    if (!__atomic_load_n(&ucx_g.app_polled, __ATOMIC_RELAXED))
-        __atomic_store_n(&ucx_g.app_polled, 1, __ATOMIC_RELAXED);
+    shoal_net_attend();
     if (!target_take())
         return;
     ucp_worker_progress(ucx_g.target);
@@ -161,6 +166,17 @@ static void wake_local_waiters(void)
  * spinning application thread for every message would cost more than it
  * saves. */
 #define NAP_GROWTH 16
+#define PROGRESS_THREAD_NAME "shoal-progress"
+
+int shoal_net_helper_thread(const char *name, size_t len)
+{
+    /* UCX's own: "async" (UCX_ASYNC_MODE=thread: connection events). */
+    static const char *const helpers[] = {PROGRESS_THREAD_NAME, "async"};
+    for (size_t i = 0; i < sizeof helpers / sizeof helpers[0]; i++)
+        if (strlen(helpers[i]) == len && !memcmp(name, helpers[i], len))
+            return 1;
+    return 0;
+}
 
 #if defined(__SANITIZE_THREAD__)
 void __tsan_ignore_thread_begin(void);
@@ -307,6 +323,7 @@ int ucx_progress_thread_run(void)
         kick_fd = -1;
         return -1;
     }
+    pthread_setname_np(ucx_g.progress_tid, PROGRESS_THREAD_NAME);
     ucx_g.progress_on = 1;
     return 0;
 }
