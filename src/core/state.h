@@ -168,6 +168,8 @@ struct shoal_state {
     /* Cold. */
     int my_pe, n_pes;
     int n_local; /* PEs on this node */
+    int n_host;  /* PEs on this machine (more than n_local where some are reached through
+                    the network: SHOAL_TRANSPORTS=ucx, SHOAL_SPLIT_NODES) */
     int thread_level;
     int init_count; /* nested init/finalize pairs */
     int finalized;  /* the last finalize has run */

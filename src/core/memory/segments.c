@@ -250,10 +250,12 @@ static int check_cards(const struct pe_card *mine, int me, int n, size_t heap_si
 static void assign_slots(const struct pe_card *mine, int me, int n, int all_remote, long split)
 {
     n_local = 0;
+    shoal_g.n_host = 0;
     for (int pe = 0; pe < n; pe++) {
-        int local = !strcmp(cards[pe].host, mine->host) &&
-                    !strcmp(cards[pe].boot_id, mine->boot_id) && (!all_remote || pe == me) &&
-                    (long)pe * split / n == (long)me * split / n;
+        int host = !strcmp(cards[pe].host, mine->host) && !strcmp(cards[pe].boot_id, mine->boot_id);
+        shoal_g.n_host += host;
+        int local =
+            host && (!all_remote || pe == me) && (long)pe * split / n == (long)me * split / n;
         slots[pe] = local ? n_local : -1;
         if (local)
             pe_of_slot[n_local++] = pe;

@@ -177,9 +177,15 @@ const struct shoal_wait_phase *shoal_wait_phase_now(uint64_t now_ns)
 void shoal_wait_policy_init(const struct shoal_config *cfg)
 {
     struct shoal_wait_policy *p = &shoal_wait_p;
-    p->node_pes = shoal_g.n_local;
-    p->node_cpus = node_cpus();
     p->online_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    /* PEs of this machine reached through the network (pretend nodes,
+     * SHOAL_TRANSPORTS=ucx) compete for its CPUs too, and their masks are
+     * not mapped here: then the machine's CPUs count (4 PEs on 2 cores,
+     * each a pretend node, had spun for their time slice on a CPU whose
+     * other PE they waited for: a barrier over tcp took 1.9 ms). */
+    const int unmapped = shoal_g.n_host > shoal_g.n_local;
+    p->node_pes = unmapped ? shoal_g.n_host : shoal_g.n_local;
+    p->node_cpus = unmapped ? p->online_cpus : node_cpus();
     p->my_cpus = shoal_my_ctl()->cpu_mask_cpus;
     p->forced = cfg->wait_policy;
     p->never_sleep = cfg->wait_policy == 1;
