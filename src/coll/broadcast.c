@@ -87,11 +87,13 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
         shoal_group_signal(g, child, SHOAL_GROUP_TREE_WORD, fn);
         children++;
     }
-    shoal_quiet(SHMEM_CTX_DEFAULT, fn);
     if (!acks) {
+        shoal_quiet(SHMEM_CTX_DEFAULT, fn);
         shoal_bcast_round_end(g, round);
         return;
     }
+    /* No quiet: a child acknowledges once it saw its signal, which the
+     * fence ordered after its data (a quiet here was a round trip more). */
     for (int k = 0; k < children; k++)
         shoal_group_wait(g, TREE_ACK_WORD, fn); /* that subtree has its data */
     if (parent >= 0)
