@@ -174,6 +174,17 @@ void shoal_net_signal(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value,
     __atomic_store_n(&w->signalled, 1, __ATOMIC_RELAXED);
     ucx_wait(w, issue_amo(w, SHOAL_AMO_ADD, NULL, word, 8, value, 0, pe, fn), fn, pe,
              "atomic add (signal)");
+    /* Complete locally is not yet sent: over tcp the first messages of a
+     * new connection wait in the endpoint until its set-up ends, which
+     * takes this PE's progress, and a PE that leaves a barrier to compute
+     * would hold its peers there.  The first signal to a peer is flushed
+     * (a round trip, once per worker and peer). */
+    if (UCX_UNLIKELY(!__atomic_load_n(&w->ep_wired[pe], __ATOMIC_RELAXED))) {
+        ucp_request_param_t p;
+        p.op_attr_mask = 0;
+        ucx_wait(w, ucp_ep_flush_nbx(w->eps[pe], &p), fn, pe, "flush (first signal)");
+        __atomic_store_n(&w->ep_wired[pe], 1, __ATOMIC_RELAXED);
+    }
 }
 
 void ucx_post_amo(struct ucx_worker *w, int op, void *fetch, const void *dest, unsigned size,

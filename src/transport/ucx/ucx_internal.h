@@ -45,6 +45,7 @@ struct ucx_worker {
     int dirty;                    /* something posted since the last flush */
     int signalled;                /* shoal_net_signal since the last whole flush */
     unsigned char *ep_dirty;      /* [n_pes]: posted to that peer since the last flush */
+    unsigned char *ep_wired;      /* [n_pes]: a signal to that peer was flushed once */
     int *dirty_pes;               /* [UCX_FLUSH_EPS_MAX] the peers with ep_dirty set */
     int n_dirty;                  /* > UCX_FLUSH_EPS_MAX: flush the whole worker */
     int id;                       /* creation order, for messages */

@@ -70,8 +70,9 @@ static struct ucx_worker *create(ucs_thread_mode_t mode, const char *fn)
     w->eps = calloc((size_t)n, sizeof *w->eps);
     w->rkeys = calloc(2 * (size_t)n, sizeof *w->rkeys);
     w->ep_dirty = calloc((size_t)n, 1);
+    w->ep_wired = calloc((size_t)n, 1);
     w->dirty_pes = calloc(UCX_FLUSH_EPS_MAX, sizeof *w->dirty_pes);
-    if (!w->eps || !w->rkeys || !w->ep_dirty || !w->dirty_pes)
+    if (!w->eps || !w->rkeys || !w->ep_dirty || !w->ep_wired || !w->dirty_pes)
         goto fail;
     ucp_worker_params_t wp;
     memset(&wp, 0, sizeof wp);
@@ -96,6 +97,7 @@ fail:
     free(w->eps);
     free(w->rkeys);
     free(w->ep_dirty);
+    free(w->ep_wired);
     free(w->dirty_pes);
     free(w);
     return NULL;
@@ -223,6 +225,7 @@ void ucx_worker_pool_fini(void)
         free(w->eps);
         free(w->rkeys);
         free(w->ep_dirty);
+        free(w->ep_wired);
         free(w->dirty_pes);
         free(w);
         w = next;
