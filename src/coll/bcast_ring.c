@@ -75,7 +75,7 @@ void shoal_bcast_ring(const struct shoal_group *g, void *dest, const void *sourc
                       int root, int update_root, const char *fn)
 {
     const int n = g->size, r = (g->me - root + n) % n;
-    const int flat = shoal_wait_p.node_pes > shoal_wait_p.node_cpus;
+    const int flat = shoal_wait_pes_exceed_cpus();
     const uint64_t round = shoal_bcast_round_begin(g);
     const unsigned idx = (unsigned)((round - 1) % SHOAL_BCAST_RING_SLOTS);
     const unsigned char *data = source;

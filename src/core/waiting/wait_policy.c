@@ -79,7 +79,7 @@ static int node_cpus(void)
 }
 
 /* Threads of this process that are running or runnable now (state R),
- * the network transport's helper thread not counted. */
+ * the network transport's helper threads not counted. */
 static int running_threads(void)
 {
     DIR *d = opendir("/proc/self/task");
@@ -152,7 +152,7 @@ static void decide(void)
     /* Other jobs' load is the scheduler's business (it shares the CPUs
      * fairly, and a spinning waiter then only spends its own share): only
      * this job's PEs and threads decide.  The machine's count is shown. */
-    int over = p->node_pes > p->node_cpus || running > p->node_cpus;
+    int over = shoal_wait_pes_exceed_cpus() || running > p->node_cpus;
     if (over != __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED))
         SHOAL_LOG(SHOAL_LOG_WAIT, SHOAL_LOG_DEBUG,
                   "waiting policy now %s: %d PEs, %d running threads, %d CPUs",
@@ -204,7 +204,7 @@ void shoal_wait_policy_init(const struct shoal_config *cfg)
                     : shoal_doorbell_exact()   ? 100000
                                                : 1000;
     p->sleep_ns = sleep_us * 1000;
-    p->oversubscribed = p->forced == 2 || (p->forced == 0 && p->node_pes > p->node_cpus);
+    p->oversubscribed = p->forced == 2 || (p->forced == 0 && shoal_wait_pes_exceed_cpus());
 }
 
 void shoal_wait_describe(FILE *f, const char *prefix)

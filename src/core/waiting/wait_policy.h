@@ -40,6 +40,13 @@ struct shoal_wait_policy {
 };
 extern struct shoal_wait_policy shoal_wait_p;
 
+/* More PEs on this node than CPUs for them (the placement at init, the
+ * same on every PE of the node; running threads aside). */
+static inline int shoal_wait_pes_exceed_cpus(void)
+{
+    return shoal_wait_p.node_pes > shoal_wait_p.node_cpus;
+}
+
 /* The phases of a wait that begins to block now. */
 const struct shoal_wait_phase *shoal_wait_phase_now(uint64_t now_ns);
 

@@ -100,7 +100,6 @@ struct ucx_state {
     char *blob;                    /* storage of the above */
     int cpu_atomics;               /* UCX_ATOMIC_MODE=cpu */
     int sw_emulated;               /* RMA or AMO need the target's progress */
-    int amo_cpu;                   /* no PE's lanes do atomics in a device (ucx_lanes.c) */
     int am_here;                   /* UCP_FEATURE_AM and the receive handler on this PE */
     int am;                        /* ... on every PE: messages go by ucp_am_send_nbx */
     char tls_note[512];            /* what the self endpoint uses, for describe */
@@ -213,7 +212,7 @@ static inline void ucx_forget(ucs_status_ptr_t req, const char *fn, int pe, cons
 }
 void ucx_progress_target(void);
 /* ucx_lanes.c: at init, after the exchange (collective): sw_emulated,
- * amo_cpu, amo_via_net and tls_note from real endpoints' lanes.  0 or -1. */
+ * amo_via_net and tls_note from real endpoints' lanes.  0 or -1. */
 int ucx_lanes_decide(void);
 
 int ucx_progress_thread_start(void); /* at init: from sw_emulated, runs it or not */

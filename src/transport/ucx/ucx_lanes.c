@@ -165,8 +165,7 @@ int ucx_lanes_decide(void)
     for (int pe = 0; pe < ucx_g.n_pes; pe++)
         any_device |= all[pe];
     free(all);
-    ucx_g.amo_cpu = !any_device;
-    ucx_g.amo_via_net = ucx_cfg.atomics_all || (!ucx_g.cpu_atomics && !ucx_g.amo_cpu);
+    ucx_g.amo_via_net = ucx_cfg.atomics_all || (!ucx_g.cpu_atomics && any_device);
     /* AMOs to this node through UCX too: are they emulated here? */
     int near = ucx_g.amo_via_net ? first_peer(1) : -1;
     if (near >= 0) {

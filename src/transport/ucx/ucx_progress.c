@@ -201,8 +201,9 @@ void shoal_net_idle(void)
         kick();
 }
 
-/* Sleeps until fds[0] (when armed) or the kick fd has events, or ns pass.
- * Returns 1 when kicked. */
+/* Sleeps until the kick fd or `efd` (when >= 0: the armed target worker)
+ * has events, or ns pass.  `nap`: a kick is expected.  Returns 1 when
+ * kicked. */
 static int sleep_on(int efd, long ns, int nap)
 {
     struct timespec ts = {ns / 1000000000, ns % 1000000000};
