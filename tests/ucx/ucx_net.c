@@ -19,6 +19,12 @@
  *   ucx_net progress     the target sleeps in nanosleep, never calling Shoal,
  *                        while the initiator's gets and AMOs on it complete
  *                        (fails, by the target's deadline, without progress)
+ *   ucx_net polling      the target polls in loops whose calls return at
+ *                        once (wait_until_some and test_some while element 0
+ *                        satisfies, test on a word) while the initiator's
+ *                        atomic sets land elements 1 and the word: polling
+ *                        progresses the network, with or without the
+ *                        progress thread
  *   ucx_net die          a PE dies while the others are blocked on it: the
  *                        job ends promptly with its status */
 #include "shoal_test.h"
@@ -330,6 +336,66 @@ static void test_progress(void)
     st_note("progress: gets and AMOs complete while the target computes");
 }
 
+/* ----------------------------------------------------------- polling */
+
+static long g_pair[2];
+static long g_poll_word;
+
+/* Element 0 of g_pair satisfies from the start: every call returns at
+ * once, and the loop ends only when element 1 arrives through the
+ * network, which over tcp takes this PE's progress. */
+static void poll_pair(int use_test, double deadline_s)
+{
+    size_t idx[2];
+    int seen1 = 0;
+    double t0 = st_now();
+    while (!seen1) {
+        CHECK_MSG(st_now() - t0 < deadline_s,
+                  "%s kept returning element 0 for %.0f s: element 1 never arrived",
+                  use_test ? "shmem_long_test_some" : "shmem_long_wait_until_some", deadline_s);
+        size_t n = use_test ? shmem_long_test_some(g_pair, 2, idx, NULL, SHMEM_CMP_NE, 0)
+                            : shmem_long_wait_until_some(g_pair, 2, idx, NULL, SHMEM_CMP_NE, 0);
+        CHECK(n >= 1 && n <= 2 && idx[0] == 0);
+        seen1 = n == 2 && idx[1] == 1;
+    }
+}
+
+static void test_polling(void)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    const double deadline_s = 10.0;
+    for (int round = 0; round < 3; round++) {
+        PHASE("polling, round %d (%s)", round,
+              round == 0   ? "wait_until_some"
+              : round == 1 ? "test_some"
+                           : "test");
+        g_pair[0] = 1;
+        g_pair[1] = 0;
+        g_poll_word = 0;
+        shmem_barrier_all();
+        if (me == 0) {
+            if (round < 2) {
+                poll_pair(round == 1, deadline_s);
+            } else {
+                double t0 = st_now();
+                while (!shmem_long_test(&g_poll_word, SHMEM_CMP_EQ, n - 1))
+                    CHECK_MSG(st_now() - t0 < deadline_s,
+                              "shmem_long_test saw %ld of %d sets for %.0f s", g_poll_word,
+                              n - 1, deadline_s);
+            }
+        } else {
+            st_sleep_us(20000); /* the target is polling by now */
+            if (round < 2)
+                shmem_long_atomic_set(&g_pair[1], 1, 0);
+            else
+                shmem_long_atomic_add(&g_poll_word, 1, 0);
+            shmem_quiet();
+        }
+        shmem_barrier_all();
+    }
+    st_note("polling: loops of calls that return at once see network updates");
+}
+
 /* ------------------------------------------------------------- death */
 
 /* PE n-1 dies (exit status 3) while the others are blocked in gets and
@@ -372,6 +438,8 @@ int main(int argc, char **argv)
         test_default_threads(argc > 2 ? argv[2] : "thread");
     else if (!strcmp(what, "progress"))
         test_progress();
+    else if (!strcmp(what, "polling"))
+        test_polling();
     else if (!strcmp(what, "die"))
         test_die();
     else

@@ -292,10 +292,13 @@ static int set_ready(void *arg)
 static void wait_set(struct set_q *q, const char *fn)
 {
     /* Also when the value is already here (the transport's helper thread
-     * may have applied it): this thread will progress the network itself
-     * when it has to wait, so the helper keeps out of its way. */
+     * may have applied it), this thread progresses the network, so the
+     * helper keeps out of its way.  Once at least: a loop whose calls all
+     * return at once (wait_until_some while one element satisfies, waiting
+     * for another) told the helper every time that it polled, and then
+     * must, or an update that needs this PE's progress never lands. */
     if (shoal_g.net_active)
-        shoal_net_attend();
+        shoal_net_progress();
     if (set_ready(q))
         return;
     struct shoal_waiter w;
@@ -345,11 +348,22 @@ void shoal_wait_until(int kind, void *ivar, int cmp, const void *value, const ch
     wait_set(&q, fn);
 }
 
+/* A test is a turn of the caller's own polling loop: over a network the
+ * value may arrive only through this PE's progress (an AMO that UCX runs on
+ * the target's CPU), and the progress thread may be off or keep out of the
+ * loop's way, so each test progresses it once. */
+static inline void test_progress(void)
+{
+    if (shoal_g.net_active)
+        shoal_net_progress();
+}
+
 int shoal_test(int kind, void *ivar, int cmp, const void *value, const char *fn)
 {
     shoal_check_init(fn);
     check_cmp(cmp, fn);
     debug_check_ivars(kind, ivar, fn);
+    test_progress();
     return elem_ok(kind, ivar, 0, cmp, value, 0);
 }
 
@@ -422,6 +436,7 @@ int shoal_test_all(int kind, void *ivars, size_t nelems, const int *status, int 
                    const void *values, int vector, const char *fn)
 {
     SETQ(0);
+    test_progress();
     return all_ok(&q);
 }
 
@@ -429,6 +444,7 @@ size_t shoal_test_any(int kind, void *ivars, size_t nelems, const int *status, i
                       const void *values, int vector, const char *fn)
 {
     SETQ(1);
+    test_progress();
     return next_ok(&q);
 }
 
@@ -436,6 +452,7 @@ size_t shoal_test_some(int kind, void *ivars, size_t nelems, size_t *indices, co
                        int cmp, const void *values, int vector, const char *fn)
 {
     SETQ(2);
+    test_progress();
     return collect_ok(&q, indices);
 }
 
