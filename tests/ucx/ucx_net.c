@@ -380,8 +380,8 @@ static void test_polling(void)
                 double t0 = st_now();
                 while (!shmem_long_test(&g_poll_word, SHMEM_CMP_EQ, n - 1))
                     CHECK_MSG(st_now() - t0 < deadline_s,
-                              "shmem_long_test saw %ld of %d sets for %.0f s", g_poll_word,
-                              n - 1, deadline_s);
+                              "shmem_long_test saw %ld of %d sets for %.0f s", g_poll_word, n - 1,
+                              deadline_s);
             }
         } else {
             st_sleep_us(20000); /* the target is polling by now */
