@@ -9,10 +9,13 @@
  *    back-to-back broadcast into the same dest must not overwrite data a
  *    member still has to forward: on a team on one node a parent checks
  *    that the child has published the end of its previous round
- *    (bcast_ring.c); elsewhere each member waits for its children's
- *    acknowledgements before acknowledging to its parent (the root returns
- *    once every member has its data), and a change of root, which changes
- *    the tree, starts with a sync.
+ *    (bcast_ring.c); on a team across nodes each member acknowledges to
+ *    its parent once it no longer reads its dest, and a parent counts
+ *    those before its next round's writes, not before it returns (the
+ *    root returns once its data is out: a round trip less); on an active
+ *    set, which keeps nothing between calls, each member waits for its
+ *    children's acknowledgements before acknowledging to its parent.  A
+ *    change of root, which changes the tree, starts with a sync.
  *  - get: sync; every member pulls the root's source; on one node these
  *    are concurrent loads from the root's mapped memory, best for large
  *    data (the tree would copy it log2 N times in sequence); then a sync,
@@ -33,7 +36,7 @@ void shoal_coll_bcast_config(int which, size_t crossover)
     tree_max = crossover;
 }
 
-#define TREE_ACK_WORD (SHOAL_GROUP_TREE_WORD + 1)
+#define TREE_ACK_WORD SHOAL_GROUP_TREE_ACK_WORD
 
 /* Before a tree broadcast on a team whose members are not all on this
  * node: a new root makes a new tree, whose parents may write into members
@@ -47,14 +50,36 @@ static void sync_on_new_root(const struct shoal_group *g, int root, const char *
     g->ring->last_root = root + 1;
 }
 
+/* A team across nodes: before a parent writes into its children's dest,
+ * they have acknowledged every earlier round (each acknowledges once it no
+ * longer reads its dest, before it returns).  Nobody waited for those
+ * acknowledgements when they were sent, so by now they have usually
+ * arrived. */
+static void wait_acks_owed(const struct shoal_group *g, const char *fn)
+{
+    const uint64_t need = g->ring->tree_acks_owed;
+    if (g->seen[TREE_ACK_WORD] >= need)
+        return;
+    shoal_wait_until(SHOAL_W_U64, &g->sync[TREE_ACK_WORD], SHMEM_CMP_GE, &need, fn);
+    g->seen[TREE_ACK_WORD] = need;
+}
+
 static void bcast_tree(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
                        int root, int update_root, const char *fn)
 {
     const int n = g->size, r = (g->me - root + n) % n; /* rank relative to the root */
-    const int acks = !(g->ring && g->on_node);
-    const uint64_t round = acks ? 0 : shoal_bcast_round_begin(g);
-    if (acks)
+    /* Who may write a member's dest again, and when: on one node a parent
+     * reads its child's published round (bcast_ring.c); across nodes it
+     * counts the acknowledgements that earlier rounds left behind (lazy);
+     * an active set keeps no state between calls, so its root waits for
+     * every member's acknowledgement (acks). */
+    const int on_node = g->ring && g->on_node, lazy = g->ring && !g->on_node;
+    const int acks = !g->ring;
+    const uint64_t round = on_node ? shoal_bcast_round_begin(g) : 0;
+    if (!on_node)
         sync_on_new_root(g, root, fn);
+    if (lazy)
+        wait_acks_owed(g, fn);
     const void *from = source;
     int mask = 1;
     if (r == 0) {
@@ -80,22 +105,26 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
             continue;
         int child = (r + m + root) % n;
         int wpe = shoal_group_pe(g, child);
-        if (!acks)
+        if (on_node)
             shoal_bcast_wait_child(g, child, round - 1, fn);
         shoal_put(SHMEM_CTX_DEFAULT, dest, from, nbytes, wpe, fn);
         shoal_fence(SHMEM_CTX_DEFAULT, fn); /* data before the signal */
         shoal_group_signal(g, child, SHOAL_GROUP_TREE_WORD, fn);
         children++;
     }
-    if (!acks) {
+    if (on_node) {
         shoal_quiet(SHMEM_CTX_DEFAULT, fn);
         shoal_bcast_round_end(g, round);
         return;
     }
     /* No quiet: a child acknowledges once it saw its signal, which the
-     * fence ordered after its data (a quiet here was a round trip more). */
-    for (int k = 0; k < children; k++)
-        shoal_group_wait(g, TREE_ACK_WORD, fn); /* that subtree has its data */
+     * fence ordered after its data (a quiet here was a round trip more);
+     * and it no longer reads its dest (its puts are complete locally). */
+    if (acks)
+        for (int k = 0; k < children; k++)
+            shoal_group_wait(g, TREE_ACK_WORD, fn); /* that subtree has its data */
+    else
+        g->ring->tree_acks_owed += (uint64_t)children;
     if (parent >= 0)
         shoal_group_signal(g, parent, TREE_ACK_WORD, fn);
 }

@@ -102,6 +102,10 @@ struct shoal_bcast_ring {
     int seen_pe[SHOAL_BCAST_SEEN];
     uint64_t seen_done[SHOAL_BCAST_SEEN];
     uint64_t gather_rounds; /* the team's small reductions and collects so far */
+    /* Tree broadcasts on a team across nodes: acknowledgements this PE's
+     * children owe it, all rounds together (coll/broadcast.c); team destroy
+     * waits for them before the slot's counters go back to 0. */
+    uint64_t tree_acks_owed;
     _Alignas(SHOAL_CACHELINE) struct shoal_bcast_line line[SHOAL_BCAST_RING_SLOTS];
     _Alignas(SHOAL_CACHELINE) struct shoal_gather_line gather[SHOAL_GATHER_SLOTS];
 };

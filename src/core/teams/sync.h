@@ -45,9 +45,12 @@ struct shoal_group {
     struct shoal_bcast_ring *ring; /* the team's broadcast ring here; NULL: active set */
     int on_node;                   /* every member is on this node */
 };
-/* Words of `sync`: [0, 32) barrier rounds, [32, 64) tree rounds. */
+/* Words of `sync`: [0, 32) barrier rounds, [32, 64) tree rounds (the
+ * first two: a tree broadcast's data arrived, its children's
+ * acknowledgements). */
 #define SHOAL_GROUP_BARRIER_WORD 0
 #define SHOAL_GROUP_TREE_WORD 32
+#define SHOAL_GROUP_TREE_ACK_WORD 33
 #define SHOAL_GROUP_SYNC_WORDS 64
 
 static inline int shoal_group_pe(const struct shoal_group *g, int i)

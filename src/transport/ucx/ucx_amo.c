@@ -172,8 +172,11 @@ void shoal_net_signal(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value,
      * order delivers it before anything posted later.  Only a PE that
      * leaves (shoal_net_flush_signals) must see it delivered first. */
     __atomic_store_n(&w->signalled, 1, __ATOMIC_RELAXED);
-    ucx_wait(w, issue_amo(w, SHOAL_AMO_ADD, NULL, word, 8, value, 0, pe, fn), fn, pe,
-             "atomic add (signal)");
+    if (ucx_g.signal_msgs)
+        ucx_signal_send(w, word, value, pe, fn);
+    else
+        ucx_wait(w, issue_amo(w, SHOAL_AMO_ADD, NULL, word, 8, value, 0, pe, fn), fn, pe,
+                 "atomic add (signal)");
     /* Complete locally is not yet sent: over tcp the first messages of a
      * new connection wait in the endpoint until its set-up ends, which
      * takes this PE's progress, and a PE that leaves a barrier to compute

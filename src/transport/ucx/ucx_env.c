@@ -85,6 +85,10 @@ static int load(char *err, size_t errlen)
     if (strcmp(v, "auto") && strcmp(v, "all"))
         return bad(err, errlen, UCX_ENV_ATOMICS, "one of auto, all");
     ucx_cfg.atomics_all = !strcmp(v, "all");
+    v = value(UCX_ENV_SIGNALS);
+    if (strcmp(v, "auto") && strcmp(v, "amo"))
+        return bad(err, errlen, UCX_ENV_SIGNALS, "one of auto, amo");
+    ucx_cfg.signals_amo = !strcmp(v, "amo");
     return 0;
 }
 

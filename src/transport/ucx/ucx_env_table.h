@@ -26,3 +26,9 @@ SHOAL_ENV(ATOMICS, "SHOAL_UCX_ATOMICS", NULL, STRING, "auto",
           "included, where some PE's lanes do atomics in a device such as InfiniBand; only "
           "other nodes' where UCX's atomics are CPU atomics: tcp, shared memory, "
           "UCX_ATOMIC_MODE=cpu) or all (every AMO, as with a device)")
+SHOAL_ENV(SIGNALS, "SHOAL_UCX_SIGNALS", NULL, STRING, "auto",
+          "UCX: how collectives' signals (barrier, broadcast, reductions) travel to PEs reached "
+          "through UCX: auto (one tagged message each where no PE's lanes do atomics in a "
+          "device, as over tcp, where UCX would emulate an atomic add with two messages, and "
+          "with UCX 1.22 or later, whose tcp transport takes tagged messages; an atomic add "
+          "otherwise) or amo (an atomic add always); messages only when every PE can take them")

@@ -123,6 +123,12 @@ static int open_context(int n_pes, char *err, size_t errlen)
     ucx_g.am_here = ucx_am_wanted();
     if (ucx_g.am_here)
         p.features |= UCP_FEATURE_AM;
+    /* TAG: collectives' signals as messages (ucx_signal.c), where no lane
+     * does atomics in a device (known only once endpoints exist), and with
+     * a UCX whose tcp transport takes the feature (ucx_am.c's versions). */
+    ucx_g.tag_here = !ucx_cfg.signals_amo && ucx_am_version_good();
+    if (ucx_g.tag_here)
+        p.features |= UCP_FEATURE_TAG;
     /* Workers of several threads (contexts, progress thread) share it. */
     p.mt_workers_shared = 1;
     p.estimated_num_eps = (size_t)n_pes;
@@ -313,6 +319,7 @@ int shoal_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_re
         goto out;
     }
     out->amo_via_net = ucx_g.amo_via_net;
+    ucx_signal_setup();
     if (ucx_progress_thread_start() < 0) {
         snprintf(err, errlen, "cannot start the UCX progress thread");
         goto out;
@@ -359,6 +366,7 @@ void shoal_net_fini(void)
     }
     ucx_g.finalizing = 1;
     ucx_progress_thread_stop();
+    ucx_signal_fini();
     ucx_request_pool_fini();
     ucx_worker_pool_fini();
     if (ucx_g.target)
@@ -423,6 +431,14 @@ void shoal_net_describe(FILE *f, const char *prefix, int initialized)
             : ucx_g.progress_thread_cfg   ? "1"
                                           : "0",
             ucx_g.sw_emulated ? "yes" : "no", ucx_g.progress_interval_us);
+    fprintf(f, "%sUCX collectives' signals: %s\n", prefix,
+            ucx_g.signal_msgs     ? "tagged messages (no lane does atomics in a device)"
+            : ucx_cfg.signals_amo ? "atomic adds (SHOAL_UCX_SIGNALS=amo)"
+            : !ucx_g.tag_here
+                ? "atomic adds (this UCX's tcp transport crashes with tagged messages on; "
+                  "1.22 and later take them)"
+                : "atomic adds (some PE's lanes do atomics in a device, or it cannot take "
+                  "messages)");
     ucx_am_describe(f, prefix, 1);
     ucx_describe_workers(f, prefix);
     ucx_describe_requests(f, prefix);

@@ -16,6 +16,7 @@
  * callback), ucx_rma.c (put/get, fence/quiet), ucx_amo.c (atomics),
  * ucx_progress.c (waits on requests, progress, the progress thread),
  * ucx_lanes.c (what the endpoints' lanes leave to the CPUs),
+ * ucx_signal.c (collectives' signals as tagged messages),
  * ucx_am.c (active messages: ucp_am_send_nbx, the target's receive handler). */
 #ifndef SHOAL_UCX_INTERNAL_H
 #define SHOAL_UCX_INTERNAL_H
@@ -74,6 +75,7 @@ struct ucx_config {
     int request_workers;     /* SHOAL_REQUEST_WORKERS: the request pool's size */
     int am;                  /* SHOAL_UCX_AM: -1 auto, 0 the RMA ring, 1 UCP AM */
     int atomics_all;         /* SHOAL_UCX_ATOMICS=all: every AMO through UCX */
+    int signals_amo;         /* SHOAL_UCX_SIGNALS=amo: collectives' signals as AMOs */
 };
 extern struct ucx_config ucx_cfg;
 /* SHOAL_UCX_AM as set now (for shmem-info before init): -1 auto, 0, 1;
@@ -102,6 +104,8 @@ struct ucx_state {
     int sw_emulated;               /* RMA or AMO need the target's progress */
     int am_here;                   /* UCP_FEATURE_AM and the receive handler on this PE */
     int am;                        /* ... on every PE: messages go by ucp_am_send_nbx */
+    int tag_here;                  /* UCP_FEATURE_TAG on this PE (signals as messages) */
+    int signal_msgs;               /* ... on every PE: collectives' signals as tagged messages */
     char tls_note[512];            /* what the self endpoint uses, for describe */
     /* Configuration (core/config/env_table.h). */
     int progress_thread_cfg; /* -1 auto, 0 off, 1 on */
@@ -247,11 +251,24 @@ void ucx_describe_requests(FILE *f, const char *prefix);
  * the request workers held by requests with operations outstanding (MULTI
  * workers only); 1 when there were some. */
 int ucx_request_progress(void);
+/* ucx_signal.c: collectives' signals as tagged messages to the target
+ * worker, where every PE decided so (ucx_lanes.c sets signal_msgs).
+ * setup posts the receives (at init, after the decision); repost runs after
+ * each progress of the target worker, by whoever holds it; fini cancels
+ * them (after the progress thread stopped). */
+int ucx_signal_setup(void);
+void ucx_signal_repost(void);
+void ucx_signal_fini(void);
+void ucx_signal_send(struct ucx_worker *w, uint64_t *word, uint64_t value, int pe, const char *fn);
 /* ucx_am.c: active messages arrive at the target worker (its receive
  * handler hands them to core through the am_arrived hook). */
 /* Whether this PE takes UCP's active messages (SHOAL_UCX_AM, and for auto
  * the version of the UCX library loaded), before the context is made. */
 int ucx_am_wanted(void);
+/* Whether the UCX library loaded takes UCP's message features (active
+ * messages, tags) over tcp: 1.13.1 crashes in its tcp transport with either
+ * on (ucx_am.c). */
+int ucx_am_version_good(void);
 int ucx_am_setup(char *err, size_t errlen);
 /* The line shmem-info prints about it. */
 void ucx_am_describe(FILE *f, const char *prefix, int initialized);

@@ -156,15 +156,21 @@ int ucx_lanes_decide(void)
     }
     /* One domain for the job: a peer whose lanes do atomics in a device
      * (or that could not tell) makes every PE send its AMOs through UCX. */
+    /* And collectives' signals go as messages only where every PE can
+     * take them (ucx_signal.c). */
     int *all = calloc((size_t)ucx_g.n_pes, sizeof *all);
-    if (!all || ucx_g.boot->allgather(&device, all, sizeof device) < 0) {
+    int mine = device | (ucx_g.tag_here ? 0 : 2);
+    if (!all || ucx_g.boot->allgather(&mine, all, sizeof mine) < 0) {
         free(all);
         return -1;
     }
-    int any_device = 0;
-    for (int pe = 0; pe < ucx_g.n_pes; pe++)
-        any_device |= all[pe];
+    int any_device = 0, any_amo_signals = 0;
+    for (int pe = 0; pe < ucx_g.n_pes; pe++) {
+        any_device |= all[pe] & 1;
+        any_amo_signals |= all[pe] & 2;
+    }
     free(all);
+    ucx_g.signal_msgs = !any_device && !any_amo_signals;
     ucx_g.amo_via_net = ucx_cfg.atomics_all || (!ucx_g.cpu_atomics && any_device);
     /* AMOs to this node through UCX too: are they emulated here? */
     int near = ucx_g.amo_via_net ? first_peer(1) : -1;

@@ -59,6 +59,7 @@ void ucx_progress_target(void)
     if (!target_take())
         return;
     ucp_worker_progress(ucx_g.target);
+    ucx_signal_repost();
     target_give();
 }
 
@@ -230,6 +231,7 @@ static int serve_once(void)
     if (target_take()) {
         while ((k = ucp_worker_progress(ucx_g.target)) != 0)
             did += k;
+        ucx_signal_repost();
         target_give();
     }
     if (did)

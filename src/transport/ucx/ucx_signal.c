@@ -1,0 +1,129 @@
+/* Collectives' signals as one-way messages (shoal_net_signal), where no
+ * PE's lanes do atomics in a device (decided job-wide: ucx_lanes.c).
+ * There UCX emulates an AMO with the target's CPU: the request goes out,
+ * and the target answers with a completion that the sender's next flush
+ * needs, so a signal cost two messages and two trips through both PEs'
+ * sockets, on the CPUs that run the PEs.  A signal needs no answer (its
+ * receiver waits for it), so it travels as one tagged message to the
+ * peer's target worker, where one of a pool of posted receives takes it:
+ * the completion adds the value to the word with a CPU atomic (the same
+ * atomics the emulated AMOs use, so both may meet on one word) and rings
+ * the doorbell of waiters asleep.  The message rides the endpoint's
+ * active-message lane, the one the emulated AMO took, so a fence orders
+ * it after data as it ordered the AMO.
+ *
+ * A receive is posted again after the target worker's progress returns
+ * (ucx_signal_repost), not from its completion: UCX may complete a new
+ * receive at once from its queue of unexpected messages. */
+#include <string.h>
+
+#include "transport/ucx/ucx_internal.h"
+
+/* "SHOALSIG": no other tagged traffic shares the workers. */
+#define SIG_TAG 0x53484f414c534947ull
+#define SIG_SLOTS 64
+
+struct sig_msg {
+    uint64_t addr; /* the word, in the receiver's address space */
+    uint64_t value;
+};
+
+struct sig_slot {
+    struct sig_msg msg;
+    void *req; /* posted receive; NULL while completed */
+    struct sig_slot *next_done;
+};
+
+static struct sig_slot slots[SIG_SLOTS];
+static struct sig_slot *done; /* completed, to post again (under the target's lock) */
+static int posted;
+
+static void apply(const struct sig_msg *m)
+{
+    __atomic_add_fetch((uint64_t *)(uintptr_t)m->addr, m->value, __ATOMIC_RELEASE);
+    ucx_g.hooks->writes_arrived();
+}
+
+static void recv_done(void *req, ucs_status_t st, const ucp_tag_recv_info_t *info, void *arg)
+{
+    (void)info;
+    struct sig_slot *s = arg;
+    s->req = NULL;
+    ucp_request_free(req);
+    if (st != UCS_OK)
+        return; /* cancelled at finalize */
+    apply(&s->msg);
+    s->next_done = done;
+    done = s;
+}
+
+static void post(struct sig_slot *s)
+{
+    ucp_request_param_t p;
+    p.op_attr_mask =
+        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+    p.cb.recv = recv_done;
+    p.user_data = s;
+    p.datatype = ucp_dt_make_contig(1);
+    for (;;) {
+        s->next_done = s; /* not in `done` */
+        ucs_status_ptr_t r =
+            ucp_tag_recv_nbx(ucx_g.target, &s->msg, sizeof s->msg, SIG_TAG, ~(ucp_tag_t)0, &p);
+        if (UCS_PTR_IS_ERR(r))
+            ucx_die("shmem_init", -1, "posting a receive for collectives' signals",
+                    UCS_PTR_STATUS(r));
+        if (r == NULL) { /* taken from the unexpected ones at once */
+            apply(&s->msg);
+            continue;
+        }
+        if (s->next_done == s) /* its completion did not run inside the call */
+            s->req = r;
+        return;
+    }
+}
+
+int ucx_signal_setup(void)
+{
+    if (!ucx_g.signal_msgs)
+        return 0;
+    for (int i = 0; i < SIG_SLOTS; i++)
+        post(&slots[i]);
+    posted = 1;
+    return 0;
+}
+
+void ucx_signal_repost(void)
+{
+    while (UCX_UNLIKELY(done != NULL)) {
+        struct sig_slot *s = done;
+        done = s->next_done;
+        post(s);
+    }
+}
+
+void ucx_signal_fini(void)
+{
+    if (!posted)
+        return;
+    done = NULL;
+    for (int i = 0; i < SIG_SLOTS; i++)
+        if (slots[i].req)
+            ucp_request_cancel(ucx_g.target, slots[i].req);
+    /* The cancelled receives complete (and are freed) on progress. */
+    for (int k = 0; k < 100; k++)
+        ucp_worker_progress(ucx_g.target);
+    memset(slots, 0, sizeof slots);
+    posted = 0;
+}
+
+void ucx_signal_send(struct ucx_worker *w, uint64_t *word, uint64_t value, int pe, const char *fn)
+{
+    ucp_ep_h ep = ucx_ep(w, pe, fn);
+    uint64_t ra;
+    (void)ucx_target(w, pe, word, &ra);
+    struct sig_msg m = {ra, value};
+    ucp_request_param_t p;
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+    p.datatype = ucp_dt_make_contig(1);
+    ucx_wait(w, ucp_tag_send_nbx(ep, &m, sizeof m, SIG_TAG, &p), fn, pe, "signal (tagged message)");
+}
