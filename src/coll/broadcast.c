@@ -104,12 +104,9 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
         if (r + m >= n)
             continue;
         int child = (r + m + root) % n;
-        int wpe = shoal_group_pe(g, child);
         if (on_node)
             shoal_bcast_wait_child(g, child, round - 1, fn);
-        shoal_put(SHMEM_CTX_DEFAULT, dest, from, nbytes, wpe, fn);
-        shoal_fence(SHMEM_CTX_DEFAULT, fn); /* data before the signal */
-        shoal_group_signal(g, child, SHOAL_GROUP_TREE_WORD, fn);
+        shoal_group_signal_data(g, child, SHOAL_GROUP_TREE_WORD, dest, from, nbytes, fn);
         children++;
     }
     if (on_node) {
@@ -117,8 +114,9 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
         shoal_bcast_round_end(g, round);
         return;
     }
-    /* No quiet: a child acknowledges once it saw its signal, which the
-     * fence ordered after its data (a quiet here was a round trip more);
+    /* No quiet: a child acknowledges once it saw its signal, which comes
+     * after its data (fenced, or in the same message; a quiet here was a
+     * round trip more);
      * and it no longer reads its dest (its puts are complete locally). */
     if (acks)
         for (int k = 0; k < children; k++)

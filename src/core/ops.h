@@ -298,6 +298,21 @@ uint64_t shoal_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t value, co
 /* ------------------------------------------------------------- ordering */
 
 void shoal_fence(shmem_ctx_t ctx, const char *fn);
+
+/* A collective's data for `dest` and then its signal (shoal_signal_post)
+ * to world PE `wpe`: in one message where the transport carries them so
+ * (shoal_net_signal_data), else a put, a fence and the signal. */
+static inline void shoal_signal_post_data(uint64_t *word, void *dest, const void *src, size_t n,
+                                          int wpe, const char *fn)
+{
+    if (shoal_slot(wpe) < 0 && shoal_g.net_active &&
+        shoal_net_signal_data(shoal_ctx_default.net, word, 1, dest, src, n, wpe, fn))
+        return;
+    shoal_put(SHMEM_CTX_DEFAULT, dest, src, n, wpe, fn);
+    shoal_fence(SHMEM_CTX_DEFAULT, fn); /* data before the signal */
+    shoal_signal_post(word, wpe, fn);
+}
+
 void shoal_quiet(shmem_ctx_t ctx, const char *fn);
 void shoal_pe_quiet(shmem_ctx_t ctx, const int *pes, size_t npes, const char *fn);
 

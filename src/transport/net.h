@@ -135,6 +135,12 @@ void shoal_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const voi
  * barrier flush).  Locally complete at return, as a blocking AMO. */
 void shoal_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, int pe,
                       const char *fn);
+/* The same signal with `n` bytes of data for `dest` (a symmetric address)
+ * that the receiver sees before the signal, with no fence between them;
+ * 0 (at once, nothing sent) where this transport cannot carry them so:
+ * the caller puts, fences and signals. */
+int shoal_net_signal_data(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, void *dest,
+                          const void *src, size_t n, int pe, const char *fn);
 /* Completes the signals posted through `net` (the default context: every
  * thread's): before a PE says it has left the job, since a peer still
  * waiting for its last signal must not see the departure first. */

@@ -614,6 +614,7 @@ static void test_generic(void)
     shmem_barrier_all();
     shmem_put(g_gi, si, NEL, right);
     shmem_put(g_ctx, g_gd, sd, NEL, right);
+    shmem_ctx_quiet(g_ctx); /* shmem_barrier_all completes the default context only */
     shmem_barrier_all();
     for (int i = 0; i < NEL; i++) {
         CHECK_EQ_I(g_gi[i], left * 1000 + i);
@@ -649,6 +650,7 @@ static void test_generic(void)
     shmem_barrier_all();
     shmem_iput(g_gi, si, 2, 3, 5, right);
     shmem_ibput(g_ctx, g_gi + 20, si, 3, 4, 2, 3, right);
+    shmem_ctx_quiet(g_ctx);
     shmem_barrier_all();
     for (int j = 0; j < 5; j++)
         CHECK_EQ_I(g_gi[2 * j], left * 1000 + 3 * j);

@@ -32,6 +32,12 @@ void shoal_group_signal(const struct shoal_group *g, int i, int w, const char *f
     shoal_signal_post(&g->sync[w], shoal_group_pe(g, i), fn);
 }
 
+void shoal_group_signal_data(const struct shoal_group *g, int i, int w, void *dest, const void *src,
+                             size_t n, const char *fn)
+{
+    shoal_signal_post_data(&g->sync[w], dest, src, n, shoal_group_pe(g, i), fn);
+}
+
 void shoal_group_wait(const struct shoal_group *g, int w, const char *fn)
 {
     if (g->seen) {

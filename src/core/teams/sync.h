@@ -63,6 +63,9 @@ static inline int shoal_group_pe(const struct shoal_group *g, int i)
 void shoal_group_of_team(struct shoal_group *g, struct shoal_team *t);
 /* Signal member i on word w / wait for (and take) one signal on my w. */
 void shoal_group_signal(const struct shoal_group *g, int i, int w, const char *fn);
+/* `n` bytes for member i's `dest`, then the signal (shoal_signal_post_data). */
+void shoal_group_signal_data(const struct shoal_group *g, int i, int w, void *dest, const void *src,
+                             size_t n, const char *fn);
 void shoal_group_wait(const struct shoal_group *g, int w, const char *fn);
 /* The same, when the signal can only come from member `from`: a hang
  * report names it, and its leaving the job ends the wait with an error. */

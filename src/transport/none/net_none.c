@@ -53,6 +53,13 @@ void shoal_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value,
     no_route(pe, fn);
 }
 
+int shoal_net_signal_data(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, void *dest,
+                          const void *src, size_t n, int pe, const char *fn)
+{
+    (void)net, (void)word, (void)value, (void)dest, (void)src, (void)n;
+    no_route(pe, fn);
+}
+
 void shoal_net_flush_signals(struct shoal_net_ctx *net, const char *fn)
 {
     (void)net, (void)fn;

@@ -159,6 +159,21 @@ ucs_status_ptr_t ucx_start_amo(struct ucx_worker *w, int op, void *fetch, const 
     return r;
 }
 
+/* Complete locally is not yet sent: over tcp the first messages of a new
+ * connection wait in the endpoint until its set-up ends, which takes this
+ * PE's progress, and a PE that leaves a barrier to compute would hold its
+ * peers there.  The first signal to a peer is flushed (a round trip, once
+ * per worker and peer). */
+static void first_signal_flushed(struct ucx_worker *w, int pe, const char *fn)
+{
+    if (UCX_UNLIKELY(!__atomic_load_n(&w->ep_wired[pe], __ATOMIC_RELAXED))) {
+        ucp_request_param_t p;
+        p.op_attr_mask = 0;
+        ucx_wait(w, ucp_ep_flush_nbx(w->eps[pe], &p), fn, pe, "flush (first signal)");
+        __atomic_store_n(&w->ep_wired[pe], 1, __ATOMIC_RELAXED);
+    }
+}
+
 void shoal_net_signal(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value, int pe,
                       const char *fn)
 {
@@ -173,21 +188,24 @@ void shoal_net_signal(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value,
      * leaves (shoal_net_flush_signals) must see it delivered first. */
     __atomic_store_n(&w->signalled, 1, __ATOMIC_RELAXED);
     if (ucx_g.signal_msgs)
-        ucx_signal_send(w, word, value, pe, fn);
+        (void)ucx_signal_send(w, word, value, NULL, NULL, 0, pe, fn);
     else
         ucx_wait(w, issue_amo(w, SHOAL_AMO_ADD, NULL, word, 8, value, 0, pe, fn), fn, pe,
                  "atomic add (signal)");
-    /* Complete locally is not yet sent: over tcp the first messages of a
-     * new connection wait in the endpoint until its set-up ends, which
-     * takes this PE's progress, and a PE that leaves a barrier to compute
-     * would hold its peers there.  The first signal to a peer is flushed
-     * (a round trip, once per worker and peer). */
-    if (UCX_UNLIKELY(!__atomic_load_n(&w->ep_wired[pe], __ATOMIC_RELAXED))) {
-        ucp_request_param_t p;
-        p.op_attr_mask = 0;
-        ucx_wait(w, ucp_ep_flush_nbx(w->eps[pe], &p), fn, pe, "flush (first signal)");
-        __atomic_store_n(&w->ep_wired[pe], 1, __ATOMIC_RELAXED);
-    }
+    first_signal_flushed(w, pe, fn);
+}
+
+int shoal_net_signal_data(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value, void *dest,
+                          const void *src, size_t n, int pe, const char *fn)
+{
+    if (!ucx_g.signal_msgs || pe == ucx_g.me)
+        return 0;
+    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
+    if (!ucx_signal_send(w, word, value, dest, src, n, pe, fn))
+        return 0;
+    __atomic_store_n(&w->signalled, 1, __ATOMIC_RELAXED);
+    first_signal_flushed(w, pe, fn);
+    return 1;
 }
 
 void ucx_post_amo(struct ucx_worker *w, int op, void *fetch, const void *dest, unsigned size,

@@ -106,6 +106,7 @@ struct ucx_state {
     int am;                        /* ... on every PE: messages go by ucp_am_send_nbx */
     int tag_here;                  /* UCP_FEATURE_TAG on this PE (signals as messages) */
     int signal_msgs;               /* ... on every PE: collectives' signals as tagged messages */
+    int put_copies;                /* small blocking puts leave from a copy (ucx_rma.c) */
     char tls_note[512];            /* what the self endpoint uses, for describe */
     /* Configuration (core/config/env_table.h). */
     int progress_thread_cfg; /* -1 auto, 0 off, 1 on */
@@ -259,7 +260,9 @@ int ucx_request_progress(void);
 int ucx_signal_setup(void);
 void ucx_signal_repost(void);
 void ucx_signal_fini(void);
-void ucx_signal_send(struct ucx_worker *w, uint64_t *word, uint64_t value, int pe, const char *fn);
+/* 0 (at once) when the data is too large to ride along. */
+int ucx_signal_send(struct ucx_worker *w, uint64_t *word, uint64_t value, void *dest,
+                    const void *src, size_t n, int pe, const char *fn);
 /* ucx_am.c: active messages arrive at the target worker (its receive
  * handler hands them to core through the am_arrived hook). */
 /* Whether this PE takes UCP's active messages (SHOAL_UCX_AM, and for auto
