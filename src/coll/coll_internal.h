@@ -41,9 +41,18 @@ static inline int shoal_gather_usable(const struct shoal_group *g)
 {
     return g->ring && g->on_node && g->size > 1;
 }
+/* The same lines for SHMEM_TEAM_WORLD across nodes (struct
+ * shoal_net_gather in core/state.h), for blocks of at most
+ * SHOAL_GATHER_INLINE bytes (fcollect and reductions; not collect). */
+static inline int shoal_gather_net_usable(const struct shoal_group *g)
+{
+    return g->ring && !g->on_node && g->team_slot == SHOAL_TEAM_SLOT_WORLD && g->size > 1 &&
+           g->size <= SHOAL_NET_GATHER_PES;
+}
 /* Starts this member's round: its block (only its size when bigger than
  * SHOAL_GATHER_INLINE) into its line; returns the round. */
-uint64_t shoal_gather_post(const struct shoal_group *g, const void *block, size_t nbytes);
+uint64_t shoal_gather_post(const struct shoal_group *g, const void *block, size_t nbytes,
+                           const char *fn);
 /* Member i's line of `round`, once posted: its block, readable until this
  * member posts its next round, and the block's size in *nbytes (when that
  * is more than SHOAL_GATHER_INLINE, the block is not in the line). */

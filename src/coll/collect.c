@@ -69,7 +69,7 @@ static void collect_ring(const struct shoal_group *g, void *dest, const void *so
         shoal_fatal(fn, "out of private memory for %d block offsets", g->size);
     size_t *len = off + g->size;
     int inline_all = 1;
-    const uint64_t round = shoal_gather_post(g, source, nbytes);
+    const uint64_t round = shoal_gather_post(g, source, nbytes, fn);
     for (int k = 0; k < g->size; k++) {
         int j = (g->me + k) % g->size; /* as gather_blocks: not all on one peer */
         blk[j] = shoal_gather_line(g, j, round, &len[j], fn);
@@ -90,7 +90,7 @@ static void collect_ring(const struct shoal_group *g, void *dest, const void *so
 static void fcollect_ring(const struct shoal_group *g, void *dest, const void *source,
                           size_t nbytes, const char *fn)
 {
-    const uint64_t round = shoal_gather_post(g, source, nbytes);
+    const uint64_t round = shoal_gather_post(g, source, nbytes, fn);
     size_t got;
     for (int k = 0; k < g->size; k++) {
         int j = (g->me + k) % g->size;
@@ -131,7 +131,8 @@ static void collect_any(const struct shoal_group *g, void *dest, const void *sou
                         int fixed, const char *fn)
 {
     check_buffers(g, dest, source, nbytes, fixed, fn);
-    int line = (!fixed || nbytes <= SHOAL_GATHER_INLINE) && shoal_gather_usable(g);
+    int line = ((!fixed || nbytes <= SHOAL_GATHER_INLINE) && shoal_gather_usable(g)) ||
+               (fixed && nbytes <= SHOAL_GATHER_INLINE && shoal_gather_net_usable(g));
     SHOAL_LOG(SHOAL_LOG_COLL, SHOAL_LOG_DEBUG, "%s: %zu bytes: %s", fn, nbytes,
               line ? "gather line" : "blocks");
     if (line && fixed)

@@ -31,9 +31,30 @@ static struct shoal_gather_line *line_of(const struct shoal_group *g, int i, uin
                 .bcast.gather[(round - 1) % SHOAL_GATHER_SLOTS];
 }
 
-uint64_t shoal_gather_post(const struct shoal_group *g, const void *block, size_t nbytes)
+/* Across nodes: this member's block into its own slot and to every other
+ * member's, starting with the next member so that no member is everyone's
+ * first target. */
+static void net_post(const struct shoal_group *g, uint64_t round, const void *block, size_t nbytes,
+                     const char *fn)
+{
+    struct shoal_net_gather *a = &shoal_my_ctl()->world_gather;
+    const unsigned s = (unsigned)((round - 1) % SHOAL_GATHER_SLOTS);
+    unsigned char *mine = a->blk[s][g->me];
+    memcpy(mine, block, nbytes);
+    for (int k = 1; k < g->size; k++) {
+        int j = (g->me + k) % g->size;
+        shoal_signal_post_data(&a->arrived[s], mine, mine, nbytes, shoal_group_pe(g, j), fn);
+    }
+}
+
+uint64_t shoal_gather_post(const struct shoal_group *g, const void *block, size_t nbytes,
+                           const char *fn)
 {
     const uint64_t round = ++g->ring->gather_rounds;
+    if (!g->on_node) {
+        net_post(g, round, block, nbytes, fn);
+        return round;
+    }
     struct shoal_gather_line *mine = &g->ring->gather[(round - 1) % SHOAL_GATHER_SLOTS];
     uint64_t len = nbytes;
     if (nbytes <= SHOAL_GATHER_INLINE) {
@@ -57,9 +78,10 @@ uint64_t shoal_gather_post(const struct shoal_group *g, const void *block, size_
  * while this PE reduces, say), and the wait would never end.  The line is
  * read again after the signal: a member that posted and moved on is not a
  * mismatch.  Only where signals are CPU atomics: a network atomic that
- * consumed one may not be visible to a load yet. */
+ * consumed one may not be visible to a load yet.  Across nodes the same
+ * holds: a member's block travels before anything it sends later. */
 struct line_q {
-    const struct shoal_gather_line *in;
+    const uint64_t *word;
     uint64_t need;
     const struct shoal_group *g; /* NULL: no mismatch check */
     unsigned turn;
@@ -68,7 +90,7 @@ struct line_q {
 
 static int line_posted(const struct line_q *q)
 {
-    return __atomic_load_n(&q->in->word, __ATOMIC_ACQUIRE) >= q->need;
+    return __atomic_load_n(q->word, __ATOMIC_ACQUIRE) >= q->need;
 }
 
 static int line_ready(void *p)
@@ -78,20 +100,26 @@ static int line_ready(void *p)
         return 1;
     if (!q->g || (++q->turn & 63) != 0)
         return 0;
+    /* (Not the tree broadcast's acknowledgements: across nodes they are
+     * taken only before the next broadcast's writes, broadcast.c.) */
     for (int w = 0; w < SHOAL_GROUP_SYNC_WORDS; w++)
-        if (shoal_group_pending(q->g, w))
+        if (w != SHOAL_GROUP_TREE_ACK_WORD && shoal_group_pending(q->g, w))
             return q->mismatch = !line_posted(q), 1;
     return 0;
 }
 
-static void wait_line(const struct shoal_group *g, int i, const struct shoal_gather_line *in,
-                      uint64_t need, const char *fn)
+/* Until *word (in member i's memory, or this member's) reaches need. */
+static void wait_line(const struct shoal_group *g, int i, const uint64_t *word, uint64_t need,
+                      const char *fn)
 {
     const int wpe = shoal_group_pe(g, i);
-    struct line_q q = {in, need, shoal_g.amo_via_net ? NULL : g, 0, 0};
+    /* Across nodes a team's signals are never consumed (they only grow), so
+     * a pending one is real where network atomics update them too. */
+    const int check = g->on_node ? !shoal_g.amo_via_net : g->seen != NULL;
+    struct line_q q = {word, need, check ? g : NULL, 0, 0};
     struct shoal_waiter w;
     shoal_wait_note_peer(g->team_slot, g->seq, wpe, "its block of a small collective");
-    shoal_waiter_init(&w, shoal_slot(wpe), fn, &in->word);
+    shoal_waiter_init(&w, g->on_node ? shoal_slot(wpe) : shoal_my_slot(), fn, word);
     while (!line_ready(&q))
         shoal_backoff(&w, line_ready, &q);
     shoal_waiter_done(&w);
@@ -104,15 +132,35 @@ static void wait_line(const struct shoal_group *g, int i, const struct shoal_gat
                     wpe, (unsigned long long)g->seq);
 }
 
+/* Across nodes: once every other member's block of the round is here
+ * (this member's is in its own slot already). */
+static const void *net_line(const struct shoal_group *g, int i, uint64_t round, const char *fn)
+{
+    struct shoal_net_gather *a = &shoal_my_ctl()->world_gather;
+    const unsigned s = (unsigned)((round - 1) % SHOAL_GATHER_SLOTS);
+    if (i != g->me && a->ready_round != round) {
+        const uint64_t need = a->taken[s] + (uint64_t)(g->size - 1);
+        if (__atomic_load_n(&a->arrived[s], __ATOMIC_ACQUIRE) < need)
+            wait_line(g, i, &a->arrived[s], need, fn);
+        a->taken[s] = need;
+        a->ready_round = round;
+    }
+    return a->blk[s][i];
+}
+
 const void *shoal_gather_line(const struct shoal_group *g, int i, uint64_t round, size_t *nbytes,
                               const char *fn)
 {
+    if (!g->on_node) {
+        *nbytes = SHOAL_GATHER_INLINE; /* fixed-size blocks only: the caller knows */
+        return net_line(g, i, round, fn);
+    }
     const struct shoal_gather_line *in =
         i == g->me ? &g->ring->gather[(round - 1) % SHOAL_GATHER_SLOTS] : line_of(g, i, round);
     const uint64_t need = round << 8;
     uint64_t word = __atomic_load_n(&in->word, __ATOMIC_ACQUIRE);
     if (word < need) {
-        wait_line(g, i, in, need, fn);
+        wait_line(g, i, &in->word, need, fn);
         word = __atomic_load_n(&in->word, __ATOMIC_ACQUIRE);
     }
     uint64_t len = word & 0xff;

@@ -110,7 +110,7 @@ static void reduce_ring(const struct shoal_group *g, void *dest, const void *sou
                         int op, int type, const char *fn)
 {
     const size_t bytes = n * shoal_red_size(type);
-    const uint64_t round = shoal_gather_post(g, source, bytes);
+    const uint64_t round = shoal_gather_post(g, source, bytes, fn);
     size_t got;
     /* dest may be source: read this member's block from its line too. */
     memcpy(dest, shoal_gather_line(g, 0, round, &got, fn), bytes);
@@ -129,7 +129,8 @@ static void reduce_group(const struct shoal_group *g, void *dest, const void *so
             memmove(dest, source, bytes);
         return;
     }
-    if (algo == ALGO_AUTO && bytes <= SHOAL_GATHER_INLINE && shoal_gather_usable(g)) {
+    if (algo == ALGO_AUTO && bytes <= SHOAL_GATHER_INLINE &&
+        (shoal_gather_usable(g) || shoal_gather_net_usable(g))) {
         SHOAL_LOG(SHOAL_LOG_COLL, SHOAL_LOG_DEBUG, "%s: %zu bytes: gather line", fn, bytes);
         reduce_ring(g, dest, source, n, op, type, fn);
         return;

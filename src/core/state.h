@@ -93,6 +93,22 @@ struct shoal_gather_line {
     unsigned char data[SHOAL_BCAST_INLINE];
     uint64_t word; /* round << 8 | bytes of data (255: more, their count in data) */
 };
+/* The same for SHMEM_TEAM_WORLD across nodes, up to SHOAL_NET_GATHER_PES
+ * PEs: member j's block of round R travels, with a signal, into blk[slot][j]
+ * of every other member (one message each where the transport carries the
+ * data with the signal).  A member sends round R + 2 only after it has
+ * every block of R + 1, each sent after its sender had read round R, so
+ * two slots suffice here too. */
+#define SHOAL_NET_GATHER_PES 64
+struct shoal_net_gather {
+    _Alignas(SHOAL_CACHELINE) uint64_t arrived[SHOAL_GATHER_SLOTS]; /* blocks, all rounds */
+    /* Private to the owner: arrivals accounted for, and the round they were
+     * last accounted for. */
+    _Alignas(SHOAL_CACHELINE) uint64_t taken[SHOAL_GATHER_SLOTS];
+    uint64_t ready_round;
+    _Alignas(SHOAL_CACHELINE) unsigned char blk[SHOAL_GATHER_SLOTS][SHOAL_NET_GATHER_PES]
+                                               [SHOAL_BCAST_INLINE];
+};
 struct shoal_bcast_ring {
     _Alignas(SHOAL_CACHELINE) uint64_t done; /* rounds consumed; read by parents */
     /* Private to the owner: its round count, and lower bounds of some
@@ -142,6 +158,7 @@ struct shoal_ctl {
      * team's collectives (coll/group.h).  A team's slot is agreed on by
      * its parent team at creation (core/teams/team.c). */
     _Alignas(SHOAL_CACHELINE) struct shoal_team_block teams[SHOAL_TEAM_SLOTS];
+    struct shoal_net_gather world_gather;
 };
 #define SHOAL_CTL_BLOCK_SIZE ((size_t)256 * 1024)
 _Static_assert(sizeof(struct shoal_ctl) <= SHOAL_CTL_BLOCK_SIZE, "ctl block too large");

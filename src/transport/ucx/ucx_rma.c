@@ -7,7 +7,6 @@
  * owe one.  A quiet with nothing outstanding costs nothing, and a quiet
  * never waits on a peer it has nothing outstanding with (ucp_worker_flush
  * would, over tcp, wait for a peer that does not progress). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "transport/ucx/ucx_internal.h"
@@ -67,64 +66,14 @@ ucs_status_ptr_t ucx_start_get(struct ucx_worker *w, void *dest, const void *src
     return start_rma(w, 0, dest, src, n, pe, 1, fn);
 }
 
-/* A blocking put returns once src may be reused.  Where UCX has no put
- * that completes locally before the peer answers (UCX 1.22 over tcp: a
- * zero-copy put, even with UCP_OP_ATTR_FLAG_FAST_CMPL; 8 bytes took 14-30
- * us against 7 with 1.13's copying put), a small one leaves from a copy,
- * freed when UCX is done with it, and completes remotely at the next
- * quiet like an nbi put. */
-#define PUT_COPY_MAX 8192
-
-static void copy_done(void *req, ucs_status_t st, void *copy)
-{
-    (void)req;
-    (void)st; /* an error surfaces at the flush */
-    free(copy);
-}
-
-static void put_from_copy(struct ucx_worker *w, void *dest, const void *src, size_t n, int pe,
-                          const char *fn)
-{
-    void *copy = malloc(n);
-    if (!copy) {
-        ucx_wait(w, start_rma(w, 1, dest, src, n, pe, 1, fn), fn, pe, "put");
-        return;
-    }
-    memcpy(copy, src, n);
-    ucp_ep_h ep = ucx_ep(w, pe, fn);
-    uint64_t ra;
-    ucp_rkey_h rk = ucx_target(w, pe, dest, &ra);
-    ucp_request_param_t p;
-    p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    p.cb.send = copy_done;
-    p.user_data = copy;
-    ucs_status_ptr_t r = ucp_put_nbx(ep, copy, n, ra, rk, &p);
-    mark_dirty(w, pe);
-    if (r == NULL)
-        free(copy);
-    else if (UCS_PTR_IS_ERR(r)) {
-        free(copy);
-        ucx_die(fn, pe, "put", UCS_PTR_STATUS(r));
-    } else
-        ucp_request_free(r); /* the callback frees the copy */
-}
-
 void shoal_net_put(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe,
                    int nbi, const char *fn)
 {
     struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
     if (nbi)
         ucx_post_put(w, dest, src, n, pe, fn);
-    else if (n <= PUT_COPY_MAX && __atomic_load_n(&ucx_g.put_copies, __ATOMIC_RELAXED))
-        put_from_copy(w, dest, src, n, pe, fn);
-    else {
-        ucs_status_ptr_t r = start_rma(w, 1, dest, src, n, pe, 1, fn);
-        /* Not complete at once: UCX waits for the peer, from now on a
-         * small put leaves from a copy. */
-        if (r != NULL && !UCS_PTR_IS_ERR(r) && n <= PUT_COPY_MAX)
-            __atomic_store_n(&ucx_g.put_copies, 1, __ATOMIC_RELAXED);
-        ucx_wait(w, r, fn, pe, "put");
-    }
+    else
+        ucx_wait(w, start_rma(w, 1, dest, src, n, pe, 1, fn), fn, pe, "put");
 }
 
 void shoal_net_get(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe,
