@@ -6,7 +6,7 @@
  *   enum { SHOAL_ENV_ID(id) for every row..., SHOAL_ENV_ID(COUNT) };
  *   static const struct shoal_env_row rows[SHOAL_ENV_ID(COUNT)];
  * and undefines both.  A contract header like env_rows.h: the layers above
- * core (coll/coll_env.c) and the transports (ucx/ucx_env.c) include it. */
+ * core (coll/coll_env.c) and the transports (ucx/config/ucx_env.c) include it. */
 #include "transport/env_rows.h"
 
 enum {

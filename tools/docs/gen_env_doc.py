@@ -28,7 +28,7 @@ The table: every row is
 KIND is SIZE, BOOL, FLAG, UINT or STRING (see the table's own comment).  Rows are
 read in order from src/core/config/env_table.h and then from every other header
 under src/ whose rows are SHOAL_ENV(...) lines (each layer's own table:
-coll/coll_env_table.h, transport/ucx/ucx_env_table.h, ...), one table after
+coll/coll_env_table.h, transport/ucx/config/ucx_env_table.h, ...), one table after
 the other by path; the docs group them by layer.
 C comments and preprocessor lines are ignored; adjacent string literals are
 concatenated as C does.  Python 3 standard library only.

@@ -17,7 +17,7 @@
  * Each layer owns the rows of the variables it reads, all in one form
  * (SHOAL_ENV(id, name, alias, kind, default, meaning)): core in
  * core/config/env_table.h, the collectives in coll/coll_env_table.h, the UCX
- * transport in transport/ucx/ucx_env_table.h.  Core parses its own rows
+ * transport in transport/ucx/config/ucx_env_table.h.  Core parses its own rows
  * into struct shoal_config; every other layer registers its rows with a
  * loader (shoal_env_register, from a constructor), which core runs at
  * init right after its own.  So shmem-info prints one table, and a

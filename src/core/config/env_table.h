@@ -2,7 +2,7 @@
  * parsing, validation (a malformed value is a fatal error naming the
  * variable) and what shmem-info / SHMEM_INFO print.  The collectives' rows
  * are in coll/coll_env_table.h, the UCX transport's in
- * transport/ucx/ucx_env_table.h (core/config/env.h says how they join).
+ * transport/ucx/config/ucx_env_table.h (core/config/env.h says how they join).
  *
  * SHOAL_ENV(id, name, deprecated alias or NULL, kind, default, meaning)
  * kinds: SIZE (bytes, K/M/G/T suffixes and fractions as the spec's

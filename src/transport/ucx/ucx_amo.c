@@ -17,6 +17,7 @@
  * so concurrent AMOs on them are not lost (the swap fails and retries). */
 #include <string.h>
 
+#include "transport/ucx/signal/ucx_signal.h"
 #include "transport/ucx/ucx_internal.h"
 
 static const ucp_atomic_op_t ucp_op[] = {
@@ -174,6 +175,23 @@ static void first_signal_flushed(struct ucx_worker *w, int pe, const char *fn)
     }
 }
 
+/* A signal as a tagged message (signal/ucx_signal.h); 0 when its data is
+ * too large to ride along. */
+static int signal_msg(struct ucx_worker *w, uint64_t *word, uint64_t value, void *dest,
+                      const void *src, size_t n, int pe, const char *fn)
+{
+    if (n > UCX_SIGNAL_DATA_MAX)
+        return 0;
+    ucp_ep_h ep = ucx_ep(w, pe, fn);
+    uint64_t raddr, rdata = 0;
+    (void)ucx_target(w, pe, word, &raddr);
+    if (n)
+        (void)ucx_target(w, pe, dest, &rdata);
+    ucx_wait(w, ucx_signal_start(ep, raddr, value, rdata, src, n), fn, pe,
+             "signal (tagged message)");
+    return 1;
+}
+
 void shoal_net_signal(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value, int pe,
                       const char *fn)
 {
@@ -188,7 +206,7 @@ void shoal_net_signal(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value,
      * leaves (shoal_net_flush_signals) must see it delivered first. */
     __atomic_store_n(&w->signalled, 1, __ATOMIC_RELAXED);
     if (ucx_g.signal_msgs)
-        (void)ucx_signal_send(w, word, value, NULL, NULL, 0, pe, fn);
+        (void)signal_msg(w, word, value, NULL, NULL, 0, pe, fn);
     else
         ucx_wait(w, issue_amo(w, SHOAL_AMO_ADD, NULL, word, 8, value, 0, pe, fn), fn, pe,
                  "atomic add (signal)");
@@ -201,7 +219,7 @@ int shoal_net_signal_data(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t va
     if (!ucx_g.signal_msgs || pe == ucx_g.me)
         return 0;
     struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
-    if (!ucx_signal_send(w, word, value, dest, src, n, pe, fn))
+    if (!signal_msg(w, word, value, dest, src, n, pe, fn))
         return 0;
     __atomic_store_n(&w->signalled, 1, __ATOMIC_RELAXED);
     first_signal_flushed(w, pe, fn);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 
 #include "boot/boot.h"
+#include "transport/ucx/signal/ucx_signal.h"
 #include "transport/ucx/ucx_internal.h"
 
 struct ucx_state ucx_g;
@@ -319,7 +320,8 @@ int shoal_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_re
         goto out;
     }
     out->amo_via_net = ucx_g.amo_via_net;
-    ucx_signal_setup();
+    if (ucx_g.signal_msgs)
+        ucx_signal_setup(ucx_g.target, a);
     if (ucx_progress_thread_start() < 0) {
         snprintf(err, errlen, "cannot start the UCX progress thread");
         goto out;

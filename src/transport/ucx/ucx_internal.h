@@ -16,7 +16,8 @@
  * callback), ucx_rma.c (put/get, fence/quiet), ucx_amo.c (atomics),
  * ucx_progress.c (waits on requests, progress, the progress thread),
  * ucx_lanes.c (what the endpoints' lanes leave to the CPUs),
- * ucx_signal.c (collectives' signals as tagged messages),
+ * rooms config/ (its variables) and signal/ (collectives' signals as
+ * tagged messages),
  * ucx_am.c (active messages: ucp_am_send_nbx, the target's receive handler). */
 #ifndef SHOAL_UCX_INTERNAL_H
 #define SHOAL_UCX_INTERNAL_H
@@ -29,6 +30,7 @@
 #include <shmem.h>
 
 #include "transport/net.h"
+#include "transport/ucx/config/ucx_config.h"
 
 #define UCX_LIKELY(x) __builtin_expect(!!(x), 1)
 #define UCX_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -64,23 +66,6 @@ struct shoal_net_ctx {
     struct ucx_worker *w;
     int per_thread;
 };
-
-enum ucx_dflt_policy { UCX_DFLT_SHARED = 0, UCX_DFLT_THREAD = -1 /* N > 0: round-robin */ };
-
-/* The transport's variables (ucx_env.c, rows in ucx_env_table.h). */
-struct ucx_config {
-    int progress_thread; /* -1 auto, 0 off, 1 on */
-    long progress_interval_us;
-    int default_ctx_workers; /* enum ucx_dflt_policy or N > 0 */
-    int request_workers;     /* SHOAL_REQUEST_WORKERS: the request pool's size */
-    int am;                  /* SHOAL_UCX_AM: -1 auto, 0 the RMA ring, 1 UCP AM */
-    int atomics_all;         /* SHOAL_UCX_ATOMICS=all: every AMO through UCX */
-    int signals_amo;         /* SHOAL_UCX_SIGNALS=amo: collectives' signals as AMOs */
-};
-extern struct ucx_config ucx_cfg;
-/* SHOAL_UCX_AM as set now (for shmem-info before init): -1 auto, 0, 1;
- * -2 malformed. */
-int ucx_env_am(void);
 
 struct ucx_state {
     ucp_context_h ctx;
@@ -251,17 +236,6 @@ void ucx_describe_requests(FILE *f, const char *prefix);
  * the request workers held by requests with operations outstanding (MULTI
  * workers only); 1 when there were some. */
 int ucx_request_progress(void);
-/* ucx_signal.c: collectives' signals as tagged messages to the target
- * worker, where every PE decided so (ucx_lanes.c sets signal_msgs).
- * setup posts the receives (at init, after the decision); repost runs after
- * each progress of the target worker, by whoever holds it; fini cancels
- * them (after the progress thread stopped). */
-int ucx_signal_setup(void);
-void ucx_signal_repost(void);
-void ucx_signal_fini(void);
-/* 0 (at once) when the data is too large to ride along. */
-int ucx_signal_send(struct ucx_worker *w, uint64_t *word, uint64_t value, void *dest,
-                    const void *src, size_t n, int pe, const char *fn);
 /* ucx_am.c: active messages arrive at the target worker (its receive
  * handler hands them to core through the am_arrived hook). */
 /* Whether this PE takes UCP's active messages (SHOAL_UCX_AM, and for auto

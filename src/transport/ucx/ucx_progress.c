@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "transport/ucx/signal/ucx_signal.h"
 #include "transport/ucx/ucx_internal.h"
 
 /* One thread at a time progresses the target worker, the progress thread

@@ -15,26 +15,21 @@
  * A receive is posted again after the target worker's progress returns
  * (ucx_signal_repost), not from its completion: UCX may complete a new
  * receive at once from its queue of unexpected messages. */
-#include <stddef.h>
-#include <string.h>
+#include "transport/ucx/signal/ucx_signal.h"
 
-#include "transport/ucx/ucx_internal.h"
+#include <stdio.h>
+#include <string.h>
 
 /* "SHOALSIG": no other tagged traffic shares the workers. */
 #define SIG_TAG 0x53484f414c534947ull
 #define SIG_SLOTS 64
-
-/* A signal may carry its data (shoal_net_signal_data): written before the
- * add, so no fence has to order them (UCX 1.22's fence over tcp is a flush
- * of the worker: a round trip). */
-#define SIG_DATA_MAX 224
 
 struct sig_msg {
     uint64_t addr; /* the word, in the receiver's address space */
     uint64_t value;
     uint64_t data_addr; /* where the data goes (receiver's space) */
     uint64_t len;       /* bytes of data, 0 for none */
-    unsigned char data[SIG_DATA_MAX];
+    unsigned char data[UCX_SIGNAL_DATA_MAX];
 };
 
 struct sig_slot {
@@ -46,13 +41,15 @@ struct sig_slot {
 static struct sig_slot slots[SIG_SLOTS];
 static struct sig_slot *done; /* completed, to post again (under the target's lock) */
 static int posted;
+static ucp_worker_h target;
+static const struct shoal_net_init_args *hooks;
 
 static void apply(const struct sig_msg *m)
 {
     if (m->len)
         memcpy((void *)(uintptr_t)m->data_addr, m->data, m->len);
     __atomic_add_fetch((uint64_t *)(uintptr_t)m->addr, m->value, __ATOMIC_RELEASE);
-    ucx_g.hooks->writes_arrived();
+    hooks->writes_arrived();
 }
 
 static void recv_done(void *req, ucs_status_t st, const ucp_tag_recv_info_t *info, void *arg)
@@ -79,10 +76,13 @@ static void post(struct sig_slot *s)
     for (;;) {
         s->next_done = s; /* not in `done` */
         ucs_status_ptr_t r =
-            ucp_tag_recv_nbx(ucx_g.target, &s->msg, sizeof s->msg, SIG_TAG, ~(ucp_tag_t)0, &p);
-        if (UCS_PTR_IS_ERR(r))
-            ucx_die("shmem_init", -1, "posting a receive for collectives' signals",
-                    UCS_PTR_STATUS(r));
+            ucp_tag_recv_nbx(target, &s->msg, sizeof s->msg, SIG_TAG, ~(ucp_tag_t)0, &p);
+        if (UCS_PTR_IS_ERR(r)) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "UCX: posting a receive for collectives' signals failed: %s",
+                     ucs_status_string(UCS_PTR_STATUS(r)));
+            hooks->fatal("collectives' signals", msg);
+        }
         if (r == NULL) { /* taken from the unexpected ones at once */
             apply(&s->msg);
             continue;
@@ -93,19 +93,18 @@ static void post(struct sig_slot *s)
     }
 }
 
-int ucx_signal_setup(void)
+void ucx_signal_setup(ucp_worker_h worker, const struct shoal_net_init_args *args)
 {
-    if (!ucx_g.signal_msgs)
-        return 0;
+    target = worker;
+    hooks = args;
     for (int i = 0; i < SIG_SLOTS; i++)
         post(&slots[i]);
     posted = 1;
-    return 0;
 }
 
 void ucx_signal_repost(void)
 {
-    while (UCX_UNLIKELY(done != NULL)) {
+    while (__builtin_expect(done != NULL, 0)) {
         struct sig_slot *s = done;
         done = s->next_done;
         post(s);
@@ -119,35 +118,28 @@ void ucx_signal_fini(void)
     done = NULL;
     for (int i = 0; i < SIG_SLOTS; i++)
         if (slots[i].req)
-            ucp_request_cancel(ucx_g.target, slots[i].req);
+            ucp_request_cancel(target, slots[i].req);
     /* The cancelled receives complete (and are freed) on progress. */
     for (int k = 0; k < 100; k++)
-        ucp_worker_progress(ucx_g.target);
+        ucp_worker_progress(target);
     memset(slots, 0, sizeof slots);
     posted = 0;
 }
 
-int ucx_signal_send(struct ucx_worker *w, uint64_t *word, uint64_t value, void *dest,
-                    const void *src, size_t n, int pe, const char *fn)
+ucs_status_ptr_t ucx_signal_start(ucp_ep_h ep, uint64_t raddr, uint64_t value, uint64_t rdata,
+                                  const void *src, size_t n)
 {
-    if (n > SIG_DATA_MAX)
-        return 0;
-    ucp_ep_h ep = ucx_ep(w, pe, fn);
     struct sig_msg m;
-    (void)ucx_target(w, pe, word, &m.addr);
+    m.addr = raddr;
     m.value = value;
+    m.data_addr = rdata;
     m.len = n;
-    m.data_addr = 0;
-    if (n) {
-        (void)ucx_target(w, pe, dest, &m.data_addr);
+    if (n)
         memcpy(m.data, src, n);
-    }
     ucp_request_param_t p;
     /* Complete once copied out (UCX 1.22's plain tagged send of a few bytes
      * is zero-copy over tcp). */
     p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_FAST_CMPL;
     p.datatype = ucp_dt_make_contig(1);
-    ucx_wait(w, ucp_tag_send_nbx(ep, &m, offsetof(struct sig_msg, data) + n, SIG_TAG, &p), fn, pe,
-             "signal (tagged message)");
-    return 1;
+    return ucp_tag_send_nbx(ep, &m, offsetof(struct sig_msg, data) + n, SIG_TAG, &p);
 }

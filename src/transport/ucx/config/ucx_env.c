@@ -5,12 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "transport/ucx/ucx_internal.h"
+#include "transport/net.h"
+#include "transport/ucx/config/ucx_config.h"
 
 struct ucx_config ucx_cfg;
 
 /* UCX_ENV_<id> and rows[] from ucx_env_table.h. */
-#define SHOAL_ENV_TABLE "transport/ucx/ucx_env_table.h"
+#define SHOAL_ENV_TABLE "transport/ucx/config/ucx_env_table.h"
 #define SHOAL_ENV_ID(id) UCX_ENV_##id
 #include "transport/env_layer.h"
 

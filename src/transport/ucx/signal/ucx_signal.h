@@ -1,0 +1,33 @@
+/* transport/ucx/signal — collectives' signals as tagged messages (why and
+ * how: ucx_signal.c).  Owns: the pool of receives posted on the target
+ * worker.  May call: UCX and the contract header transport/net.h (its
+ * hooks); the rest of transport/ucx calls what is below and decides when
+ * (ucx_lanes.c: every PE must take them). */
+#ifndef SHOAL_UCX_SIGNAL_H
+#define SHOAL_UCX_SIGNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ucp/api/ucp.h>
+
+#include "transport/net.h"
+
+/* Data bytes a signal may carry (shoal_net_signal_data): written before
+ * the add, so no fence has to order them (UCX 1.22's fence over tcp is a
+ * flush of the worker: a round trip). */
+#define UCX_SIGNAL_DATA_MAX 224
+
+/* At init, after the decision: posts the receives on `target`; applied
+ * signals ring args->writes_arrived, errors go to args->fatal. */
+void ucx_signal_setup(ucp_worker_h target, const struct shoal_net_init_args *args);
+/* After each progress of the target worker, by whoever holds it. */
+void ucx_signal_repost(void);
+/* After the progress thread stopped: cancels the receives. */
+void ucx_signal_fini(void);
+/* Sends the add of `value` to the receiver's word at `raddr`, with `n`
+ * (<= UCX_SIGNAL_DATA_MAX) bytes of src for its address `rdata`: UCP's
+ * request (NULL: done), which the caller waits for. */
+ucs_status_ptr_t ucx_signal_start(ucp_ep_h ep, uint64_t raddr, uint64_t value, uint64_t rdata,
+                                  const void *src, size_t n);
+
+#endif
