@@ -15,6 +15,7 @@
  * is done with R - 1: two lines per member are enough, and a fast member
  * waits for a slow one only where it needs that member's block anyway. */
 #include <string.h>
+#include <time.h>
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
@@ -78,19 +79,49 @@ uint64_t shoal_gather_post(const struct shoal_group *g, const void *block, size_
  * while this PE reduces, say), and the wait would never end.  The line is
  * read again after the signal: a member that posted and moved on is not a
  * mismatch.  Only where signals are CPU atomics: a network atomic that
- * consumed one may not be visible to a load yet.  Across nodes the same
- * holds: a member's block travels before anything it sends later. */
+ * consumed one may not be visible to a load yet.
+ *
+ * Across nodes a member sends its block to each peer in turn, so one peer
+ * may have finished round R and moved on (its next collective's signal is
+ * here) while this PE still waits for the last sender's block, which that
+ * sender was about to send (seen: 1 run in 10 of coll.stress.repeat over
+ * tcp at 3 PEs).  There the signal only starts a grace period
+ * (NET_MISMATCH_NS): the block of a member that is in this collective
+ * arrives within it, a mismatch never ends. */
+#define NET_MISMATCH_NS 2000000000ull
 struct line_q {
     const uint64_t *word;
     uint64_t need;
     const struct shoal_group *g; /* NULL: no mismatch check */
     unsigned turn;
     int mismatch;
+    uint64_t pending_since; /* across nodes: when a signal was first seen, ns */
 };
 
 static int line_posted(const struct line_q *q)
 {
     return __atomic_load_n(q->word, __ATOMIC_ACQUIRE) >= q->need;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A signal of another collective is here and the line is not: on one node
+ * that is a mismatch at once, across nodes once it lasts. */
+static int mismatch_now(struct line_q *q)
+{
+    if (line_posted(q))
+        return 0;
+    if (q->g->on_node)
+        return 1;
+    uint64_t now = mono_ns();
+    if (!q->pending_since)
+        q->pending_since = now;
+    return now - q->pending_since > NET_MISMATCH_NS;
 }
 
 static int line_ready(void *p)
@@ -103,8 +134,10 @@ static int line_ready(void *p)
     /* (Not the tree broadcast's acknowledgements: across nodes they are
      * taken only before the next broadcast's writes, broadcast.c.) */
     for (int w = 0; w < SHOAL_GROUP_SYNC_WORDS; w++)
-        if (w != SHOAL_GROUP_TREE_ACK_WORD && shoal_group_pending(q->g, w))
-            return q->mismatch = !line_posted(q), 1;
+        if (w != SHOAL_GROUP_TREE_ACK_WORD && shoal_group_pending(q->g, w)) {
+            q->mismatch = mismatch_now(q);
+            return q->mismatch || line_posted(q);
+        }
     return 0;
 }
 
@@ -116,7 +149,7 @@ static void wait_line(const struct shoal_group *g, int i, const uint64_t *word, 
     /* Across nodes a team's signals are never consumed (they only grow), so
      * a pending one is real where network atomics update them too. */
     const int check = g->on_node ? !shoal_g.amo_via_net : g->seen != NULL;
-    struct line_q q = {word, need, check ? g : NULL, 0, 0};
+    struct line_q q = {word, need, check ? g : NULL, 0, 0, 0};
     struct shoal_waiter w;
     shoal_wait_note_peer(g->team_slot, g->seq, wpe, "its block of a small collective");
     shoal_waiter_init(&w, g->on_node ? shoal_slot(wpe) : shoal_my_slot(), fn, word);
