@@ -187,7 +187,8 @@ static int signal_msg(struct ucx_worker *w, uint64_t *word, uint64_t value, void
     (void)ucx_target(w, pe, word, &raddr);
     if (n)
         (void)ucx_target(w, pe, dest, &rdata);
-    ucx_wait(w, ucx_signal_start(ep, raddr, value, rdata, src, n), fn, pe,
+    struct ucx_signal_msg m;
+    ucx_wait(w, ucx_signal_start(&m, ep, raddr, value, rdata, src, n), fn, pe,
              "signal (tagged message)");
     return 1;
 }

@@ -24,16 +24,8 @@
 #define SIG_TAG 0x53484f414c534947ull
 #define SIG_SLOTS 64
 
-struct sig_msg {
-    uint64_t addr; /* the word, in the receiver's address space */
-    uint64_t value;
-    uint64_t data_addr; /* where the data goes (receiver's space) */
-    uint64_t len;       /* bytes of data, 0 for none */
-    unsigned char data[UCX_SIGNAL_DATA_MAX];
-};
-
 struct sig_slot {
-    struct sig_msg msg;
+    struct ucx_signal_msg msg;
     void *req; /* posted receive; NULL while completed */
     struct sig_slot *next_done;
 };
@@ -44,7 +36,7 @@ static int posted;
 static ucp_worker_h target;
 static const struct shoal_net_init_args *hooks;
 
-static void apply(const struct sig_msg *m)
+static void apply(const struct ucx_signal_msg *m)
 {
     if (m->len)
         memcpy((void *)(uintptr_t)m->data_addr, m->data, m->len);
@@ -126,20 +118,19 @@ void ucx_signal_fini(void)
     posted = 0;
 }
 
-ucs_status_ptr_t ucx_signal_start(ucp_ep_h ep, uint64_t raddr, uint64_t value, uint64_t rdata,
-                                  const void *src, size_t n)
+ucs_status_ptr_t ucx_signal_start(struct ucx_signal_msg *m, ucp_ep_h ep, uint64_t raddr,
+                                  uint64_t value, uint64_t rdata, const void *src, size_t n)
 {
-    struct sig_msg m;
-    m.addr = raddr;
-    m.value = value;
-    m.data_addr = rdata;
-    m.len = n;
+    m->addr = raddr;
+    m->value = value;
+    m->data_addr = rdata;
+    m->len = n;
     if (n)
-        memcpy(m.data, src, n);
+        memcpy(m->data, src, n);
     ucp_request_param_t p;
     /* Complete once copied out (UCX 1.22's plain tagged send of a few bytes
      * is zero-copy over tcp). */
     p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_FAST_CMPL;
     p.datatype = ucp_dt_make_contig(1);
-    return ucp_tag_send_nbx(ep, &m, offsetof(struct sig_msg, data) + n, SIG_TAG, &p);
+    return ucp_tag_send_nbx(ep, m, offsetof(struct ucx_signal_msg, data) + n, SIG_TAG, &p);
 }

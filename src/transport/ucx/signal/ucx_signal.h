@@ -17,6 +17,16 @@
  * flush of the worker: a round trip). */
 #define UCX_SIGNAL_DATA_MAX 224
 
+/* A signal on the wire.  The sender's copy must live until the send
+ * completes (the caller's frame, while it waits for the request). */
+struct ucx_signal_msg {
+    uint64_t addr; /* the word, in the receiver's address space */
+    uint64_t value;
+    uint64_t data_addr; /* where the data goes (receiver's space) */
+    uint64_t len;       /* bytes of data, 0 for none */
+    unsigned char data[UCX_SIGNAL_DATA_MAX];
+};
+
 /* At init, after the decision: posts the receives on `target`; applied
  * signals ring args->writes_arrived, errors go to args->fatal. */
 void ucx_signal_setup(ucp_worker_h target, const struct shoal_net_init_args *args);
@@ -25,9 +35,9 @@ void ucx_signal_repost(void);
 /* After the progress thread stopped: cancels the receives. */
 void ucx_signal_fini(void);
 /* Sends the add of `value` to the receiver's word at `raddr`, with `n`
- * (<= UCX_SIGNAL_DATA_MAX) bytes of src for its address `rdata`: UCP's
- * request (NULL: done), which the caller waits for. */
-ucs_status_ptr_t ucx_signal_start(ucp_ep_h ep, uint64_t raddr, uint64_t value, uint64_t rdata,
-                                  const void *src, size_t n);
+ * (<= UCX_SIGNAL_DATA_MAX) bytes of src for its address `rdata`, from *m:
+ * UCP's request (NULL: done), which the caller waits for before *m goes. */
+ucs_status_ptr_t ucx_signal_start(struct ucx_signal_msg *m, ucp_ep_h ep, uint64_t raddr,
+                                  uint64_t value, uint64_t rdata, const void *src, size_t n);
 
 #endif
