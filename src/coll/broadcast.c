@@ -36,8 +36,6 @@ void shoal_coll_bcast_config(int which, size_t crossover)
     tree_max = crossover;
 }
 
-#define TREE_ACK_WORD SHOAL_GROUP_TREE_ACK_WORD
-
 /* Before a tree broadcast on a team whose members are not all on this
  * node: a new root makes a new tree, whose parents may write into members
  * still forwarding the previous broadcast, so everyone must be done. */
@@ -48,20 +46,6 @@ static void sync_on_new_root(const struct shoal_group *g, int root, const char *
     if (g->ring->last_root && g->ring->last_root != root + 1)
         shoal_group_sync(g, fn);
     g->ring->last_root = root + 1;
-}
-
-/* A team across nodes: before a parent writes into its children's dest,
- * they have acknowledged every earlier round (each acknowledges once it no
- * longer reads its dest, before it returns).  Nobody waited for those
- * acknowledgements when they were sent, so by now they have usually
- * arrived. */
-static void wait_acks_owed(const struct shoal_group *g, const char *fn)
-{
-    const uint64_t need = g->ring->tree_acks_owed;
-    if (g->seen[TREE_ACK_WORD] >= need)
-        return;
-    shoal_wait_until(SHOAL_W_U64, &g->sync[TREE_ACK_WORD], SHMEM_CMP_GE, &need, fn);
-    g->seen[TREE_ACK_WORD] = need;
 }
 
 static void bcast_tree(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
@@ -79,7 +63,7 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
     if (!on_node)
         sync_on_new_root(g, root, fn);
     if (lazy)
-        wait_acks_owed(g, fn);
+        shoal_group_wait_acks_owed(g, fn);
     const void *from = source;
     int mask = 1;
     if (r == 0) {
@@ -116,15 +100,15 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
     }
     /* No quiet: a child acknowledges once it saw its signal, which comes
      * after its data (fenced, or in the same message; a quiet here was a
-     * round trip more);
-     * and it no longer reads its dest (its puts are complete locally). */
+     * round trip more), and once it no longer reads its dest (its puts are
+     * complete locally). */
     if (acks)
         for (int k = 0; k < children; k++)
-            shoal_group_wait(g, TREE_ACK_WORD, fn); /* that subtree has its data */
+            shoal_group_wait(g, SHOAL_GROUP_TREE_ACK_WORD, fn); /* that subtree has its data */
     else
         g->ring->tree_acks_owed += (uint64_t)children;
     if (parent >= 0)
-        shoal_group_signal(g, parent, TREE_ACK_WORD, fn);
+        shoal_group_signal(g, parent, SHOAL_GROUP_TREE_ACK_WORD, fn);
 }
 
 static void broadcast_group(const struct shoal_group *g, void *dest, const void *source,

@@ -15,7 +15,6 @@
  * is done with R - 1: two lines per member are enough, and a fast member
  * waits for a slow one only where it needs that member's block anyway. */
 #include <string.h>
-#include <time.h>
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
@@ -103,13 +102,6 @@ static int line_posted(const struct line_q *q)
     return __atomic_load_n(q->word, __ATOMIC_ACQUIRE) >= q->need;
 }
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* A signal of another collective is here and the line is not: on one node
  * that is a mismatch at once, across nodes once it lasts. */
 static int mismatch_now(struct line_q *q)
@@ -118,7 +110,7 @@ static int mismatch_now(struct line_q *q)
         return 0;
     if (q->g->on_node)
         return 1;
-    uint64_t now = mono_ns();
+    uint64_t now = shoal_now_ns();
     if (!q->pending_since)
         q->pending_since = now;
     return now - q->pending_since > NET_MISMATCH_NS;

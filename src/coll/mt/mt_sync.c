@@ -15,6 +15,7 @@
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
+#include "core/waiting/wait.h"
 #include "transport/net.h"
 #include "core/waiting/wait_policy.h"
 #include "core/waiting/wait_record.h"
@@ -52,13 +53,6 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* A sleep is cut at 1 ms: the safety net if a wake-up were lost. */
 static void futex_sleep(unsigned *word, unsigned val)
 {
@@ -82,7 +76,7 @@ static void wait_while_blocked(unsigned *word, unsigned val, unsigned *sleepers,
             cpu_relax();
             continue;
         }
-        uint64_t dt = now_ns() - t0;
+        uint64_t dt = shoal_now_ns() - t0;
         if (dt < ph->spin_ns) {
             cpu_relax();
             continue;
@@ -119,7 +113,7 @@ static void wait_while(unsigned *word, unsigned val, unsigned *sleepers, int thr
 {
     if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != val)
         return;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = shoal_now_ns();
     shoal_wait_note_thread(thread, what);
     shoal_wait_record_begin(fn, word, t0);
     wait_while_blocked(word, val, sleepers, t0);

@@ -53,6 +53,18 @@ void shoal_group_wait(const struct shoal_group *g, int w, const char *fn)
     shoal_amo(SHMEM_CTX_DEFAULT, SHOAL_AMO_ADD, &g->sync[w], 8, (uint64_t)-1, 0, shoal_g.my_pe, fn);
 }
 
+void shoal_group_wait_acks_owed(const struct shoal_group *g, const char *fn)
+{
+    /* Nobody waited for them when they were sent (each child acknowledges
+     * once it no longer reads its dest, before it returns), so by now they
+     * have usually arrived. */
+    const uint64_t need = g->ring->tree_acks_owed;
+    if (g->seen[SHOAL_GROUP_TREE_ACK_WORD] >= need)
+        return;
+    shoal_wait_until(SHOAL_W_U64, &g->sync[SHOAL_GROUP_TREE_ACK_WORD], SHMEM_CMP_GE, &need, fn);
+    g->seen[SHOAL_GROUP_TREE_ACK_WORD] = need;
+}
+
 void shoal_group_wait_from(const struct shoal_group *g, int w, int from, const char *what,
                            const char *fn)
 {

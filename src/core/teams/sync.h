@@ -67,6 +67,11 @@ void shoal_group_signal(const struct shoal_group *g, int i, int w, const char *f
 void shoal_group_signal_data(const struct shoal_group *g, int i, int w, void *dest, const void *src,
                              size_t n, const char *fn);
 void shoal_group_wait(const struct shoal_group *g, int w, const char *fn);
+/* A team across nodes: until every tree-broadcast acknowledgement owed to
+ * this PE (ring->tree_acks_owed, counted by coll/broadcast.c) has arrived.
+ * Before a parent writes into its children's dest again, and before team
+ * destroy zeroes the counters. */
+void shoal_group_wait_acks_owed(const struct shoal_group *g, const char *fn);
 /* The same, when the signal can only come from member `from`: a hang
  * report names it, and its leaving the job ends the wait with an error. */
 void shoal_group_wait_from(const struct shoal_group *g, int w, int from, const char *what,

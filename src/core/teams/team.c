@@ -286,18 +286,17 @@ void shoal_team_destroy(struct shoal_team *team, const char *fn)
     shoal_group_of_team(&g, team);
     shoal_group_debug_check(&g, fn, 0, 0);
     shoal_quiet(SHMEM_CTX_DEFAULT, fn);
-    struct shoal_team_block *blk = &shoal_my_ctl()->teams[team->slot];
     /* The acknowledgements of tree broadcasts that nobody waited for: sent
      * before their senders returned, but not ordered with the sync's
      * signals (other peers, other endpoints). */
-    const uint64_t owed = blk->bcast.tree_acks_owed;
-    shoal_wait_until(SHOAL_W_U64, &blk->sync[SHOAL_GROUP_TREE_ACK_WORD], SHMEM_CMP_GE, &owed, fn);
+    shoal_group_wait_acks_owed(&g, fn);
     shoal_group_sync(&g, fn);
     /* Every member has returned from its last collective on the team, and
      * every signal meant for this PE has arrived (it took them all in that
      * sync, and the acknowledgements before it), so nobody writes into its
      * broadcast ring or its counters any more: back to 0 for the slot's
      * next team. */
+    struct shoal_team_block *blk = &shoal_my_ctl()->teams[team->slot];
     memset(&blk->bcast, 0, sizeof blk->bcast);
     memset(blk->sync, 0, sizeof blk->sync);
     team->magic = 0;

@@ -17,13 +17,6 @@
 #include "core/waiting/wait_policy.h"
 #include "core/waiting/wait_record.h"
 
-static inline uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -137,7 +130,7 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
     if ((w->iter & (AM_SERVE_EVERY - 1)) == 1)
         shoal_ext_serve(w->fn);
     if (w->t0 == 0) {
-        w->t0 = now_ns();
+        w->t0 = shoal_now_ns();
         w->phase = shoal_wait_phase_now(w->t0);
         shoal_wait_record_begin(w->fn, w->addr, w->t0);
         return;
@@ -147,7 +140,7 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
         cpu_relax();
         return;
     }
-    uint64_t now = now_ns(), dt = now - w->t0;
+    uint64_t now = shoal_now_ns(), dt = now - w->t0;
     check_peer_left(w, now, ready, arg);
     if (dt < ph->spin_ns || shoal_wait_p.never_sleep) {
         cpu_relax();
@@ -165,7 +158,7 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
     if (shoal_g.net_active)
         shoal_net_idle();
     if (shoal_doorbell_sleep(&c->bell, &c->sleepers, ready_or_ext, &r, w->sleep_ns)) {
-        w->t0 = now_ns();
+        w->t0 = shoal_now_ns();
         w->phase = shoal_wait_phase_now(w->t0);
     }
 }
@@ -289,16 +282,20 @@ static int set_ready(void *arg)
     return q->mode == 0 ? all_ok(q) : first_ok(q) != SIZE_MAX;
 }
 
-static void wait_set(struct set_q *q, const char *fn)
+/* A turn of the caller's own polling loop (a test, or a wait whose value is
+ * already here): over a network the value may arrive only through this
+ * PE's progress (an AMO that UCX runs on the target's CPU), and the
+ * progress thread may be off or keep out of the loop's way (a wait tells
+ * it that this thread polls), so each turn progresses the network once. */
+static inline void poll_turn_progress(void)
 {
-    /* Also when the value is already here (the transport's helper thread
-     * may have applied it), this thread progresses the network, so the
-     * helper keeps out of its way.  Once at least: a loop whose calls all
-     * return at once (wait_until_some while one element satisfies, waiting
-     * for another) told the helper every time that it polled, and then
-     * must, or an update that needs this PE's progress never lands. */
     if (shoal_g.net_active)
         shoal_net_progress();
+}
+
+static void wait_set(struct set_q *q, const char *fn)
+{
+    poll_turn_progress();
     if (set_ready(q))
         return;
     struct shoal_waiter w;
@@ -348,22 +345,12 @@ void shoal_wait_until(int kind, void *ivar, int cmp, const void *value, const ch
     wait_set(&q, fn);
 }
 
-/* A test is a turn of the caller's own polling loop: over a network the
- * value may arrive only through this PE's progress (an AMO that UCX runs on
- * the target's CPU), and the progress thread may be off or keep out of the
- * loop's way, so each test progresses it once. */
-static inline void test_progress(void)
-{
-    if (shoal_g.net_active)
-        shoal_net_progress();
-}
-
 int shoal_test(int kind, void *ivar, int cmp, const void *value, const char *fn)
 {
     shoal_check_init(fn);
     check_cmp(cmp, fn);
     debug_check_ivars(kind, ivar, fn);
-    test_progress();
+    poll_turn_progress();
     return elem_ok(kind, ivar, 0, cmp, value, 0);
 }
 
@@ -436,7 +423,7 @@ int shoal_test_all(int kind, void *ivars, size_t nelems, const int *status, int 
                    const void *values, int vector, const char *fn)
 {
     SETQ(0);
-    test_progress();
+    poll_turn_progress();
     return all_ok(&q);
 }
 
@@ -444,7 +431,7 @@ size_t shoal_test_any(int kind, void *ivars, size_t nelems, const int *status, i
                       const void *values, int vector, const char *fn)
 {
     SETQ(1);
-    test_progress();
+    poll_turn_progress();
     return next_ok(&q);
 }
 
@@ -452,7 +439,7 @@ size_t shoal_test_some(int kind, void *ivars, size_t nelems, size_t *indices, co
                        int cmp, const void *values, int vector, const char *fn)
 {
     SETQ(2);
-    test_progress();
+    poll_turn_progress();
     return collect_ok(&q, indices);
 }
 

@@ -18,6 +18,15 @@
 #ifndef SHOAL_CORE_WAIT_H
 #define SHOAL_CORE_WAIT_H
 #include <stdint.h>
+#include <time.h>
+
+/* The clock of waits and their deadlines: CLOCK_MONOTONIC in ns. */
+static inline uint64_t shoal_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 struct shoal_wait_phase;
 

@@ -175,13 +175,11 @@ static void first_signal_flushed(struct ucx_worker *w, int pe, const char *fn)
     }
 }
 
-/* A signal as a tagged message (signal/ucx_signal.h); 0 when its data is
- * too large to ride along. */
-static int signal_msg(struct ucx_worker *w, uint64_t *word, uint64_t value, void *dest,
-                      const void *src, size_t n, int pe, const char *fn)
+/* A signal as a tagged message (signal/ucx_signal.h), with its n <=
+ * UCX_SIGNAL_DATA_MAX bytes of data for dest. */
+static void signal_msg(struct ucx_worker *w, uint64_t *word, uint64_t value, void *dest,
+                       const void *src, size_t n, int pe, const char *fn)
 {
-    if (n > UCX_SIGNAL_DATA_MAX)
-        return 0;
     ucp_ep_h ep = ucx_ep(w, pe, fn);
     uint64_t raddr, rdata = 0;
     (void)ucx_target(w, pe, word, &raddr);
@@ -190,7 +188,24 @@ static int signal_msg(struct ucx_worker *w, uint64_t *word, uint64_t value, void
     struct ucx_signal_msg m;
     ucx_wait(w, ucx_signal_start(&m, ep, raddr, value, rdata, src, n), fn, pe,
              "signal (tagged message)");
-    return 1;
+}
+
+/* A signal to another PE: a tagged message where the job takes them (then
+ * with its data, if any), else an atomic add (n is 0 then). */
+static void signal_peer(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value, void *dest,
+                        const void *src, size_t n, int pe, const char *fn)
+{
+    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
+    /* Not marked dirty: the receiver waits for it, and the endpoint's
+     * order delivers it before anything posted later.  Only a PE that
+     * leaves (shoal_net_flush_signals) must see it delivered first. */
+    __atomic_store_n(&w->signalled, 1, __ATOMIC_RELAXED);
+    if (ucx_g.signal_msgs)
+        signal_msg(w, word, value, dest, src, n, pe, fn);
+    else
+        ucx_wait(w, issue_amo(w, SHOAL_AMO_ADD, NULL, word, 8, value, 0, pe, fn), fn, pe,
+                 "atomic add (signal)");
+    first_signal_flushed(w, pe, fn);
 }
 
 void shoal_net_signal(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value, int pe,
@@ -201,29 +216,15 @@ void shoal_net_signal(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value,
         (void)shoal_net_amo(ctx, SHOAL_AMO_ADD, word, 8, value, 0, pe, fn);
         return;
     }
-    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
-    /* Not marked dirty: the receiver waits for it, and the endpoint's
-     * order delivers it before anything posted later.  Only a PE that
-     * leaves (shoal_net_flush_signals) must see it delivered first. */
-    __atomic_store_n(&w->signalled, 1, __ATOMIC_RELAXED);
-    if (ucx_g.signal_msgs)
-        (void)signal_msg(w, word, value, NULL, NULL, 0, pe, fn);
-    else
-        ucx_wait(w, issue_amo(w, SHOAL_AMO_ADD, NULL, word, 8, value, 0, pe, fn), fn, pe,
-                 "atomic add (signal)");
-    first_signal_flushed(w, pe, fn);
+    signal_peer(ctx, word, value, NULL, NULL, 0, pe, fn);
 }
 
 int shoal_net_signal_data(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value, void *dest,
                           const void *src, size_t n, int pe, const char *fn)
 {
-    if (!ucx_g.signal_msgs || pe == ucx_g.me)
+    if (!ucx_g.signal_msgs || pe == ucx_g.me || n > UCX_SIGNAL_DATA_MAX)
         return 0;
-    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
-    if (!signal_msg(w, word, value, dest, src, n, pe, fn))
-        return 0;
-    __atomic_store_n(&w->signalled, 1, __ATOMIC_RELAXED);
-    first_signal_flushed(w, pe, fn);
+    signal_peer(ctx, word, value, dest, src, n, pe, fn);
     return 1;
 }
 

@@ -32,8 +32,7 @@ struct sig_slot {
 
 static struct sig_slot slots[SIG_SLOTS];
 static struct sig_slot *done; /* completed, to post again (under the target's lock) */
-static int posted;
-static ucp_worker_h target;
+static ucp_worker_h target;   /* NULL: no receives posted */
 static const struct shoal_net_init_args *hooks;
 
 static void apply(const struct ucx_signal_msg *m)
@@ -91,7 +90,6 @@ void ucx_signal_setup(ucp_worker_h worker, const struct shoal_net_init_args *arg
     hooks = args;
     for (int i = 0; i < SIG_SLOTS; i++)
         post(&slots[i]);
-    posted = 1;
 }
 
 void ucx_signal_repost(void)
@@ -105,7 +103,7 @@ void ucx_signal_repost(void)
 
 void ucx_signal_fini(void)
 {
-    if (!posted)
+    if (!target)
         return;
     done = NULL;
     for (int i = 0; i < SIG_SLOTS; i++)
@@ -115,7 +113,7 @@ void ucx_signal_fini(void)
     for (int k = 0; k < 100; k++)
         ucp_worker_progress(target);
     memset(slots, 0, sizeof slots);
-    posted = 0;
+    target = NULL;
 }
 
 ucs_status_ptr_t ucx_signal_start(struct ucx_signal_msg *m, ucp_ep_h ep, uint64_t raddr,
