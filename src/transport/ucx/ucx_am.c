@@ -16,18 +16,19 @@
 
 #define UCX_AM_ID 7
 
-/* The first UCX release whose UCP active messages Shoal's suite found
- * sound (SHOAL_UCX_AM=auto takes them from there on).  UCX 1.13.1
- * (Debian 12's) segfaults in its tcp transport's event handler with
- * UCP_FEATURE_AM on: `am_nbe_test merge` over tcp at 3 PEs crashed 33 of
- * 200 runs without the progress thread and 29 of 200 with it; 1.22.0
- * passed 200 of 200 both ways (docs/active-messages.md).  The same with
- * UCP_FEATURE_TAG on (collectives' signals as messages, ucx_signal.c):
- * `spec_requests values` over tcp at 3 PEs crashed 6 of 30 runs in
- * uct_tcp_iface_progress with the feature on and no tagged message sent.  Releases in
- * between were not tried: they keep the ring. */
+/* The first UCX release whose UCP active messages and tagged messages
+ * Shoal's suite found sound (SHOAL_UCX_AM=auto and the signals take them
+ * from there on).  Before 1.22, only with one rendezvous lane
+ * (ucx_multi_rail_off): UCX 1.13.1 (Debian 12's) segfaulted in its tcp
+ * transport's event handler with UCP_FEATURE_AM or _TAG on and two
+ * rendezvous lanes (tcp over lo and eth0 to a peer on the same host):
+ * `am_nbe_test merge` over tcp at 3 PEs crashed 13 of 100 runs, with
+ * UCX_MAX_RNDV_LANES=1 0 of 90 (the crash: an endpoint's receive buffer
+ * released twice).  Releases before 1.13 were not tried: they keep the
+ * ring and atomic signals. */
 #define UCX_AM_GOOD_MAJOR 1u
-#define UCX_AM_GOOD_MINOR 22u
+#define UCX_AM_GOOD_MINOR 13u
+#define UCX_MULTI_RAIL_GOOD_MINOR 22u
 
 static int version_good(unsigned *maj, unsigned *min, unsigned *rel)
 {
@@ -49,6 +50,15 @@ int ucx_am_version_good(void)
     return version_good(&maj, &min, &rel);
 }
 
+/* Whether a UCP context with active or tagged messages needs one
+ * rendezvous lane: UCX before 1.22, unless the user chose the lanes. */
+int ucx_multi_rail_off(void)
+{
+    unsigned maj, min, rel;
+    ucp_get_version(&maj, &min, &rel);
+    return maj == 1 && min < UCX_MULTI_RAIL_GOOD_MINOR && !getenv("UCX_MAX_RNDV_LANES");
+}
+
 int ucx_am_wanted(void)
 {
     return wanted(ucx_cfg.am);
@@ -65,9 +75,10 @@ void ucx_am_describe(FILE *f, const char *prefix, int initialized)
     if (setting >= 0)
         snprintf(why, sizeof why, "SHOAL_UCX_AM=%d", setting);
     else
-        snprintf(why, sizeof why, "SHOAL_UCX_AM=auto: UCX %u.%u.%u is %s %u.%u", maj, min, rel,
+        snprintf(why, sizeof why, "SHOAL_UCX_AM=auto: UCX %u.%u.%u is %s %u.%u%s", maj, min, rel,
                  good ? "known good for them, from" : "older than", UCX_AM_GOOD_MAJOR,
-                 UCX_AM_GOOD_MINOR);
+                 UCX_AM_GOOD_MINOR,
+                 good && ucx_multi_rail_off() ? ", with one rendezvous lane before 1.22" : "");
     const char *ucp = "UCP active messages (ucp_am_send_nbx)";
     const char *ring = "RMA and atomics into the target's ring";
     if (!initialized)

@@ -130,6 +130,13 @@ static int open_context(int n_pes, char *err, size_t errlen)
     ucx_g.tag_here = !ucx_cfg.signals_amo && ucx_am_version_good();
     if (ucx_g.tag_here)
         p.features |= UCP_FEATURE_TAG;
+    if ((ucx_g.am_here || ucx_g.tag_here) && ucx_multi_rail_off()) {
+        st = ucp_config_modify(uc, "MAX_RNDV_LANES", "1");
+        if (st != UCS_OK) {
+            ucp_config_release(uc);
+            return fail(err, errlen, "setting one rendezvous lane (ucp_config_modify)", st);
+        }
+    }
     /* Workers of several threads (contexts, progress thread) share it. */
     p.mt_workers_shared = 1;
     p.estimated_num_eps = (size_t)n_pes;

@@ -242,9 +242,10 @@ int ucx_request_progress(void);
  * the version of the UCX library loaded), before the context is made. */
 int ucx_am_wanted(void);
 /* Whether the UCX library loaded takes UCP's message features (active
- * messages, tags) over tcp: 1.13.1 crashes in its tcp transport with either
- * on (ucx_am.c). */
+ * messages, tags): from 1.13 on, and before 1.22 only with one rendezvous
+ * lane, which ucx_multi_rail_off says to set (ucx_am.c). */
 int ucx_am_version_good(void);
+int ucx_multi_rail_off(void);
 int ucx_am_setup(char *err, size_t errlen);
 /* The line shmem-info prints about it. */
 void ucx_am_describe(FILE *f, const char *prefix, int initialized);

@@ -18,9 +18,9 @@ SHOAL_ENV(
 SHOAL_ENV(AM, "SHOAL_UCX_AM", NULL, STRING, "auto",
           "UCX: how active messages (shmemx_am_*) travel to PEs reached through UCX: 1 by UCP's "
           "active messages, 0 by RMA and atomics into a ring in the target's heap, auto: 1 with "
-          "a UCX known good for it (1.22 and later; 1.13's tcp transport crashes with UCP's "
-          "active-message feature on, docs/active-messages.md), 0 otherwise; UCP's only when "
-          "every PE chose it")
+          "a UCX known good for it (1.13 and later; before 1.22 Shoal sets one rendezvous lane "
+          "unless UCX_MAX_RNDV_LANES is set, docs/active-messages.md), 0 otherwise; UCP's only "
+          "when every PE chose it")
 SHOAL_ENV(ATOMICS, "SHOAL_UCX_ATOMICS", NULL, STRING, "auto",
           "UCX: which AMOs go through UCX: auto (every AMO, this PE's own and its node's "
           "included, where some PE's lanes do atomics in a device such as InfiniBand; only "
@@ -29,6 +29,6 @@ SHOAL_ENV(ATOMICS, "SHOAL_UCX_ATOMICS", NULL, STRING, "auto",
 SHOAL_ENV(SIGNALS, "SHOAL_UCX_SIGNALS", NULL, STRING, "auto",
           "UCX: how collectives' signals (barrier, broadcast, reductions) travel to PEs reached "
           "through UCX: auto (one tagged message each where no PE's lanes do atomics in a "
-          "device, as over tcp, where UCX would emulate an atomic add with two messages, and "
-          "with UCX 1.22 or later, whose tcp transport takes tagged messages; an atomic add "
-          "otherwise) or amo (an atomic add always); messages only when every PE can take them")
+          "device, as over tcp, where UCX would emulate an atomic add with two messages; an "
+          "atomic add otherwise) or amo (an atomic add always); messages only when every PE can "
+          "take them")
