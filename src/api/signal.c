@@ -7,6 +7,12 @@ SHOAL_EXPORT uint64_t pshmem_signal_fetch(const uint64_t *sig_addr)
     shoal_check_init("shmem_signal_fetch");
     if (SHOAL_UNLIKELY(shoal_g.debug))
         (void)shoal_addr(sig_addr, 8, shoal_g.my_pe, "shmem_signal_fetch", "sig_addr");
+    /* Programs poll with it (while (shmem_signal_fetch(s) == 0) ...): as
+     * the test routines, each call progresses the network once, where
+     * peers' signal adds may wait for this PE's worker (tcp; the progress
+     * thread may be off, or keep out of a polling thread's way). */
+    if (shoal_g.net_active)
+        shoal_net_progress();
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }
 SHOAL_WEAK_ALIAS(shmem_signal_fetch, pshmem_signal_fetch)

@@ -21,8 +21,9 @@
  *                        (fails, by the target's deadline, without progress)
  *   ucx_net polling      the target polls in loops whose calls return at
  *                        once (wait_until_some and test_some while element 0
- *                        satisfies, test on a word) while the initiator's
- *                        atomic sets land elements 1 and the word: polling
+ *                        satisfies, test on a word, signal_fetch on a
+ *                        signal) while the initiators' atomic sets and adds
+ *                        land element 1, the word and the signal: polling
  *                        progresses the network, with or without the
  *                        progress thread
  *   ucx_net die          a PE dies while the others are blocked on it: the
@@ -340,6 +341,7 @@ static void test_progress(void)
 
 static long g_pair[2];
 static long g_poll_word;
+static uint64_t g_poll_sig;
 
 /* Element 0 of g_pair satisfies from the start: every call returns at
  * once, and the loop ends only when element 1 arrives through the
@@ -364,18 +366,26 @@ static void test_polling(void)
 {
     int me = shmem_my_pe(), n = shmem_n_pes();
     const double deadline_s = 10.0;
-    for (int round = 0; round < 3; round++) {
+    for (int round = 0; round < 4; round++) {
         PHASE("polling, round %d (%s)", round,
               round == 0   ? "wait_until_some"
               : round == 1 ? "test_some"
-                           : "test");
+              : round == 2 ? "test"
+                           : "signal_fetch");
         g_pair[0] = 1;
         g_pair[1] = 0;
         g_poll_word = 0;
+        g_poll_sig = 0;
         shmem_barrier_all();
         if (me == 0) {
             if (round < 2) {
                 poll_pair(round == 1, deadline_s);
+            } else if (round == 3) {
+                double t0 = st_now();
+                while (shmem_signal_fetch(&g_poll_sig) != (uint64_t)(n - 1))
+                    CHECK_MSG(st_now() - t0 < deadline_s,
+                              "shmem_signal_fetch saw %lu of %d adds for %.0f s",
+                              (unsigned long)g_poll_sig, n - 1, deadline_s);
             } else {
                 double t0 = st_now();
                 while (!shmem_long_test(&g_poll_word, SHMEM_CMP_EQ, n - 1))
@@ -387,6 +397,8 @@ static void test_polling(void)
             st_sleep_us(20000); /* the target is polling by now */
             if (round < 2)
                 shmem_long_atomic_set(&g_pair[1], 1, 0);
+            else if (round == 3)
+                shmem_signal_add(&g_poll_sig, 1, 0);
             else
                 shmem_long_atomic_add(&g_poll_word, 1, 0);
             shmem_quiet();

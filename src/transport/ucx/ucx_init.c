@@ -444,8 +444,8 @@ void shoal_net_describe(FILE *f, const char *prefix, int initialized)
             ucx_g.signal_msgs     ? "tagged messages (no lane does atomics in a device)"
             : ucx_cfg.signals_amo ? "atomic adds (SHOAL_UCX_SIGNALS=amo)"
             : !ucx_g.tag_here
-                ? "atomic adds (this UCX's tcp transport crashes with tagged messages on; "
-                  "1.22 and later take them)"
+                ? "atomic adds (this UCX is older than 1.13, whose tagged messages Shoal "
+                  "has not tried)"
                 : "atomic adds (some PE's lanes do atomics in a device, or it cannot take "
                   "messages)");
     ucx_am_describe(f, prefix, 1);
