@@ -22,6 +22,9 @@ struct shoal_wait_policy shoal_wait_p = {
 };
 
 #define SAMPLE_EVERY_NS 50000000ull
+/* An oversubscribed waiter's yields before it sleeps (wait_policy_init). */
+#define OVER_YIELD_NS 50000ull
+#define OVER_YIELD_NET_NS 2000000ull
 
 void shoal_wait_publish_placement(void)
 {
@@ -198,7 +201,14 @@ void shoal_wait_policy_init(const struct shoal_config *cfg)
      * may be the one this yield lets run: OSU's barrier at 4 PEs on 2
      * cores took 10.7-13.4 us after a 2 us spin, 5.5-6.0 without. */
     p->over.spin_ns = (uint64_t)(cfg->wait_spin_us >= 0 ? cfg->wait_spin_us : 0) * 1000u;
-    p->over.yield_ns = 50000;
+    /* Where a network serves this PE, yield longer before sleeping: what
+     * arrives through it (tcp) moves only as a worker is progressed, which
+     * a sleeper does not do, so its sleep ends by the timeout or by the
+     * progress thread's wake-up, after more switches.  OSU over tcp at 4
+     * PEs on 2 cores (each a pretend node): barrier 231-234 -> 54-59 us,
+     * fcollect 8 B 232-295 -> 60-81, broadcast 8 B 137-149 -> 33-35 (Open
+     * MPI, whose waiters yield and never sleep: 149, 76, 29). */
+    p->over.yield_ns = shoal_g.net_active ? OVER_YIELD_NET_NS : OVER_YIELD_NS;
     p->over.check_every = 1;
     long sleep_us = cfg->wait_sleep_max_us > 0 ? cfg->wait_sleep_max_us
                     : shoal_doorbell_exact()   ? 100000
@@ -224,8 +234,9 @@ void shoal_wait_describe(FILE *f, const char *prefix)
     if (p->never_sleep)
         fprintf(f, "%sWaiting: spin with pause, never sleep (%s)\n", prefix, why);
     else
-        fprintf(f, "%sWaiting: spin %llu us,%s then sleep on the doorbell (%s)\n", prefix,
-                (unsigned long long)(ph->spin_ns / 1000), ph->yield_ns ? " yield 50 us," : "", why);
+        fprintf(f, "%sWaiting: spin %llu us, yield %llu us, then sleep on the doorbell (%s)\n",
+                prefix, (unsigned long long)(ph->spin_ns / 1000),
+                (unsigned long long)(ph->yield_ns / 1000), why);
     fprintf(f,
             "%sPlacement: %d PEs on this node, %d CPUs in the union of their affinity masks, "
             "%d in this PE's; at the last look (every 50 ms while waiting) the PEs ran %d "
