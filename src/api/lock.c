@@ -32,8 +32,7 @@ SHOAL_EXPORT void pshmem_set_lock(long *lock)
      * ticket requests may wait there unserved: serve them before drawing
      * this PE's ticket, or a PE that releases and re-acquires at once
      * (PE 0, which holds the lock word) jumps the queue. */
-    if (shoal_g.net_active)
-        shoal_net_progress();
+    shoal_poll_network();
     uint32_t mine =
         (uint32_t)shoal_amo(SHMEM_CTX_DEFAULT, SHOAL_AMO_FADD, &t->next, 4, 1, 0, LOCK_PE, fn);
     char *serving = shoal_addr(&t->serving, 4, LOCK_PE, fn, "lock");

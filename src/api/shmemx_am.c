@@ -7,7 +7,7 @@
 #include "api/export.h"
 #include "ext/am/am.h"
 #include "core/config/error.h"
-#include "transport/net.h"
+#include "core/ops.h"
 
 _Static_assert(SHMEMX_AM_TAG_MAX == SHOAL_AM_TAGS, "tag count");
 _Static_assert(SHMEMX_AM_MAX_INLINE == SHOAL_AM_INLINE, "inline size");
@@ -70,8 +70,7 @@ SHOAL_EXPORT size_t pshmemx_am_poll(void)
 {
     const char *fn = "shmemx_am_poll";
     check_live(fn);
-    if (shoal_g.net_active)
-        shoal_net_progress();
+    shoal_poll_network();
     return shoal_am_run(SHOAL_AM_SLOTS, fn);
 }
 SHOAL_WEAK_ALIAS(shmemx_am_poll, pshmemx_am_poll)

@@ -11,8 +11,7 @@ SHOAL_EXPORT uint64_t pshmem_signal_fetch(const uint64_t *sig_addr)
      * the test routines, each call progresses the network once, where
      * peers' signal adds may wait for this PE's worker (tcp; the progress
      * thread may be off, or keep out of a polling thread's way). */
-    if (shoal_g.net_active)
-        shoal_net_progress();
+    shoal_poll_network();
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }
 SHOAL_WEAK_ALIAS(shmem_signal_fetch, pshmem_signal_fetch)

@@ -18,6 +18,15 @@
 #include "transport/net.h"
 #include "transport/shm/shm.h"
 
+/* Progresses the network once, where one is active: the turn of a call
+ * that polls or waits (what peers' operations need from this PE's worker,
+ * over tcp, moves only then).  Without a network there is nothing to move. */
+static inline void shoal_poll_network(void)
+{
+    if (shoal_g.net_active)
+        shoal_net_progress();
+}
+
 /* ---------------------------------------------------------------- checks */
 
 static inline void shoal_ctx_check(shmem_ctx_t ctx, const char *fn)

@@ -16,7 +16,6 @@
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 #include "core/waiting/wait.h"
-#include "transport/net.h"
 #include "core/waiting/wait_policy.h"
 #include "core/waiting/wait_record.h"
 
@@ -81,8 +80,7 @@ static void wait_while_blocked(unsigned *word, unsigned val, unsigned *sleepers,
             cpu_relax();
             continue;
         }
-        if (shoal_g.net_active)
-            shoal_net_progress();
+        shoal_poll_network();
         if (dt < ph->spin_ns + ph->yield_ns || shoal_wait_p.never_sleep) {
             sched_yield();
             continue;

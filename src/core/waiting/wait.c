@@ -282,20 +282,15 @@ static int set_ready(void *arg)
     return q->mode == 0 ? all_ok(q) : first_ok(q) != SIZE_MAX;
 }
 
-/* A turn of the caller's own polling loop (a test, or a wait whose value is
- * already here): over a network the value may arrive only through this
- * PE's progress (an AMO that UCX runs on the target's CPU), and the
- * progress thread may be off or keep out of the loop's way (a wait tells
- * it that this thread polls), so each turn progresses the network once. */
-static inline void poll_turn_progress(void)
-{
-    if (shoal_g.net_active)
-        shoal_net_progress();
-}
-
+/* Waits and tests start with shoal_poll_network: a call may be a turn of
+ * the caller's own polling loop (a test, or a wait whose value is already
+ * here), over a network the value may arrive only through this PE's
+ * progress (an AMO that UCX runs on the target's CPU), and the progress
+ * thread may be off or keep out of the loop's way (a wait tells it that
+ * this thread polls). */
 static void wait_set(struct set_q *q, const char *fn)
 {
-    poll_turn_progress();
+    shoal_poll_network();
     if (set_ready(q))
         return;
     struct shoal_waiter w;
@@ -350,7 +345,7 @@ int shoal_test(int kind, void *ivar, int cmp, const void *value, const char *fn)
     shoal_check_init(fn);
     check_cmp(cmp, fn);
     debug_check_ivars(kind, ivar, fn);
-    poll_turn_progress();
+    shoal_poll_network();
     return elem_ok(kind, ivar, 0, cmp, value, 0);
 }
 
@@ -423,7 +418,7 @@ int shoal_test_all(int kind, void *ivars, size_t nelems, const int *status, int 
                    const void *values, int vector, const char *fn)
 {
     SETQ(0);
-    poll_turn_progress();
+    shoal_poll_network();
     return all_ok(&q);
 }
 
@@ -431,7 +426,7 @@ size_t shoal_test_any(int kind, void *ivars, size_t nelems, const int *status, i
                       const void *values, int vector, const char *fn)
 {
     SETQ(1);
-    poll_turn_progress();
+    shoal_poll_network();
     return next_ok(&q);
 }
 
@@ -439,7 +434,7 @@ size_t shoal_test_some(int kind, void *ivars, size_t nelems, size_t *indices, co
                        int cmp, const void *values, int vector, const char *fn)
 {
     SETQ(2);
-    poll_turn_progress();
+    shoal_poll_network();
     return collect_ok(&q, indices);
 }
 

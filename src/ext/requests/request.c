@@ -203,8 +203,7 @@ static void backoff(unsigned *idle, const char *fn)
      * waits to see handled may need a peer's message (or its handler's
      * reply) that arrives only through this PE's network worker.  Without
      * an active network there is nothing to progress. */
-    if (shoal_g.net_active)
-        shoal_net_progress();
+    shoal_poll_network();
     shoal_ext_serve(fn);
     if (++*idle > 64)
         sched_yield();
@@ -248,8 +247,7 @@ int shoal_request_test(shmemx_request_h *req, int *done, const char *fn)
     /* A program that tests in a loop is this PE's only progress: peers'
      * operations served by this PE's worker (atomics emulated over tcp,
      * their flushes) and messages to this PE must move, or both wait. */
-    if (shoal_g.net_active)
-        shoal_net_progress();
+    shoal_poll_network();
     return 0;
 }
 
