@@ -9,7 +9,11 @@
  *    back-to-back broadcast into the same dest must not overwrite data a
  *    member still has to forward: on a team on one node a parent checks
  *    that the child has published the end of its previous round
- *    (bcast_ring.c); on a team across nodes each member acknowledges to
+ *    (bcast_ring.c); on a team across nodes, a hop the network serves
+ *    carries the data as one tagged message (shoal_group_send) that the
+ *    child receives into dest only once it is in the round, so nobody
+ *    waits for anything (data of any size takes this tree then); over a
+ *    hop on one node of such a team each member acknowledges to
  *    its parent once it no longer reads its dest, and a parent counts
  *    those before its next round's writes, not before it returns (the
  *    root returns once its data is out: a round trip less); on an active
@@ -48,15 +52,27 @@ static void sync_on_new_root(const struct shoal_group *g, int root, const char *
     g->ring->last_root = root + 1;
 }
 
+/* A team across nodes where the network carries collectives' messages
+ * (the same answer on every member): its tree takes data of any size, as
+ * one message per hop that the child receives into dest; the get path's
+ * two syncs and the network's RMA (over tcp several times slower than its
+ * messages) cost more. */
+static int msgs_across(const struct shoal_group *g)
+{
+    return g->ring && !g->on_node && shoal_g.net_coll_msgs;
+}
+
 static void bcast_tree(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
                        int root, int update_root, const char *fn)
 {
     const int n = g->size, r = (g->me - root + n) % n; /* rank relative to the root */
     /* Who may write a member's dest again, and when: on one node a parent
      * reads its child's published round (bcast_ring.c); across nodes it
-     * counts the acknowledgements that earlier rounds left behind (lazy);
-     * an active set keeps no state between calls, so its root waits for
-     * every member's acknowledgement (acks). */
+     * counts the acknowledgements that earlier rounds left behind (lazy),
+     * except towards a child it sends messages to, which takes them into
+     * dest only once it is in the round; an active set keeps no state
+     * between calls, so its root waits for every member's acknowledgement
+     * (acks). */
     const int on_node = g->ring && g->on_node, lazy = g->ring && !g->on_node;
     const int acks = !g->ring;
     const uint64_t round = on_node ? shoal_bcast_round_begin(g) : 0;
@@ -71,27 +87,36 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
             memmove(dest, source, nbytes);
             from = dest;
         }
+        while (mask < n)
+            mask <<= 1;
     } else {
         while (!(r & mask))
             mask <<= 1;
-        shoal_group_wait(g, SHOAL_GROUP_TREE_WORD, fn); /* parent r - mask delivered */
+    }
+    const int parent = r == 0 ? -1 : (r - mask + root) % n;
+    const int parent_msgs = parent >= 0 && shoal_group_msg_edge(g, parent);
+    if (parent_msgs) {
+        shoal_group_recv(g, parent, 0, dest, nbytes, "its broadcast data", fn);
+        from = dest;
+    } else if (parent >= 0) {
+        shoal_group_wait(g, SHOAL_GROUP_TREE_WORD, fn); /* parent delivered */
         from = dest;
     }
     /* Children r + m for m = mask/2, mask/4, ..., 1 (the root: every
      * power of two below n, largest first so big subtrees start early). */
-    const int parent = r == 0 ? -1 : (r - mask + root) % n;
-    if (r == 0)
-        while (mask < n)
-            mask <<= 1;
-    int children = 0;
+    int signalled = 0;
     for (int m = mask >> 1; m >= 1; m >>= 1) {
         if (r + m >= n)
             continue;
         int child = (r + m + root) % n;
+        if (shoal_group_msg_edge(g, child)) {
+            shoal_group_send(g, child, 0, from, nbytes, fn);
+            continue;
+        }
         if (on_node)
             shoal_bcast_wait_child(g, child, round - 1, fn);
         shoal_group_signal_data(g, child, SHOAL_GROUP_TREE_WORD, dest, from, nbytes, fn);
-        children++;
+        signalled++;
     }
     if (on_node) {
         shoal_quiet(SHMEM_CTX_DEFAULT, fn);
@@ -103,11 +128,11 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
      * round trip more), and once it no longer reads its dest (its puts are
      * complete locally). */
     if (acks)
-        for (int k = 0; k < children; k++)
+        for (int k = 0; k < signalled; k++)
             shoal_group_wait(g, SHOAL_GROUP_TREE_ACK_WORD, fn); /* that subtree has its data */
     else
-        g->ring->tree_acks_owed += (uint64_t)children;
-    if (parent >= 0)
+        g->ring->tree_acks_owed += (uint64_t)signalled;
+    if (parent >= 0 && !parent_msgs)
         shoal_group_signal(g, parent, SHOAL_GROUP_TREE_ACK_WORD, fn);
 }
 
@@ -125,7 +150,7 @@ static void broadcast_group(const struct shoal_group *g, void *dest, const void 
     }
     int use = algo;
     if (use == BCAST_AUTO)
-        use = nbytes <= tree_max ? BCAST_TREE : BCAST_GET;
+        use = nbytes <= tree_max || msgs_across(g) ? BCAST_TREE : BCAST_GET;
     if (use == BCAST_TREE && g->ring && g->on_node && nbytes <= SHOAL_BCAST_INLINE &&
         algo == BCAST_AUTO) {
         SHOAL_LOG(SHOAL_LOG_COLL, SHOAL_LOG_DEBUG, "%s: %zu bytes from root %d: ring", fn, nbytes,

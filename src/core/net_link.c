@@ -56,6 +56,7 @@ int shoal_net_link(struct shoal_boot *b, const struct shoal_config *cfg, char *e
     int rc = shoal_net_init(&args, &r, err, errlen);
     shoal_g.net_active = r.active;
     shoal_g.amo_via_net = r.amo_via_net;
+    shoal_g.net_coll_msgs = r.active && r.coll_msgs;
     SHOAL_LOG(SHOAL_LOG_NET, SHOAL_LOG_INFO,
               "network transport %s (%d PEs off this node, SHOAL_TRANSPORTS=%s); AMOs %s",
               rc < 0     ? "failed"

@@ -122,6 +122,11 @@ struct shoal_bcast_ring {
      * children owe it, all rounds together (coll/broadcast.c); team destroy
      * waits for them before the slot's counters go back to 0. */
     uint64_t tree_acks_owed;
+    /* Collectives' messages from peers the network serves
+     * (shoal_group_recv): received (bumped by the transport, maybe on its
+     * progress thread), and taken by this PE's collectives. */
+    _Alignas(SHOAL_CACHELINE) uint64_t msgs_in;
+    uint64_t msgs_taken;
     _Alignas(SHOAL_CACHELINE) struct shoal_bcast_line line[SHOAL_BCAST_RING_SLOTS];
     _Alignas(SHOAL_CACHELINE) struct shoal_gather_line gather[SHOAL_GATHER_SLOTS];
 };
@@ -198,6 +203,7 @@ struct shoal_state {
     size_t user_heap_size; /* SHMEM_SYMMETRIC_SIZE */
     int data_shared;       /* static data is remotely accessible */
     int net_active;        /* a network transport serves some peer */
+    int net_coll_msgs;     /* ... and carries collectives' data as messages (coll/) */
     const char *data_note; /* why not, when it is not */
 };
 extern struct shoal_state shoal_g;

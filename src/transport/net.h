@@ -76,6 +76,7 @@ struct shoal_net_init_result {
     int active;      /* the transport serves some peer (contexts need its state) */
     int amo_via_net; /* every AMO of the job goes through it, this PE's own included
                         (its atomics need not be coherent with CPU atomics) */
+    int coll_msgs;   /* every PE takes collectives' messages (shoal_net_coll_send) */
 };
 
 /* Called once at init, after the segments are mapped and before any
@@ -141,6 +142,25 @@ void shoal_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value,
  * the caller puts, fences and signals. */
 int shoal_net_signal_data(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, void *dest,
                           const void *src, size_t n, int pe, const char *fn);
+/* A collective's data as one message to a peer the network serves, which
+ * the receiver takes into its own buffer by `tag` (the team, which of its
+ * collectives, which message of it: the caller's to make unique, low 56
+ * bits): one that comes early waits in the receiver's transport until the
+ * receive is posted, so a sender never waits for the receiver to be done
+ * with an earlier round.  Only where shoal_net_init_result.coll_msgs; the
+ * send returns when src may be reused. */
+void shoal_net_coll_send(struct shoal_net_ctx *net, uint64_t tag, const void *src, size_t n, int pe,
+                         const char *fn);
+/* A receive in flight: once the message is in buf, *counter grows by 1
+ * (release) and waiters asleep are woken (writes_arrived).  The caller
+ * keeps *rx until then; a message of another size than `len` is fatal,
+ * naming fn. */
+struct shoal_net_coll_rx {
+    uint64_t *counter;
+    size_t len;
+    const char *fn;
+};
+void shoal_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx *rx);
 /* Completes the signals posted through `net` (the default context: every
  * thread's): before a PE says it has left the job, since a peer still
  * waiting for its last signal must not see the departure first. */

@@ -30,8 +30,11 @@
  *                  before any PE calls; on one node Shoal's ring broadcast
  *                  does more (a PE's dest is written only by itself, and a
  *                  parent runs at most SHOAL_BCAST_RING_SLOTS rounds ahead),
- *                  and this checks it (local variant only: over the network
- *                  a parent writes its children's dest directly)
+ *                  and this checks it; so does the tree across nodes, whose
+ *                  hops are messages a PE takes into dest once it is in the
+ *                  round (variants: local, and all through UCX tcp, where
+ *                  larger sizes go too; not a mix, where a parent on the
+ *                  same node puts into its child's dest)
  *
  * Dest buffers: a routine may only be called once dest is ready on every
  * member.  Back-to-back calls therefore rotate NSLOT dest buffers, and the
@@ -783,13 +786,16 @@ static void mode_aset(void)
 static void bcast_reuse_on(const ct_tdesc_t *d, int iters)
 {
     static const size_t sizes[] = {8, 1, 56, 55, 8, 32, 17, 8, 48, 3};
+    static const size_t big[] = {8, 1, 56, 300, 8, 4096, 17, 70000, 48, 3};
     const size_t nsizes = sizeof sizes / sizeof *sizes;
+    const char *tr = getenv("SHOAL_TRANSPORTS");
+    const size_t *sz_of = tr && !strcmp(tr, "ucx") ? big : sizes;
     int n = d->m.n, t = d->m.me;
     if (t < 0)
         return;
     for (int it = 0; it < iters; it++) {
         int root = (it / 3) % n; /* a few calls per root, then the next */
-        size_t sz = sizes[(size_t)it % nsizes];
+        size_t sz = sz_of[(size_t)it % nsizes];
         unsigned seed = (unsigned)it * 11u + 5u;
         PHASE("bcast_reuse: %zu bytes on the %s team, root %d, iteration %d", sz, d->name, root,
               it);

@@ -137,6 +137,18 @@ int main(int argc, char **argv)
             survived(mode);
         shmem_finalize();
         return 0;
+    } else if (!strcmp(mode, "mismatch_bcast_sizes")) {
+        /* The root broadcasts 64 ints, the others expect 32: across nodes
+         * the message that carries them is too long for the receive. */
+        int *big = shmem_calloc(64, sizeof(int));
+        if (!big)
+            return 97;
+        shmem_int_broadcast(SHMEM_TEAM_WORLD, big, big, me == 0 ? 64 : 32, 0);
+        shmem_barrier_all(); /* the root waits here for the others' report */
+        if (n > 1)
+            survived(mode);
+        shmem_finalize();
+        return 0;
     } else if (!strcmp(mode, "get_huge_static")) {
         others_block_in_barrier();
         shmem_getmem(src, g_static, (size_t)1 << 40, 0);

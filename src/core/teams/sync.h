@@ -67,6 +67,21 @@ void shoal_group_signal(const struct shoal_group *g, int i, int w, const char *f
 void shoal_group_signal_data(const struct shoal_group *g, int i, int w, void *dest, const void *src,
                              size_t n, const char *fn);
 void shoal_group_wait(const struct shoal_group *g, int w, const char *fn);
+/* Collectives' data as messages (shoal_net_coll_send): does what this
+ * member sends member i travel so?  On a team (not an active set, which
+ * keeps nothing between calls), to a member the network serves, where the
+ * job takes them. */
+static inline int shoal_group_msg_edge(const struct shoal_group *g, int i)
+{
+    return g->ring && shoal_g.net_coll_msgs && shoal_slot(shoal_group_pe(g, i)) < 0;
+}
+/* Message `k` (< 256) of this collective: n bytes of src to member i; and
+ * from member `from` into buf, waited for (`what` it is, for a hang
+ * report).  The sizes must agree (a mismatch is fatal). */
+void shoal_group_send(const struct shoal_group *g, int i, unsigned k, const void *src, size_t n,
+                      const char *fn);
+void shoal_group_recv(const struct shoal_group *g, int from, unsigned k, void *buf, size_t n,
+                      const char *what, const char *fn);
 /* A team across nodes: until every tree-broadcast acknowledgement owed to
  * this PE (ring->tree_acks_owed, counted by coll/broadcast.c) has arrived.
  * Before a parent writes into its children's dest again, and before team

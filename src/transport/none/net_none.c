@@ -60,6 +60,19 @@ int shoal_net_signal_data(struct shoal_net_ctx *net, uint64_t *word, uint64_t va
     no_route(pe, fn);
 }
 
+void shoal_net_coll_send(struct shoal_net_ctx *net, uint64_t tag, const void *src, size_t n, int pe,
+                         const char *fn)
+{
+    (void)net, (void)tag, (void)src, (void)n;
+    no_route(pe, fn);
+}
+
+void shoal_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx *rx)
+{
+    (void)tag, (void)buf;
+    no_route(-1, rx->fn);
+}
+
 void shoal_net_flush_signals(struct shoal_net_ctx *net, const char *fn)
 {
     (void)net, (void)fn;
@@ -91,7 +104,7 @@ int shoal_net_init(const struct shoal_net_init_args *args, struct shoal_net_init
                    char *err, size_t errlen)
 {
     core_hooks = args;
-    out->active = out->amo_via_net = 0;
+    out->active = out->amo_via_net = out->coll_msgs = 0;
     if (args->mode == SHOAL_NET_ALL) {
         snprintf(err, errlen,
                  "SHOAL_TRANSPORTS=ucx, but this build of Shoal has no UCX transport (rebuild with "

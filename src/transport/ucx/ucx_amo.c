@@ -228,6 +228,21 @@ int shoal_net_signal_data(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t va
     return 1;
 }
 
+void shoal_net_coll_send(struct shoal_net_ctx *ctx, uint64_t tag, const void *src, size_t n, int pe,
+                         const char *fn)
+{
+    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
+    __atomic_store_n(&w->signalled, 1, __ATOMIC_RELAXED); /* as a signal: see signal_peer */
+    ucx_wait(w, ucx_coll_msg_start(ucx_ep(w, pe, fn), tag, src, n), fn, pe,
+             "collective's data (tagged message)");
+    first_signal_flushed(w, pe, fn);
+}
+
+void shoal_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx *rx)
+{
+    ucx_coll_msg_post(ucx_g.target, tag, buf, rx);
+}
+
 void ucx_post_amo(struct ucx_worker *w, int op, void *fetch, const void *dest, unsigned size,
                   uint64_t value, uint64_t cond, int pe, const char *fn)
 {

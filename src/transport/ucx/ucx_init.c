@@ -286,7 +286,7 @@ static void keep_args(const struct shoal_net_init_args *a)
 int shoal_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_result *out,
                    char *err, size_t errlen)
 {
-    out->active = out->amo_via_net = 0;
+    out->active = out->amo_via_net = out->coll_msgs = 0;
     keep_args(a);
     if (a->mode == SHOAL_NET_OFF) {
         if (a->remote == 0)
@@ -329,6 +329,9 @@ int shoal_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_re
     out->amo_via_net = ucx_g.amo_via_net;
     if (ucx_g.signal_msgs)
         ucx_signal_setup(ucx_g.target, a);
+    if (ucx_g.coll_msgs)
+        ucx_coll_msg_setup(a);
+    out->coll_msgs = ucx_g.coll_msgs;
     if (ucx_progress_thread_start() < 0) {
         snprintf(err, errlen, "cannot start the UCX progress thread");
         goto out;

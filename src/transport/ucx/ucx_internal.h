@@ -91,6 +91,7 @@ struct ucx_state {
     int am;                        /* ... on every PE: messages go by ucp_am_send_nbx */
     int tag_here;                  /* UCP_FEATURE_TAG on this PE (signals as messages) */
     int signal_msgs;               /* ... on every PE: collectives' signals as tagged messages */
+    int coll_msgs;                 /* every PE takes tags: collectives' data as messages */
     char tls_note[512];            /* what the self endpoint uses, for describe */
     /* Configuration (core/config/env_table.h). */
     int progress_thread_cfg; /* -1 auto, 0 off, 1 on */

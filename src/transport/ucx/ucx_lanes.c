@@ -171,6 +171,7 @@ int ucx_lanes_decide(void)
     }
     free(all);
     ucx_g.signal_msgs = !any_device && !any_amo_signals;
+    ucx_g.coll_msgs = !any_amo_signals;
     ucx_g.amo_via_net = ucx_cfg.atomics_all || (!ucx_g.cpu_atomics && any_device);
     /* AMOs to this node through UCX too: are they emulated here? */
     int near = ucx_g.amo_via_net ? first_peer(1) : -1;

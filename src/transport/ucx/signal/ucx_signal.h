@@ -1,6 +1,7 @@
 /* transport/ucx/signal — collectives' signals as tagged messages (why and
- * how: ucx_signal.c).  Owns: the pool of receives posted on the target
- * worker.  May call: UCX and the contract header transport/net.h (its
+ * how: ucx_signal.c), and collectives' data as tagged messages
+ * (ucx_coll_msg.c).  Owns: the pool of signal receives posted on the
+ * target worker.  May call: UCX and the contract header transport/net.h (its
  * hooks); the rest of transport/ucx calls what is below and decides when
  * (ucx_lanes.c: every PE must take them). */
 #ifndef SHOAL_UCX_SIGNAL_H
@@ -39,5 +40,15 @@ void ucx_signal_fini(void);
  * UCP's request (NULL: done), which the caller waits for before *m goes. */
 ucs_status_ptr_t ucx_signal_start(struct ucx_signal_msg *m, ucp_ep_h ep, uint64_t raddr,
                                   uint64_t value, uint64_t rdata, const void *src, size_t n);
+
+/* Collectives' data as tagged messages (ucx_coll_msg.c): at init, where
+ * every PE takes them; then a send of `n` bytes tagged `tag` (its low 56
+ * bits), UCP's request (NULL: done) that the caller waits for before src
+ * goes; and the receive, on the target worker, of the message tagged `tag`
+ * into buf (rx: its size and the counter it bumps, shoal_net_coll_recv). */
+void ucx_coll_msg_setup(const struct shoal_net_init_args *args);
+ucs_status_ptr_t ucx_coll_msg_start(ucp_ep_h ep, uint64_t tag, const void *src, size_t n);
+void ucx_coll_msg_post(ucp_worker_h target, uint64_t tag, void *buf,
+                       const struct shoal_net_coll_rx *rx);
 
 #endif
