@@ -52,16 +52,6 @@ static void sync_on_new_root(const struct shoal_group *g, int root, const char *
     g->ring->last_root = root + 1;
 }
 
-/* A team across nodes where the network carries collectives' messages
- * (the same answer on every member): its tree takes data of any size, as
- * one message per hop that the child receives into dest; the get path's
- * two syncs and the network's RMA (over tcp several times slower than its
- * messages) cost more. */
-static int msgs_across(const struct shoal_group *g)
-{
-    return g->ring && !g->on_node && shoal_g.net_coll_msgs;
-}
-
 static void bcast_tree(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
                        int root, int update_root, const char *fn)
 {
@@ -148,9 +138,13 @@ static void broadcast_group(const struct shoal_group *g, void *dest, const void 
             memmove(dest, source, nbytes);
         return;
     }
+    /* Across nodes where the network carries collectives' messages, the
+     * tree takes data of any size (one message per hop, received into
+     * dest); the get path's two syncs and the network's RMA (over tcp
+     * several times slower than its messages) cost more. */
     int use = algo;
     if (use == BCAST_AUTO)
-        use = nbytes <= tree_max || msgs_across(g) ? BCAST_TREE : BCAST_GET;
+        use = nbytes <= tree_max || shoal_group_msgs(g) ? BCAST_TREE : BCAST_GET;
     if (use == BCAST_TREE && g->ring && g->on_node && nbytes <= SHOAL_BCAST_INLINE &&
         algo == BCAST_AUTO) {
         SHOAL_LOG(SHOAL_LOG_COLL, SHOAL_LOG_DEBUG, "%s: %zu bytes from root %d: ring", fn, nbytes,

@@ -1,5 +1,6 @@
 /* coll/ — collective algorithms, written only against core/ops.h (put,
- * get, AMO, wait) so they run unchanged over any transport.
+ * get, AMO, wait) and core/teams/sync.h (a group's signals and, across
+ * nodes, its messages) so they run unchanged over any transport.
  * May call: core/ (ops.h, wait, errors, teams' geometry).  Never a
  * transport directly.  Its room mt/ holds the multi-threaded collectives
  * (mt/mt_sync.h says what it owns).

@@ -59,6 +59,16 @@ uint64_t shoal_gather_post(const struct shoal_group *g, const void *block, size_
 const void *shoal_gather_line(const struct shoal_group *g, int i, uint64_t round, size_t *nbytes,
                               const char *fn);
 
+/* Collectives of a team across nodes as messages (coll_msgs.c): usable
+ * (the same answer on every member), fcollect, and a reduction (scatter:
+ * reduce-scatter + allgather, for large arrays; else every source to
+ * every member). */
+int shoal_coll_msgs_usable(const struct shoal_group *g);
+void shoal_fcollect_msgs(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
+                         const char *fn);
+void shoal_reduce_msgs(const struct shoal_group *g, void *dest, const void *source, size_t n,
+                       int op, int type, int scatter, const char *fn);
+
 /* Reductions (reduce.c), shared with the multi-threaded form (mt/mt_reduce.c).
  * The bytes of n elements of `type` in dest and source, checked: a count
  * that overflows or runs past the symmetric objects is fatal, naming

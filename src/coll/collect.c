@@ -133,9 +133,14 @@ static void collect_any(const struct shoal_group *g, void *dest, const void *sou
     check_buffers(g, dest, source, nbytes, fixed, fn);
     int line = ((!fixed || nbytes <= SHOAL_GATHER_INLINE) && shoal_gather_usable(g)) ||
                (fixed && nbytes <= SHOAL_GATHER_INLINE && shoal_gather_net_usable(g));
+    const int msgs = fixed && shoal_coll_msgs_usable(g);
     SHOAL_LOG(SHOAL_LOG_COLL, SHOAL_LOG_DEBUG, "%s: %zu bytes: %s", fn, nbytes,
-              line ? "gather line" : "blocks");
-    if (line && fixed)
+              msgs   ? "messages"
+              : line ? "gather line"
+                     : "blocks");
+    if (msgs)
+        shoal_fcollect_msgs(g, dest, source, nbytes, fn);
+    else if (line && fixed)
         fcollect_ring(g, dest, source, nbytes, fn);
     else if (line)
         collect_ring(g, dest, source, nbytes, fn);

@@ -129,6 +129,13 @@ static void reduce_group(const struct shoal_group *g, void *dest, const void *so
             memmove(dest, source, bytes);
         return;
     }
+    if (shoal_coll_msgs_usable(g)) {
+        const int scatter = algo == ALGO_RSAG || (algo == ALGO_AUTO && bytes >= rsag_min);
+        SHOAL_LOG(SHOAL_LOG_COLL, SHOAL_LOG_DEBUG, "%s: %zu bytes: messages, %s", fn, bytes,
+                  scatter ? "reduce-scatter + allgather" : "allgather");
+        shoal_reduce_msgs(g, dest, source, n, op, type, scatter, fn);
+        return;
+    }
     if (algo == ALGO_AUTO && bytes <= SHOAL_GATHER_INLINE &&
         (shoal_gather_usable(g) || shoal_gather_net_usable(g))) {
         SHOAL_LOG(SHOAL_LOG_COLL, SHOAL_LOG_DEBUG, "%s: %zu bytes: gather line", fn, bytes);

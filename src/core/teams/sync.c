@@ -38,12 +38,14 @@ void shoal_group_signal_data(const struct shoal_group *g, int i, int w, void *de
     shoal_signal_post_data(&g->sync[w], dest, src, n, shoal_group_pe(g, i), fn);
 }
 
-/* Team, which of its collectives, which message of it: 7 + 40 + 8 bits
- * (the transport keeps 56).  A team's slot is reused only after every
- * member destroyed the team, so after it took every message of it. */
+/* Team, which of its collectives, which message of it: 7 + 32 + 16 bits
+ * (the transport keeps 56; a collective number repeats after 2^32 of
+ * them, long after its messages were taken).  A team's slot is reused only
+ * after every member destroyed the team, so after it took every message
+ * of it. */
 static uint64_t msg_tag(const struct shoal_group *g, unsigned k)
 {
-    return (uint64_t)g->team_slot << 48 | (g->seq & (((uint64_t)1 << 40) - 1)) << 8 | (k & 255u);
+    return (uint64_t)g->team_slot << 48 | (g->seq & 0xffffffffu) << 16 | (k & 0xffffu);
 }
 
 void shoal_group_send(const struct shoal_group *g, int i, unsigned k, const void *src, size_t n,
@@ -52,18 +54,31 @@ void shoal_group_send(const struct shoal_group *g, int i, unsigned k, const void
     shoal_net_coll_send(shoal_ctx_default.net, msg_tag(g, k), src, n, shoal_group_pe(g, i), fn);
 }
 
+void shoal_group_recv_post(const struct shoal_group *g, unsigned k, void *buf, size_t n,
+                           struct shoal_net_coll_rx *rx, const char *fn)
+{
+    *rx = (struct shoal_net_coll_rx){&g->ring->msgs_in, n, fn};
+    shoal_net_coll_recv(msg_tag(g, k), buf, rx);
+}
+
+void shoal_group_recv_wait(const struct shoal_group *g, unsigned count, int from, const char *what,
+                           const char *fn)
+{
+    struct shoal_bcast_ring *ring = g->ring;
+    const uint64_t want = ring->msgs_taken += count;
+    if (__atomic_load_n(&ring->msgs_in, __ATOMIC_ACQUIRE) >= want)
+        return;
+    shoal_wait_note_peer(g->team_slot, g->seq, from < 0 ? -1 : shoal_group_pe(g, from), what);
+    shoal_wait_until(SHOAL_W_U64, &ring->msgs_in, SHMEM_CMP_GE, &want, fn);
+    shoal_wait_note_clear();
+}
+
 void shoal_group_recv(const struct shoal_group *g, int from, unsigned k, void *buf, size_t n,
                       const char *what, const char *fn)
 {
-    struct shoal_bcast_ring *ring = g->ring;
-    const struct shoal_net_coll_rx rx = {&ring->msgs_in, n, fn};
-    shoal_net_coll_recv(msg_tag(g, k), buf, &rx);
-    const uint64_t want = ++ring->msgs_taken;
-    if (__atomic_load_n(&ring->msgs_in, __ATOMIC_ACQUIRE) >= want)
-        return;
-    shoal_wait_note_peer(g->team_slot, g->seq, shoal_group_pe(g, from), what);
-    shoal_wait_until(SHOAL_W_U64, &ring->msgs_in, SHMEM_CMP_GE, &want, fn);
-    shoal_wait_note_clear();
+    struct shoal_net_coll_rx rx;
+    shoal_group_recv_post(g, k, buf, n, &rx, fn);
+    shoal_group_recv_wait(g, 1, from, what, fn);
 }
 
 void shoal_group_wait(const struct shoal_group *g, int w, const char *fn)

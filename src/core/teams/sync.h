@@ -75,13 +75,29 @@ static inline int shoal_group_msg_edge(const struct shoal_group *g, int i)
 {
     return g->ring && shoal_g.net_coll_msgs && shoal_slot(shoal_group_pe(g, i)) < 0;
 }
-/* Message `k` (< 256) of this collective: n bytes of src to member i; and
- * from member `from` into buf, waited for (`what` it is, for a hang
- * report).  The sizes must agree (a mismatch is fatal). */
+/* ... and do this team's collectives send every member's data so?  A
+ * team across nodes, where the job takes them (the same on every member;
+ * the transport reaches members on this node too). */
+static inline int shoal_group_msgs(const struct shoal_group *g)
+{
+    return g->ring && !g->on_node && shoal_g.net_coll_msgs;
+}
+/* Message `k` (< 65536; one sender per k and receiver) of this collective:
+ * n bytes of src to member i; and from member `from` into buf, waited for
+ * (`what` it is, for a hang report).  The sizes must agree (a mismatch is
+ * fatal).  A send returns once src may be reused; a large one waits for
+ * its receiver to post the receive, so members exchanging data post their
+ * receives first: shoal_group_recv_post (rx: the caller's until waited
+ * for), then the sends, then shoal_group_recv_wait for `count` of them. */
 void shoal_group_send(const struct shoal_group *g, int i, unsigned k, const void *src, size_t n,
                       const char *fn);
 void shoal_group_recv(const struct shoal_group *g, int from, unsigned k, void *buf, size_t n,
                       const char *what, const char *fn);
+void shoal_group_recv_post(const struct shoal_group *g, unsigned k, void *buf, size_t n,
+                           struct shoal_net_coll_rx *rx, const char *fn);
+/* (`from` < 0: from several members.) */
+void shoal_group_recv_wait(const struct shoal_group *g, unsigned count, int from, const char *what,
+                           const char *fn);
 /* A team across nodes: until every tree-broadcast acknowledgement owed to
  * this PE (ring->tree_acks_owed, counted by coll/broadcast.c) has arrived.
  * Before a parent writes into its children's dest again, and before team
