@@ -451,6 +451,9 @@ void shoal_net_describe(FILE *f, const char *prefix, int initialized)
                   "has not tried)"
                 : "atomic adds (some PE's lanes do atomics in a device, or it cannot take "
                   "messages)");
+    fprintf(f, "%sUCX collectives' data on teams across nodes: %s\n", prefix,
+            ucx_g.coll_msgs ? "tagged messages (no sync, no acknowledgements)"
+                            : "puts and gets (some PE cannot take tagged messages)");
     ucx_am_describe(f, prefix, 1);
     ucx_describe_workers(f, prefix);
     ucx_describe_requests(f, prefix);
