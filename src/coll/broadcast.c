@@ -101,7 +101,7 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
     const int parent = r == 0 ? -1 : flat ? root : (r - mask + root) % n;
     const int parent_msgs = parent >= 0 && shoal_group_msg_edge(g, parent);
     if (parent_msgs) {
-        shoal_group_recv(g, parent, 0, dest, nbytes, "its broadcast data", fn);
+        shoal_group_recv(g, parent, SHOAL_MSG_BCAST, dest, nbytes, "its broadcast data", fn);
         from = dest;
     } else if (parent >= 0) {
         shoal_group_wait(g, SHOAL_GROUP_TREE_WORD, fn); /* parent delivered */
@@ -122,7 +122,7 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
     for (int k = 0; k < nk; k++) {
         int child = (kids[k] + root) % n;
         if (shoal_group_msg_edge(g, child)) {
-            shoal_group_send(g, child, 0, from, nbytes, fn);
+            shoal_group_send(g, child, SHOAL_MSG_BCAST, from, nbytes, fn);
             continue;
         }
         if (on_node)

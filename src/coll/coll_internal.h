@@ -59,6 +59,16 @@ uint64_t shoal_gather_post(const struct shoal_group *g, const void *block, size_
 const void *shoal_gather_line(const struct shoal_group *g, int i, uint64_t round, size_t *nbytes,
                               const char *fn);
 
+/* The message numbers (k of shoal_group_send) of the collectives across
+ * nodes, distinct per collective and phase, so that mismatched calls never
+ * take each other's messages: Bruck's steps (+ step), a reduce-scatter's
+ * and an allgather's senders (+ member). */
+#define SHOAL_MSG_FCOLLECT 0x0
+#define SHOAL_MSG_REDUCE 0x40
+#define SHOAL_MSG_SCATTER 0x100
+#define SHOAL_MSG_BCAST 0x7f00
+#define SHOAL_MSG_ALLGATHER 0x8000
+
 /* Collectives of a team across nodes as messages (coll_msgs.c): usable
  * (the same answer on every member), fcollect, and a reduction (scatter:
  * reduce-scatter + allgather, for large arrays; else every source to

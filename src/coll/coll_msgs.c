@@ -22,11 +22,7 @@
 #include "coll/reduce_ops.h"
 #include "core/config/error.h"
 
-/* Message numbers (the k of shoal_group_send) of each phase. */
-#define K_BRUCK 0          /* + step */
-#define K_SCATTER 0x100    /* + sender (up to 0x7eff members) */
-#define K_ALLGATHER 0x8000 /* + sender */
-#define MSGS_MAX_MEMBERS 0x7e00
+#define MSGS_MAX_MEMBERS (SHOAL_MSG_BCAST - SHOAL_MSG_SCATTER)
 
 static void *xmalloc(size_t n, const char *fn)
 {
@@ -55,7 +51,7 @@ int shoal_coll_msgs_usable(const struct shoal_group *g)
 /* Every member's `nbytes` from source into tmp, in the order me, me + 1,
  * ... (Bruck). */
 static void bruck_gather(const struct shoal_group *g, char *tmp, const void *source, size_t nbytes,
-                         const char *fn)
+                         unsigned k0, const char *fn)
 {
     const int n = g->size, me = g->me;
     memcpy(tmp, source, nbytes);
@@ -63,8 +59,8 @@ static void bruck_gather(const struct shoal_group *g, char *tmp, const void *sou
     for (int d = 1; d < n; d <<= 1, step++) {
         const size_t cnt = (size_t)(d < n - d ? d : n - d);
         struct shoal_net_coll_rx rx;
-        shoal_group_recv_post(g, K_BRUCK + step, tmp + (size_t)d * nbytes, cnt * nbytes, &rx, fn);
-        shoal_group_send(g, (me - d + n) % n, K_BRUCK + step, tmp, cnt * nbytes, fn);
+        shoal_group_recv_post(g, k0 + step, tmp + (size_t)d * nbytes, cnt * nbytes, &rx, fn);
+        shoal_group_send(g, (me - d + n) % n, k0 + step, tmp, cnt * nbytes, fn);
         shoal_group_recv_wait(g, 1, (me + d) % n, "its blocks of an allgather", fn);
     }
 }
@@ -77,7 +73,7 @@ void shoal_fcollect_msgs(const struct shoal_group *g, void *dest, const void *so
         return;
     check_large(g, nbytes, (size_t)n * nbytes, fn);
     char *tmp = xmalloc((size_t)n * nbytes, fn);
-    bruck_gather(g, tmp, source, nbytes, fn);
+    bruck_gather(g, tmp, source, nbytes, SHOAL_MSG_FCOLLECT, fn);
     for (int i = 0; i < n; i++)
         memcpy((char *)dest + (size_t)((g->me + i) % n) * nbytes, tmp + (size_t)i * nbytes, nbytes);
     free(tmp);
@@ -89,7 +85,7 @@ static void reduce_gathered(const struct shoal_group *g, void *dest, const void 
     const int size = g->size;
     const size_t bytes = n * shoal_red_size(type);
     char *tmp = xmalloc((size_t)size * bytes, fn);
-    bruck_gather(g, tmp, source, bytes, fn);
+    bruck_gather(g, tmp, source, bytes, SHOAL_MSG_REDUCE, fn);
     /* Member j's block is tmp[j - me]: fold them in member order. */
     memcpy(dest, tmp + (size_t)((size - g->me) % size) * bytes, bytes);
     for (int j = 1; j < size; j++)
@@ -117,15 +113,16 @@ static void reduce_scattered(const struct shoal_group *g, void *dest, const void
     unsigned posted = 0;
     for (int j = 0; j < size && cb; j++)
         if (j != me) {
-            shoal_group_recv_post(g, K_SCATTER + (unsigned)j, in + (size_t)j * cb, cb, &rx[j], fn);
+            shoal_group_recv_post(g, SHOAL_MSG_SCATTER + (unsigned)j, in + (size_t)j * cb, cb,
+                                  &rx[j], fn);
             posted++;
         }
     for (int k = 1; k < size; k++) {
         const int j = (me + k) % size; /* not everyone's first target at once */
         const size_t jc = chunk_of(g, j, n, &jlo);
         if (jc)
-            shoal_group_send(g, j, K_SCATTER + (unsigned)me, (const char *)source + jlo * es,
-                             jc * es, fn);
+            shoal_group_send(g, j, SHOAL_MSG_SCATTER + (unsigned)me,
+                             (const char *)source + jlo * es, jc * es, fn);
     }
     if (posted)
         shoal_group_recv_wait(g, posted, -1, "its chunk of a reduction's sources", fn);
@@ -137,8 +134,8 @@ static void reduce_scattered(const struct shoal_group *g, void *dest, const void
     for (int j = 0; j < size; j++) {
         const size_t jc = chunk_of(g, j, n, &jlo);
         if (j != me && jc) {
-            shoal_group_recv_post(g, K_ALLGATHER + (unsigned)j, (char *)dest + jlo * es, jc * es,
-                                  &rx[j], fn);
+            shoal_group_recv_post(g, SHOAL_MSG_ALLGATHER + (unsigned)j, (char *)dest + jlo * es,
+                                  jc * es, &rx[j], fn);
             results++;
         }
     }
@@ -147,7 +144,7 @@ static void reduce_scattered(const struct shoal_group *g, void *dest, const void
             shoal_red_combine(op, type, in, in + (size_t)j * cb, cnt);
         memcpy((char *)dest + lo * es, in, cb);
         for (int k = 1; k < size; k++)
-            shoal_group_send(g, (me + k) % size, K_ALLGATHER + (unsigned)me, in, cb, fn);
+            shoal_group_send(g, (me + k) % size, SHOAL_MSG_ALLGATHER + (unsigned)me, in, cb, fn);
     }
     if (results)
         shoal_group_recv_wait(g, results, -1, "its reduced chunk", fn);

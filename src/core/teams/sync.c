@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/teams/team.h"
+#include "core/waiting/wait.h"
 #include "core/waiting/wait_record.h"
 
 void shoal_group_of_team(struct shoal_group *g, struct shoal_team *t)
@@ -61,16 +62,60 @@ void shoal_group_recv_post(const struct shoal_group *g, unsigned k, void *buf, s
     shoal_net_coll_recv(msg_tag(g, k), buf, rx);
 }
 
+/* While a member waits for a collective's messages, a signal on one of
+ * the team's words that it has not taken comes from a member in another
+ * collective: a barrier's, say, while this member reduces.  The member it
+ * waits for may still be about to send, so only a signal that stays
+ * pending for MSG_MISMATCH_NS (as the gather lines' across nodes,
+ * coll/gather_ring.c) means that the PEs do not make the same calls, an
+ * error to report rather than a hang. */
+#define MSG_MISMATCH_NS 2000000000ull
+struct msg_q {
+    const struct shoal_group *g;
+    uint64_t want, pending_since;
+    unsigned turn;
+    int mismatch;
+};
+
+static int msgs_ready(void *p)
+{
+    struct msg_q *q = p;
+    if (__atomic_load_n(&q->g->ring->msgs_in, __ATOMIC_ACQUIRE) >= q->want)
+        return 1;
+    if ((++q->turn & 63) != 0)
+        return 0;
+    int pending = 0;
+    for (int w = 0; w < SHOAL_GROUP_SYNC_WORDS && !pending; w++)
+        pending = w != SHOAL_GROUP_TREE_ACK_WORD && shoal_group_pending(q->g, w);
+    if (!pending)
+        return 0;
+    const uint64_t now = shoal_now_ns();
+    if (!q->pending_since)
+        q->pending_since = now;
+    q->mismatch = now - q->pending_since > MSG_MISMATCH_NS;
+    return q->mismatch;
+}
+
 void shoal_group_recv_wait(const struct shoal_group *g, unsigned count, int from, const char *what,
                            const char *fn)
 {
     struct shoal_bcast_ring *ring = g->ring;
-    const uint64_t want = ring->msgs_taken += count;
-    if (__atomic_load_n(&ring->msgs_in, __ATOMIC_ACQUIRE) >= want)
+    struct msg_q q = {g, ring->msgs_taken += count, 0, 0, 0};
+    if (__atomic_load_n(&ring->msgs_in, __ATOMIC_ACQUIRE) >= q.want)
         return;
     shoal_wait_note_peer(g->team_slot, g->seq, from < 0 ? -1 : shoal_group_pe(g, from), what);
-    shoal_wait_until(SHOAL_W_U64, &ring->msgs_in, SHMEM_CMP_GE, &want, fn);
+    struct shoal_waiter w;
+    shoal_waiter_init(&w, shoal_my_slot(), fn, &ring->msgs_in);
+    while (!msgs_ready(&q))
+        shoal_backoff(&w, msgs_ready, &q);
+    shoal_waiter_done(&w);
     shoal_wait_note_clear();
+    if (q.mismatch)
+        shoal_fatal(fn,
+                    "a member signals this PE for a collective it is not in, while it waits for "
+                    "%s (collective #%llu on the team): the PEs do not make the same collective "
+                    "calls",
+                    what, (unsigned long long)g->seq);
 }
 
 void shoal_group_recv(const struct shoal_group *g, int from, unsigned k, void *buf, size_t n,
