@@ -61,7 +61,7 @@ static void bruck_gather(const struct shoal_group *g, char *tmp, const void *sou
         struct shoal_net_coll_rx rx;
         shoal_group_recv_post(g, k0 + step, tmp + (size_t)d * nbytes, cnt * nbytes, &rx, fn);
         shoal_group_send(g, (me - d + n) % n, k0 + step, tmp, cnt * nbytes, fn);
-        shoal_group_recv_wait(g, 1, (me + d) % n, "its blocks of an allgather", fn);
+        shoal_group_recv_wait(g, 1, (me + d) % n, "its blocks of an allgather", 1, fn);
     }
 }
 
@@ -125,7 +125,7 @@ static void reduce_scattered(const struct shoal_group *g, void *dest, const void
                              (const char *)source + jlo * es, jc * es, fn);
     }
     if (posted)
-        shoal_group_recv_wait(g, posted, -1, "its chunk of a reduction's sources", fn);
+        shoal_group_recv_wait(g, posted, -1, "its chunk of a reduction's sources", 1, fn);
     if (cb)
         memcpy(in + (size_t)me * cb, (const char *)source + lo * es, cb);
     /* Every source is read (sends complete, own chunk copied): dest, which
@@ -147,7 +147,7 @@ static void reduce_scattered(const struct shoal_group *g, void *dest, const void
             shoal_group_send(g, (me + k) % size, SHOAL_MSG_ALLGATHER + (unsigned)me, in, cb, fn);
     }
     if (results)
-        shoal_group_recv_wait(g, results, -1, "its reduced chunk", fn);
+        shoal_group_recv_wait(g, results, -1, "its reduced chunk", 1, fn);
     free(rx);
     free(in);
 }

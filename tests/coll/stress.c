@@ -35,6 +35,9 @@
  *                  round (variants: local, and all through UCX tcp, where
  *                  larger sizes go too; not a mix, where a parent on the
  *                  same node puts into its child's dest)
+ *   stress late     a member enters a broadcast (8 KiB: the binomial tree)
+ *                  and an fcollect 3 s after the others, who go on to a
+ *                  barrier: no mismatch reported, the values right
  *
  * Dest buffers: a routine may only be called once dest is ready on every
  * member.  Back-to-back calls therefore rotate NSLOT dest buffers, and the
@@ -45,6 +48,7 @@
 #include "coll_test.h"
 
 #include <complex.h>
+#include <unistd.h>
 #include <float.h>
 #include <math.h>
 
@@ -816,6 +820,38 @@ static void mode_bcast_reuse(void)
     bcast_reuse_on(&todd, 1000);
 }
 
+/* ============================================================= late */
+
+/* A member that enters a collective 3 s after the others (it computed
+ * longer) is no mismatch: the broadcast's members that have their data
+ * go on to a barrier and signal members still waiting for the late one's
+ * data; an fcollect's members wait for its block.  Each value is checked. */
+static void mode_late(void)
+{
+    const int late = npes > 2 ? 2 : npes - 1;
+    const size_t bsz = 8192; /* the binomial tree, not the flat one */
+    for (int it = 0; it < 2; it++) {
+        PHASE("late: broadcast of %zu bytes, PE %d 3 s late, iteration %d", bsz, late, it);
+        st_fill(src, bsz, me, 7u + (unsigned)it);
+        if (me == late)
+            sleep(3);
+        CHECK_EQ_I(shmem_broadcastmem(SHMEM_TEAM_WORLD, dst, src, bsz, 0), 0);
+        if (me != 0)
+            CHECK_MSG(st_verify(dst, bsz, 0, 7u + (unsigned)it) == SIZE_MAX,
+                      "broadcast with a late member: wrong data");
+        shmem_barrier_all();
+    }
+    PHASE("late: fcollect of 8 bytes, PE %d 3 s late", late);
+    st_fill(src, 8, me, 3u);
+    if (me == late)
+        sleep(3);
+    CHECK_EQ_I(shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, 8), 0);
+    for (int j = 0; j < npes; j++)
+        CHECK_MSG(st_verify(dst + (size_t)j * 8, 8, j, 3u) == SIZE_MAX,
+                  "fcollect with a late member: block %d wrong", j);
+    shmem_barrier_all();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "sizes";
@@ -841,6 +877,8 @@ int main(int argc, char **argv)
         mode_aset();
     else if (!strcmp(mode, "bcast_reuse"))
         mode_bcast_reuse();
+    else if (!strcmp(mode, "late"))
+        mode_late();
     else
         CHECK_MSG(0, "unknown mode %s", mode);
     free_teams();

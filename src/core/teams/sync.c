@@ -62,19 +62,22 @@ void shoal_group_recv_post(const struct shoal_group *g, unsigned k, void *buf, s
     shoal_net_coll_recv(msg_tag(g, k), buf, rx);
 }
 
-/* While a member waits for a collective's messages, a signal on one of
- * the team's words that it has not taken comes from a member in another
- * collective: a barrier's, say, while this member reduces.  The member it
- * waits for may still be about to send, so only a signal that stays
- * pending for MSG_MISMATCH_NS (as the gather lines' across nodes,
- * coll/gather_ring.c) means that the PEs do not make the same calls, an
- * error to report rather than a hang. */
+/* While a member waits for the messages of a collective that no member
+ * leaves before every member has entered it (fcollect, reductions), a
+ * signal on one of the team's words that it has not taken comes from a
+ * member in another collective: a barrier's, say, while this member
+ * reduces.  The member it waits for may still be about to send, so only a
+ * signal that stays pending for MSG_MISMATCH_NS (as the gather lines'
+ * across nodes, coll/gather_ring.c) means that the PEs do not make the
+ * same calls, an error to report rather than a hang.  Not for a broadcast:
+ * members whose data came leave and may signal the next barrier while
+ * this one still waits for a parent that entered late, legitimately. */
 #define MSG_MISMATCH_NS 2000000000ull
 struct msg_q {
     const struct shoal_group *g;
     uint64_t want, pending_since;
     unsigned turn;
-    int mismatch;
+    int all_in, mismatch;
 };
 
 static int msgs_ready(void *p)
@@ -82,7 +85,7 @@ static int msgs_ready(void *p)
     struct msg_q *q = p;
     if (__atomic_load_n(&q->g->ring->msgs_in, __ATOMIC_ACQUIRE) >= q->want)
         return 1;
-    if ((++q->turn & 63) != 0)
+    if (!q->all_in || (++q->turn & 63) != 0)
         return 0;
     int pending = 0;
     for (int w = 0; w < SHOAL_GROUP_SYNC_WORDS && !pending; w++)
@@ -97,10 +100,10 @@ static int msgs_ready(void *p)
 }
 
 void shoal_group_recv_wait(const struct shoal_group *g, unsigned count, int from, const char *what,
-                           const char *fn)
+                           int all_in, const char *fn)
 {
     struct shoal_bcast_ring *ring = g->ring;
-    struct msg_q q = {g, ring->msgs_taken += count, 0, 0, 0};
+    struct msg_q q = {g, ring->msgs_taken += count, 0, 0, all_in, 0};
     if (__atomic_load_n(&ring->msgs_in, __ATOMIC_ACQUIRE) >= q.want)
         return;
     shoal_wait_note_peer(g->team_slot, g->seq, from < 0 ? -1 : shoal_group_pe(g, from), what);
@@ -123,7 +126,7 @@ void shoal_group_recv(const struct shoal_group *g, int from, unsigned k, void *b
 {
     struct shoal_net_coll_rx rx;
     shoal_group_recv_post(g, k, buf, n, &rx, fn);
-    shoal_group_recv_wait(g, 1, from, what, fn);
+    shoal_group_recv_wait(g, 1, from, what, 0, fn);
 }
 
 void shoal_group_wait(const struct shoal_group *g, int w, const char *fn)

@@ -95,9 +95,13 @@ void shoal_group_recv(const struct shoal_group *g, int from, unsigned k, void *b
                       const char *what, const char *fn);
 void shoal_group_recv_post(const struct shoal_group *g, unsigned k, void *buf, size_t n,
                            struct shoal_net_coll_rx *rx, const char *fn);
-/* (`from` < 0: from several members.) */
+/* (`from` < 0: from several members.  `all_in`: no member leaves this
+ * collective before every member has entered it, as in fcollect and the
+ * reductions; then a signal of another collective that stays pending
+ * while this member waits is reported as mismatched calls.  shoal_group_recv
+ * passes 0: a broadcast's members leave as soon as their data is in.) */
 void shoal_group_recv_wait(const struct shoal_group *g, unsigned count, int from, const char *what,
-                           const char *fn);
+                           int all_in, const char *fn);
 /* A team across nodes: until every tree-broadcast acknowledgement owed to
  * this PE (ring->tree_acks_owed, counted by coll/broadcast.c) has arrived.
  * Before a parent writes into its children's dest again, and before team
