@@ -153,8 +153,9 @@ void shoal_net_coll_send(struct shoal_net_ctx *net, uint64_t tag, const void *sr
                          const char *fn);
 /* A receive in flight: once the message is in buf, *counter grows by 1
  * (release) and waiters asleep are woken (writes_arrived).  The caller
- * keeps *rx until then; a message of another size than `len` is fatal,
- * naming fn. */
+ * keeps *rx until then; a message longer than `len` is fatal, naming fn,
+ * and so is a shorter one where the transport learns its size (UCX 1.13
+ * does not say it for a message taken from its queue at once). */
 struct shoal_net_coll_rx {
     uint64_t *counter;
     size_t len;
