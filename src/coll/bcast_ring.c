@@ -50,8 +50,11 @@ void shoal_bcast_wait_child(const struct shoal_group *g, int child, uint64_t nee
 void shoal_bcast_round_end(const struct shoal_group *g, uint64_t round)
 {
     __atomic_store_n(&g->ring->done, round, __ATOMIC_RELEASE);
-    /* A parent may sleep on this PE's bell waiting for `done`. */
-    shoal_bell_ring_if_armed(shoal_bell_of(shoal_g.my_pe));
+    /* A parent may sleep on this PE's bell waiting for `done` (one on this
+     * node: where the network serves this PE's own memory too, the
+     * SHOAL_TRANSPORTS=ucx way, none writes into it). */
+    if (shoal_slot(shoal_g.my_pe) >= 0)
+        shoal_bell_ring_if_armed(shoal_bell_of(shoal_g.my_pe));
 }
 
 /* Round `round`'s data into member `child`'s line `idx`. */

@@ -9,19 +9,21 @@
  *    a team of up to four members across nodes small data takes one hop,
  *    from the root to everyone).  A
  *    back-to-back broadcast into the same dest must not overwrite data a
- *    member still has to forward: on a team on one node a parent checks
- *    that the child has published the end of its previous round
- *    (bcast_ring.c); on a team across nodes, a hop the network serves
- *    carries the data as one tagged message (shoal_group_send) that the
- *    child receives into dest only once it is in the round, so nobody
- *    waits for anything (data of any size takes this tree then); over a
- *    hop on one node of such a team each member acknowledges to
- *    its parent once it no longer reads its dest, and a parent counts
- *    those before its next round's writes, not before it returns (the
- *    root returns once its data is out: a round trip less); on an active
- *    set, which keeps nothing between calls, each member waits for its
- *    children's acknowledgements before acknowledging to its parent.  A
- *    change of root, which changes the tree, starts with a sync.
+ *    member still has to forward: a parent that writes into its child (on
+ *    one node) checks that the child has published the end of its
+ *    previous round (bcast_ring.c); on a team across nodes, a hop the
+ *    network serves carries the data as one tagged message
+ *    (shoal_group_send) that the child receives into dest only once it is
+ *    in the round, so nobody waits for it (data of any size takes this
+ *    tree then).  Where the network carries no messages (SHOAL_UCX_SIGNALS
+ *    =amo, UCX before 1.13), each member of a team across nodes
+ *    acknowledges to its parent once it no longer reads its dest, and a
+ *    parent counts those before its next round's writes, not before it
+ *    returns (the root returns once its data is out: a round trip less),
+ *    and a change of root, which changes the tree, starts with a sync; on
+ *    an active set, which keeps nothing between calls, each member waits
+ *    for its children's acknowledgements before acknowledging to its
+ *    parent.
  *  - get: sync; every member pulls the root's source; on one node these
  *    are concurrent loads from the root's mapped memory, best for large
  *    data (the tree would copy it log2 N times in sequence); then a sync,
@@ -42,13 +44,12 @@ void shoal_coll_bcast_config(int which, size_t crossover)
     tree_max = crossover;
 }
 
-/* Before a tree broadcast on a team whose members are not all on this
- * node: a new root makes a new tree, whose parents may write into members
- * still forwarding the previous broadcast, so everyone must be done. */
+/* Before a tree broadcast that counts acknowledgements (a team across
+ * nodes without messages): a new root makes a new tree, whose parents may
+ * write into members still forwarding the previous broadcast, so everyone
+ * must be done. */
 static void sync_on_new_root(const struct shoal_group *g, int root, const char *fn)
 {
-    if (!g->ring)
-        return;
     if (g->ring->last_root && g->ring->last_root != root + 1)
         shoal_group_sync(g, fn);
     g->ring->last_root = root + 1;
@@ -70,20 +71,23 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
                        int root, int update_root, const char *fn)
 {
     const int n = g->size, r = (g->me - root + n) % n; /* rank relative to the root */
-    /* Who may write a member's dest again, and when: on one node a parent
-     * reads its child's published round (bcast_ring.c); across nodes it
-     * counts the acknowledgements that earlier rounds left behind (lazy),
-     * except towards a child it sends messages to, which takes them into
-     * dest only once it is in the round; an active set keeps no state
-     * between calls, so its root waits for every member's acknowledgement
-     * (acks). */
-    const int on_node = g->ring && g->on_node, lazy = g->ring && !g->on_node;
-    const int acks = !g->ring;
-    const uint64_t round = on_node ? shoal_bcast_round_begin(g) : 0;
-    if (!on_node)
+    /* Who may write a member's dest again, and when: a parent reads its
+     * child's published round (bcast_ring.c) on one node, and across nodes
+     * where the network carries messages (rounded: a child it writes into
+     * is on its node; one it sends messages to takes them into dest only
+     * once it is in the round, so nothing waits for it, and a new root
+     * needs no sync); across nodes without messages a parent counts the
+     * acknowledgements that earlier rounds left behind (lazy); an active
+     * set keeps no state between calls, so its root waits for every
+     * member's acknowledgement (acks). */
+    const int on_node = g->ring && g->on_node;
+    const int rounded = g->ring && (g->on_node || shoal_group_msgs(g));
+    const int lazy = g->ring && !rounded, acks = !g->ring;
+    const uint64_t round = rounded ? shoal_bcast_round_begin(g) : 0;
+    if (lazy) {
         sync_on_new_root(g, root, fn);
-    if (lazy)
         shoal_group_wait_acks_owed(g, fn);
+    }
     const void *from = source;
     int mask = 1;
     if (r == 0) {
@@ -125,13 +129,14 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
             shoal_group_send(g, child, SHOAL_MSG_BCAST, from, nbytes, fn);
             continue;
         }
-        if (on_node)
+        if (rounded)
             shoal_bcast_wait_child(g, child, round - 1, fn);
         shoal_group_signal_data(g, child, SHOAL_GROUP_TREE_WORD, dest, from, nbytes, fn);
         signalled++;
     }
-    if (on_node) {
-        shoal_quiet(SHMEM_CTX_DEFAULT, fn);
+    if (rounded) {
+        if (on_node)
+            shoal_quiet(SHMEM_CTX_DEFAULT, fn);
         shoal_bcast_round_end(g, round);
         return;
     }

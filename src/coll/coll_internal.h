@@ -23,8 +23,9 @@ void shoal_coll_check_strided(const void *p, size_t nblocks, size_t nelems, ptrd
  * that is not a team (destroyed or garbage). */
 int shoal_team_usable(shmem_team_t team, const char *fn);
 
-/* Broadcast rounds of a team on one node (bcast_ring.c): count this round
- * (returns its number), wait until member `child` has finished round
+/* Broadcast rounds of a team on one node, or across nodes where the
+ * network carries messages (bcast_ring.c): count this round (returns its
+ * number), wait until member `child`, on this node, has finished round
  * `need` (0: nothing to wait for), publish that this PE has finished. */
 uint64_t shoal_bcast_round_begin(const struct shoal_group *g);
 void shoal_bcast_wait_child(const struct shoal_group *g, int child, uint64_t need, const char *fn);
