@@ -14,6 +14,7 @@
  * member overwrites its line of round R - 1 with round R + 1, every reader
  * is done with R - 1: two lines per member are enough, and a fast member
  * waits for a slow one only where it needs that member's block anyway. */
+#include <stdio.h>
 #include <string.h>
 
 #include "coll/coll.h"
@@ -70,24 +71,20 @@ uint64_t shoal_gather_post(const struct shoal_group *g, const void *block, size_
     return round;
 }
 
-/* A wait for a peer's line.  It also watches this PE's sync words: while
- * a member waits in round R nobody has finished R (everyone needs the
- * missing block), and every signal of an earlier collective has been
- * consumed by the collective it belongs to, so a signal found there comes
- * from a member that is in a collective this PE is not in (a barrier
- * while this PE reduces, say), and the wait would never end.  The line is
- * read again after the signal: a member that posted and moved on is not a
- * mismatch.  Only where signals are CPU atomics: a network atomic that
- * consumed one may not be visible to a load yet.
+/* A wait for a peer's line.  It also watches for mismatched calls
+ * (shoal_group_other_call, core/teams/sync.h): while a member waits in
+ * round R nobody has finished R (everyone needs the missing block), and
+ * every signal of an earlier collective has been consumed by the
+ * collective it belongs to.  The line is read again after the signal: a
+ * member that posted and moved on is not a mismatch.  Only where signals
+ * are CPU atomics: a network atomic that consumed one may not be visible
+ * to a load yet.
  *
  * Across nodes a member sends its block to each peer in turn, so one peer
  * may have finished round R and moved on (its next collective's signal is
  * here) while this PE still waits for the last sender's block, which that
  * sender was about to send (seen: 1 run in 10 of coll.stress.repeat over
- * tcp at 3 PEs).  There the signal only starts a grace period
- * (NET_MISMATCH_NS): the block of a member that is in this collective
- * arrives within it, a mismatch never ends. */
-#define NET_MISMATCH_NS 2000000000ull
+ * tcp at 3 PEs): there the check's grace period applies. */
 struct line_q {
     const uint64_t *word;
     uint64_t need;
@@ -102,20 +99,6 @@ static int line_posted(const struct line_q *q)
     return __atomic_load_n(q->word, __ATOMIC_ACQUIRE) >= q->need;
 }
 
-/* A signal of another collective is here and the line is not: on one node
- * that is a mismatch at once, across nodes once it lasts. */
-static int mismatch_now(struct line_q *q)
-{
-    if (line_posted(q))
-        return 0;
-    if (q->g->on_node)
-        return 1;
-    uint64_t now = shoal_now_ns();
-    if (!q->pending_since)
-        q->pending_since = now;
-    return now - q->pending_since > NET_MISMATCH_NS;
-}
-
 static int line_ready(void *p)
 {
     struct line_q *q = p;
@@ -123,14 +106,8 @@ static int line_ready(void *p)
         return 1;
     if (!q->g || (++q->turn & 63) != 0)
         return 0;
-    /* (Not the tree broadcast's acknowledgements: across nodes they are
-     * taken only before the next broadcast's writes, broadcast.c.) */
-    for (int w = 0; w < SHOAL_GROUP_SYNC_WORDS; w++)
-        if (w != SHOAL_GROUP_TREE_ACK_WORD && shoal_group_pending(q->g, w)) {
-            q->mismatch = mismatch_now(q);
-            return q->mismatch || line_posted(q);
-        }
-    return 0;
+    q->mismatch = shoal_group_other_call(q->g, &q->pending_since) && !line_posted(q);
+    return q->mismatch || line_posted(q);
 }
 
 /* Until *word (in member i's memory, or this member's) reaches need. */
@@ -149,12 +126,11 @@ static void wait_line(const struct shoal_group *g, int i, const uint64_t *word, 
         shoal_backoff(&w, line_ready, &q);
     shoal_waiter_done(&w);
     shoal_wait_note_clear();
-    if (q.mismatch)
-        shoal_fatal(fn,
-                    "a member signals this PE for a collective it is not in, while it waits "
-                    "for PE %d's block of a small collective (collective #%llu on the team): "
-                    "the PEs do not make the same collective calls",
-                    wpe, (unsigned long long)g->seq);
+    if (q.mismatch) {
+        char what[64];
+        snprintf(what, sizeof what, "PE %d's block of a small collective", wpe);
+        shoal_group_mismatch(g, what, fn);
+    }
 }
 
 /* Across nodes: once every other member's block of the round is here

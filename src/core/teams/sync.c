@@ -62,17 +62,11 @@ void shoal_group_recv_post(const struct shoal_group *g, unsigned k, void *buf, s
     shoal_net_coll_recv(msg_tag(g, k), buf, rx);
 }
 
-/* While a member waits for the messages of a collective that no member
- * leaves before every member has entered it (fcollect, reductions), a
- * signal on one of the team's words that it has not taken comes from a
- * member in another collective: a barrier's, say, while this member
- * reduces.  The member it waits for may still be about to send, so only a
- * signal that stays pending for MSG_MISMATCH_NS (as the gather lines'
- * across nodes, coll/gather_ring.c) means that the PEs do not make the
- * same calls, an error to report rather than a hang.  Not for a broadcast:
+/* The wait for a collective's messages, and, where no member leaves the
+ * collective before every member has entered it (all_in: fcollect,
+ * reductions), its check for mismatched calls.  Not for a broadcast:
  * members whose data came leave and may signal the next barrier while
  * this one still waits for a parent that entered late, legitimately. */
-#define MSG_MISMATCH_NS 2000000000ull
 struct msg_q {
     const struct shoal_group *g;
     uint64_t want, pending_since;
@@ -87,15 +81,7 @@ static int msgs_ready(void *p)
         return 1;
     if (!q->all_in || (++q->turn & 63) != 0)
         return 0;
-    int pending = 0;
-    for (int w = 0; w < SHOAL_GROUP_SYNC_WORDS && !pending; w++)
-        pending = w != SHOAL_GROUP_TREE_ACK_WORD && shoal_group_pending(q->g, w);
-    if (!pending)
-        return 0;
-    const uint64_t now = shoal_now_ns();
-    if (!q->pending_since)
-        q->pending_since = now;
-    q->mismatch = now - q->pending_since > MSG_MISMATCH_NS;
+    q->mismatch = shoal_group_other_call(q->g, &q->pending_since);
     return q->mismatch;
 }
 
@@ -114,11 +100,7 @@ void shoal_group_recv_wait(const struct shoal_group *g, unsigned count, int from
     shoal_waiter_done(&w);
     shoal_wait_note_clear();
     if (q.mismatch)
-        shoal_fatal(fn,
-                    "a member signals this PE for a collective it is not in, while it waits for "
-                    "%s (collective #%llu on the team): the PEs do not make the same collective "
-                    "calls",
-                    what, (unsigned long long)g->seq);
+        shoal_group_mismatch(g, what, fn);
 }
 
 void shoal_group_recv(const struct shoal_group *g, int from, unsigned k, void *buf, size_t n,
@@ -127,6 +109,29 @@ void shoal_group_recv(const struct shoal_group *g, int from, unsigned k, void *b
     struct shoal_net_coll_rx rx;
     shoal_group_recv_post(g, k, buf, n, &rx, fn);
     shoal_group_recv_wait(g, 1, from, what, 0, fn);
+}
+
+int shoal_group_other_call(const struct shoal_group *g, uint64_t *since)
+{
+    int pending = 0;
+    for (int w = 0; w < SHOAL_GROUP_SYNC_WORDS && !pending; w++)
+        pending = w != SHOAL_GROUP_TREE_ACK_WORD && shoal_group_pending(g, w);
+    if (!pending)
+        return 0;
+    if (g->on_node)
+        return 1;
+    const uint64_t now = shoal_now_ns();
+    if (!*since)
+        *since = now;
+    return now - *since > SHOAL_GROUP_MISMATCH_NS;
+}
+
+void shoal_group_mismatch(const struct shoal_group *g, const char *what, const char *fn)
+{
+    shoal_fatal(fn,
+                "a member signals this PE for a collective it is not in, while it waits for %s "
+                "(collective #%llu on the team): the PEs do not make the same collective calls",
+                what, (unsigned long long)g->seq);
 }
 
 void shoal_group_wait(const struct shoal_group *g, int w, const char *fn)

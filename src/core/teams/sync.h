@@ -95,6 +95,21 @@ void shoal_group_recv(const struct shoal_group *g, int from, unsigned k, void *b
                       const char *what, const char *fn);
 void shoal_group_recv_post(const struct shoal_group *g, unsigned k, void *buf, size_t n,
                            struct shoal_net_coll_rx *rx, const char *fn);
+/* Mismatched calls, seen by a member waiting inside a collective that no
+ * member leaves before every member has entered it (the gather lines,
+ * fcollect and reductions by messages): a signal on one of the team's
+ * words that this member has not taken (the tree broadcast's
+ * acknowledgements aside: across nodes they are taken only before the next
+ * broadcast's writes) comes from a member already in another collective
+ * (a barrier while this one reduces, say).  On one node that is certain at
+ * once; across nodes the member waited for may still be about to send, so
+ * only once the signal has stayed pending for SHOAL_GROUP_MISMATCH_NS.
+ * *since: 0 at first, kept by the caller between calls.  Returns 1 when
+ * the calls do not match; shoal_group_mismatch reports it, naming `what`
+ * this member waits for. */
+#define SHOAL_GROUP_MISMATCH_NS 2000000000ull
+int shoal_group_other_call(const struct shoal_group *g, uint64_t *since);
+_Noreturn void shoal_group_mismatch(const struct shoal_group *g, const char *what, const char *fn);
 /* (`from` < 0: from several members.  `all_in`: no member leaves this
  * collective before every member has entered it, as in fcollect and the
  * reductions; then a signal of another collective that stays pending
