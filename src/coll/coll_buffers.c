@@ -5,6 +5,16 @@
  * crash in memcpy. */
 #include "coll/coll_internal.h"
 
+#include <stdlib.h>
+
+void *shoal_coll_alloc(size_t n, const char *what, const char *fn)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        shoal_fatal(fn, "out of private memory for a %zu-byte %s buffer", n, what);
+    return p;
+}
+
 void shoal_coll_check_buf(const void *p, size_t nblocks, size_t block, const char *arg,
                           const char *count, const char *fn)
 {

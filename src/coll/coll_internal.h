@@ -18,6 +18,10 @@ void shoal_coll_check_buf(const void *p, size_t nblocks, size_t block, const cha
 void shoal_coll_check_strided(const void *p, size_t nblocks, size_t nelems, ptrdiff_t stride,
                               size_t esize, const char *arg, const char *count, const char *fn);
 
+/* A private buffer of n bytes (malloc; free it), fatal when there is no
+ * memory: "out of private memory for a <n>-byte <what> buffer". */
+void *shoal_coll_alloc(size_t n, const char *what, const char *fn);
+
 /* Checks a team handle for a team collective: 0 when usable; nonzero for
  * SHMEM_TEAM_INVALID or a team this PE is not in; fatal for a handle
  * that is not a team (destroyed or garbage). */

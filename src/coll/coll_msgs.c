@@ -20,17 +20,8 @@
 
 #include "coll/coll_internal.h"
 #include "coll/reduce_ops.h"
-#include "core/config/error.h"
 
 #define MSGS_MAX_MEMBERS (SHOAL_MSG_BCAST - SHOAL_MSG_SCATTER)
-
-static void *xmalloc(size_t n, const char *fn)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        shoal_fatal(fn, "out of private memory for a %zu-byte collective buffer", n);
-    return p;
-}
 
 /* Mismatched large collectives are reported (shoal_group_sync_sig) where
  * its sync costs under 1%.  Its rule, that no member writes its next
@@ -72,7 +63,7 @@ void shoal_fcollect_msgs(const struct shoal_group *g, void *dest, const void *so
     if (nbytes == 0)
         return;
     check_large(g, nbytes, (size_t)n * nbytes, fn);
-    char *tmp = xmalloc((size_t)n * nbytes, fn);
+    char *tmp = shoal_coll_alloc((size_t)n * nbytes, "fcollect", fn);
     bruck_gather(g, tmp, source, nbytes, SHOAL_MSG_FCOLLECT, fn);
     for (int i = 0; i < n; i++)
         memcpy((char *)dest + (size_t)((g->me + i) % n) * nbytes, tmp + (size_t)i * nbytes, nbytes);
@@ -84,7 +75,7 @@ static void reduce_gathered(const struct shoal_group *g, void *dest, const void 
 {
     const int size = g->size;
     const size_t bytes = n * shoal_red_size(type);
-    char *tmp = xmalloc((size_t)size * bytes, fn);
+    char *tmp = shoal_coll_alloc((size_t)size * bytes, "reduction", fn);
     bruck_gather(g, tmp, source, bytes, SHOAL_MSG_REDUCE, fn);
     /* Member j's block is tmp[j - me]: fold them in member order. */
     memcpy(dest, tmp + (size_t)((size - g->me) % size) * bytes, bytes);
@@ -108,8 +99,9 @@ static void reduce_scattered(const struct shoal_group *g, void *dest, const void
     const size_t es = shoal_red_size(type);
     size_t lo, jlo;
     const size_t cnt = chunk_of(g, me, n, &lo), cb = cnt * es;
-    char *in = xmalloc((size_t)size * cb, fn); /* chunk `me` of every member's source */
-    struct shoal_net_coll_rx *rx = xmalloc((size_t)size * sizeof *rx, fn);
+    char *in = shoal_coll_alloc((size_t)size * cb, "reduction",
+                                fn); /* chunk `me` of every member's source */
+    struct shoal_net_coll_rx *rx = shoal_coll_alloc((size_t)size * sizeof *rx, "reduction", fn);
     unsigned posted = 0;
     for (int j = 0; j < size && cb; j++)
         if (j != me) {

@@ -37,14 +37,6 @@ void shoal_coll_init(int which, size_t crossover)
     rsag_min = crossover;
 }
 
-static void *xmalloc(size_t n, const char *fn)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        shoal_fatal(fn, "out of private memory for a %zu-byte reduction buffer", n);
-    return p;
-}
-
 /* The bytes of a reduction of n elements, once dest and source are known
  * to hold them: a count too large for the symmetric objects is the
  * caller's mistake and is named as such, before it sizes a private buffer
@@ -77,7 +69,7 @@ static void reduce_gather(const struct shoal_group *g, void *dest, const void *s
                           int op, int type, const char *fn)
 {
     size_t bytes = n * shoal_red_size(type);
-    char *acc = xmalloc(2 * bytes, fn);
+    char *acc = shoal_coll_alloc(2 * bytes, "reduction", fn);
     shoal_red_range(g, 0, g->size - 1, acc, source, 0, n, op, type, acc + bytes, fn);
     shoal_group_sync(g, fn); /* every source read: dest may be written */
     memcpy(dest, acc, bytes);
@@ -91,7 +83,7 @@ static void reduce_rsag(const struct shoal_group *g, void *dest, const void *sou
     size_t lo = per * (size_t)g->me;
     size_t cnt = lo >= n ? 0 : (n - lo < per ? n - lo : per);
     if (cnt) {
-        char *acc = xmalloc(2 * cnt * es, fn);
+        char *acc = shoal_coll_alloc(2 * cnt * es, "reduction", fn);
         shoal_red_range(g, 0, g->size - 1, acc, source, lo, cnt, op, type, acc + cnt * es, fn);
         /* Start with the next member so that no member is everyone's
          * first target. */
@@ -205,7 +197,7 @@ int shoal_coll_scan(shmem_team_t team, void *dest, const void *source, size_t ne
     if (g.size > 1)
         shoal_group_sync(&g, fn);
     int last = exclusive ? g.me - 1 : g.me;
-    char *acc = xmalloc(2 * bytes, fn);
+    char *acc = shoal_coll_alloc(2 * bytes, "reduction", fn);
     if (last < 0)
         memset(acc, 0, bytes); /* all-zero bits are 0 for every scan type */
     else

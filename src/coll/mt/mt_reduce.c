@@ -33,9 +33,7 @@ static void reduce_share(const struct shoal_mt *m, void *dest, const void *sourc
     if (a == b)
         return;
     size_t len = (b - a) * es;
-    char *acc = malloc(2 * len);
-    if (!acc)
-        shoal_fatal(fn, "out of private memory for a %zu-byte reduction buffer", 2 * len);
+    char *acc = shoal_coll_alloc(2 * len, "reduction", fn);
     shoal_red_range(g, 0, g->size - 1, acc, source, first + a, b - a, op, type, acc + len, fn);
     char *d = (char *)dest + (first + a) * es;
     for (int k = 1; k <= g->size; k++) /* the next member first: nobody is everyone's first */
