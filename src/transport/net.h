@@ -99,8 +99,9 @@ int shoal_net_ctx_open(struct shoal_net_ctx **net, int is_default, int private_c
  * to the transport's pool. */
 void shoal_net_ctx_close(struct shoal_net_ctx *net);
 /* Make progress on what the calling thread and this PE's target side
- * have pending; called by waiting loops and bootstrap waits. */
-void shoal_net_progress(void);
+ * have pending; called by waiting loops and bootstrap waits.  Returns
+ * nonzero when something moved (a message or completion was handled). */
+int shoal_net_progress(void);
 /* The calling thread stops progressing for a while (a waiter about to
  * sleep): the transport serves what arrives by itself from now on, where
  * it can (the UCX progress thread ends its nap). */

@@ -122,8 +122,9 @@ static int ready_or_ext(void *p)
 void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
 {
     w->iter++;
+    int moved = 0;
     if (shoal_g.net_active) {
-        shoal_net_progress();
+        moved = shoal_net_progress();
         if (w->sleep_ns > NET_SLEEP_MAX_NS)
             w->sleep_ns = NET_SLEEP_MAX_NS;
     }
@@ -142,6 +143,17 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
     }
     uint64_t now = shoal_now_ns(), dt = now - w->t0;
     check_peer_left(w, now, ready, arg);
+    /* The network handled something, perhaps what this waiter waits for:
+     * look before giving the CPU away.  A yield after every progress call
+     * cost oversubscribed PEs a context switch per message: a barrier of
+     * 8 PEs on 2 cores over tcp, each PE a pretend node, took 217-244 us
+     * with 42 switches, 147-210 us with 22 after this (Open MPI, whose
+     * waiters yield only when a progress call found nothing: 126-151 us,
+     * 14 switches). */
+    if (moved) {
+        cpu_relax();
+        return;
+    }
     if (dt < ph->spin_ns || shoal_wait_p.never_sleep) {
         cpu_relax();
         return;

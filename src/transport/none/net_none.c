@@ -140,7 +140,10 @@ void shoal_net_ctx_close(struct shoal_net_ctx *net)
     (void)net;
 }
 
-void shoal_net_progress(void) {}
+int shoal_net_progress(void)
+{
+    return 0;
+}
 
 void shoal_net_idle(void) {}
 

@@ -191,14 +191,19 @@ static void signal_msg(struct ucx_worker *w, uint64_t *word, uint64_t value, voi
 }
 
 /* A signal to another PE: a tagged message where the job takes them (then
- * with its data, if any), else an atomic add (n is 0 then). */
+ * with its data, if any), else an atomic add (n is 0 then).  Not marked
+ * dirty: the receiver waits for it; only a PE that leaves
+ * (shoal_net_flush_signals) must see it delivered first.  A message
+ * leaves from the target worker (ucx_target_sender), unless this
+ * context's worker holds something unflushed for pe that it must follow
+ * (a put and a fence before it: the endpoint's order delivers it after
+ * them); an atomic add leaves from the context's worker. */
 static void signal_peer(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value, void *dest,
                         const void *src, size_t n, int pe, const char *fn)
 {
     struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
-    /* Not marked dirty: the receiver waits for it, and the endpoint's
-     * order delivers it before anything posted later.  Only a PE that
-     * leaves (shoal_net_flush_signals) must see it delivered first. */
+    if (ucx_g.signal_msgs && !__atomic_load_n(&w->ep_dirty[pe], __ATOMIC_RELAXED))
+        w = ucx_target_sender(fn);
     __atomic_store_n(&w->signalled, 1, __ATOMIC_RELAXED);
     if (ucx_g.signal_msgs)
         signal_msg(w, word, value, dest, src, n, pe, fn);
@@ -231,8 +236,9 @@ int shoal_net_signal_data(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t va
 void shoal_net_coll_send(struct shoal_net_ctx *ctx, uint64_t tag, const void *src, size_t n, int pe,
                          const char *fn)
 {
-    struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
-    __atomic_store_n(&w->signalled, 1, __ATOMIC_RELAXED); /* as a signal: see signal_peer */
+    (void)ctx; /* from the target worker, as a signal (signal_peer) */
+    struct ucx_worker *w = ucx_target_sender(fn);
+    __atomic_store_n(&w->signalled, 1, __ATOMIC_RELAXED);
     ucx_wait(w, ucx_coll_msg_start(ucx_ep(w, pe, fn), tag, src, n), fn, pe,
              "collective's data (tagged message)");
     first_signal_flushed(w, pe, fn);

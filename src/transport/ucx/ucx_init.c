@@ -371,6 +371,7 @@ void shoal_net_fini(void)
      * endpoints' errors are expected and endpoints are closed by force. */
     if (ucx_progress_thread_run() == 0) {
         ucx_all_workers_foreach(flush_final, NULL);
+        ucx_target_sender_flush(1, "shmem_finalize");
         ucx_request_flush_final("shmem_finalize");
         /* From here on a peer may be gone. */
         ucx_g.finalizing = 1;
@@ -381,6 +382,7 @@ void shoal_net_fini(void)
     ucx_signal_fini();
     ucx_request_pool_fini();
     ucx_worker_pool_fini();
+    ucx_target_sender_fini();
     if (ucx_g.target)
         ucp_worker_destroy(ucx_g.target);
     for (int s = 0; s < 2; s++)

@@ -53,6 +53,7 @@ struct ucx_worker {
     int n_dirty;                  /* > UCX_FLUSH_EPS_MAX: flush the whole worker */
     int id;                       /* creation order, for messages */
     int thread_owned;             /* a per-thread default-ctx worker that has an owner */
+    int is_target;                /* the target worker's sender (ucx_target_sender) */
     uint64_t sink;                /* reply of a SET (swap) nobody reads */
     struct ucx_worker *next;      /* pool link */
     struct ucx_worker *all_next;  /* list of every worker (teardown) */
@@ -142,6 +143,15 @@ static inline struct ucx_worker *ucx_ctx_worker(struct shoal_net_ctx *n, const c
     return ucx_thread_default_worker(fn);
 }
 
+/* The target worker's own endpoints, for collectives' signals and
+ * messages (ucx_worker_pool.c); fini before the target worker goes. */
+struct ucx_worker *ucx_target_sender(const char *fn);
+struct ucx_worker *ucx_target_sender_if_any(void);
+void ucx_target_sender_fini(void);
+/* ucx_rma.c: flush its endpoints (all: even if it sent nothing since the
+ * last flush). */
+void ucx_target_sender_flush(int all, const char *fn);
+
 /* ucx_ep.c */
 ucp_ep_h ucx_ep_wire(struct ucx_worker *w, int pe, const char *fn);
 void ucx_ep_close_all(struct ucx_worker *w);
@@ -200,7 +210,7 @@ static inline void ucx_forget(ucs_status_ptr_t req, const char *fn, int pe, cons
     if (req != NULL)
         ucp_request_free(req);
 }
-void ucx_progress_target(void);
+unsigned ucx_progress_target(void); /* what ucp_worker_progress handled */
 /* ucx_lanes.c: at init, after the exchange (collective): sw_emulated,
  * amo_via_net and tls_note from real endpoints' lanes.  0 or -1. */
 int ucx_lanes_decide(void);

@@ -51,17 +51,18 @@ void shoal_net_attend(void)
         __atomic_store_n(&ucx_g.app_polled, 1, __ATOMIC_RELAXED);
 }
 
-void ucx_progress_target(void)
+unsigned ucx_progress_target(void)
 {
     /* An application thread polls: the progress thread steps back, also
      * when it holds the worker itself (else both would poll, and on a
      * full node the spare poller takes a core from a peer's sender). */
     shoal_net_attend();
     if (!target_take())
-        return;
-    ucp_worker_progress(ucx_g.target);
+        return 0;
+    unsigned did = ucp_worker_progress(ucx_g.target);
     ucx_signal_repost();
     target_give();
+    return did;
 }
 
 void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe, const char *what)
@@ -73,7 +74,9 @@ void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe
     ucs_status_t st;
     unsigned idle = 0;
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
-        if (ucp_worker_progress(w->h)) {
+        /* The target worker only under target_take (the progress thread
+         * arms it under the same flag). */
+        if (w->is_target ? ucx_progress_target() : ucp_worker_progress(w->h)) {
             idle = 0;
             continue;
         }
@@ -90,9 +93,8 @@ void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe
 
 static void progress_one(struct ucx_worker *w, void *arg)
 {
-    (void)arg;
     if (w->thread_owned || __atomic_load_n(&w->dirty, __ATOMIC_RELAXED))
-        ucp_worker_progress(w->h);
+        *(unsigned *)arg += ucp_worker_progress(w->h);
 }
 
 /* Under SHMEM_THREAD_MULTIPLE: the next MULTI-mode worker (default
@@ -120,11 +122,11 @@ static void progress_some_other(struct ucx_worker *own)
     __atomic_store_n(&rot_next, w, __ATOMIC_RELAXED);
 }
 
-void shoal_net_progress(void)
+int shoal_net_progress(void)
 {
     if (UCX_UNLIKELY(!ucx_g.ctx))
-        return;
-    ucx_progress_target();
+        return 0;
+    unsigned did = ucx_progress_target();
     if (ucx_g.thread_level == SHMEM_THREAD_MULTIPLE) {
         /* Only what this thread may touch: its default-context worker
          * (MULTI) and the shared default worker. */
@@ -132,14 +134,15 @@ void shoal_net_progress(void)
         if (!w && ucx_g.dflt)
             w = ucx_g.dflt->w;
         if (w)
-            ucp_worker_progress(w->h);
+            did += ucp_worker_progress(w->h);
         static __thread unsigned calls;
         if ((++calls & 15) == 0)
             progress_some_other(w);
     } else {
         /* One thread at a time calls Shoal: every context's worker. */
-        ucx_all_workers_foreach(progress_one, NULL);
+        ucx_all_workers_foreach(progress_one, &did);
     }
+    return did != 0;
 }
 
 /* ------------------------------------------------------ progress thread */

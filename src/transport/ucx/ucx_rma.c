@@ -147,8 +147,25 @@ static void flush_signalled(struct ucx_worker *w, void *arg)
     ucx_wait(w, ucp_worker_flush_nbx(w->h, &p), (const char *)arg, -1, "flush (signals)");
 }
 
+/* The target worker's own endpoints, one by one: a flush of the whole
+ * worker would also wait on the endpoints that peers' connections made. */
+void ucx_target_sender_flush(int all, const char *fn)
+{
+    struct ucx_worker *w = ucx_target_sender_if_any();
+    if (!w || (!__atomic_exchange_n(&w->signalled, 0, __ATOMIC_RELAXED) && !all))
+        return;
+    ucp_request_param_t p;
+    p.op_attr_mask = 0;
+    for (int pe = 0; pe < ucx_g.n_pes; pe++) {
+        ucp_ep_h ep = __atomic_load_n(&w->eps[pe], __ATOMIC_ACQUIRE);
+        if (ep)
+            ucx_wait(w, ucp_ep_flush_nbx(ep, &p), fn, pe, "flush (signals)");
+    }
+}
+
 void shoal_net_flush_signals(struct shoal_net_ctx *n, const char *fn)
 {
+    ucx_target_sender_flush(0, fn);
     if (n->w != NULL)
         flush_signalled(n->w, (void *)fn);
     else

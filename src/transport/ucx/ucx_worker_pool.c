@@ -103,6 +103,69 @@ fail:
     return NULL;
 }
 
+/* The target worker as a sender: collectives' signals and messages leave
+ * from the worker they arrive at, so that two PEs' exchanges share one
+ * connection each way (over tcp one socket, whose acknowledgements ride
+ * on the replies, instead of two with a bare acknowledgement for every
+ * message).  Made at first use, not on the list of workers (the target
+ * is progressed and destroyed on its own). */
+static struct ucx_worker *target_w;
+
+struct ucx_worker *ucx_target_sender(const char *fn)
+{
+    struct ucx_worker *w = __atomic_load_n(&target_w, __ATOMIC_ACQUIRE);
+    if (UCX_LIKELY(w != NULL))
+        return w;
+    pthread_mutex_lock(&pool_lock);
+    w = target_w;
+    if (!w) {
+        const int n = ucx_g.n_pes;
+        w = calloc(1, sizeof *w);
+        if (w) {
+            w->eps = calloc((size_t)n, sizeof *w->eps);
+            w->rkeys = calloc(2 * (size_t)n, sizeof *w->rkeys);
+            w->ep_dirty = calloc((size_t)n, 1);
+            w->ep_wired = calloc((size_t)n, 1);
+            w->dirty_pes = calloc(UCX_FLUSH_EPS_MAX, sizeof *w->dirty_pes);
+        }
+        if (!w || !w->eps || !w->rkeys || !w->ep_dirty || !w->ep_wired || !w->dirty_pes) {
+            pthread_mutex_unlock(&pool_lock);
+            ucx_fatalf(fn, "out of memory for the target worker's endpoints");
+        }
+        w->h = ucx_g.target;
+        w->mode = ucx_g.target_mode;
+        pthread_mutex_init(&w->wire_lock, NULL);
+        pthread_mutex_init(&w->flush_lock, NULL);
+        w->id = -1;
+        w->is_target = 1;
+        __atomic_store_n(&target_w, w, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&pool_lock);
+    return w;
+}
+
+struct ucx_worker *ucx_target_sender_if_any(void)
+{
+    return __atomic_load_n(&target_w, __ATOMIC_ACQUIRE);
+}
+
+void ucx_target_sender_fini(void)
+{
+    struct ucx_worker *w = target_w;
+    if (!w)
+        return;
+    ucx_ep_close_all(w);
+    pthread_mutex_destroy(&w->wire_lock);
+    pthread_mutex_destroy(&w->flush_lock);
+    free(w->eps);
+    free(w->rkeys);
+    free(w->ep_dirty);
+    free(w->ep_wired);
+    free(w->dirty_pes);
+    free(w);
+    target_w = NULL;
+}
+
 struct ucx_worker *ucx_worker_get(ucs_thread_mode_t mode, const char *fn)
 {
     pthread_mutex_lock(&pool_lock);
