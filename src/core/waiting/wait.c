@@ -40,6 +40,7 @@ void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, c
     w->next_peer_check = 0;
     w->fn = fn;
     w->addr = addr;
+    w->looked = 0;
 }
 
 void shoal_waiter_done(struct shoal_waiter *w)
@@ -143,20 +144,21 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
     }
     uint64_t now = shoal_now_ns(), dt = now - w->t0;
     check_peer_left(w, now, ready, arg);
-    /* The network handled what this waiter waits for (or something, where
-     * it cannot tell): look again before giving the CPU away, not after a
-     * yield (a request it served for a peer does not count: the waiter
-     * yields as before, so that the requester runs).  A yield after every
-     * progress call
-     * cost oversubscribed PEs a context switch per message: a barrier of
-     * 8 PEs on 2 cores over tcp, each PE a pretend node, took 217-244 us
-     * with 42 switches, 147-210 us with 22 after this (Open MPI, whose
-     * waiters yield only when a progress call found nothing: 126-151 us,
-     * 14 switches). */
-    if (moved && (!ready || ready(arg))) {
+    /* The network handled something, perhaps what this waiter waits for:
+     * look again before giving the CPU away.  A yield after every
+     * progress call cost oversubscribed PEs a context switch per message:
+     * a barrier of 8 PEs on 2 cores over tcp, each PE a pretend node, took
+     * 217-244 us with 42 switches, 147-210 us with 22 after this (Open
+     * MPI, whose waiters yield only when a progress call found nothing:
+     * 126-151 us, 14 switches).  Every other turn at most: a waiter that
+     * serves a stream of peers' requests still yields, so that a
+     * requester on its CPU runs. */
+    if (moved && !w->looked) {
+        w->looked = 1;
         cpu_relax();
         return;
     }
+    w->looked = 0;
     if (dt < ph->spin_ns || shoal_wait_p.never_sleep) {
         cpu_relax();
         return;

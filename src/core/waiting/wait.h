@@ -39,13 +39,15 @@ struct shoal_waiter {
     const struct shoal_wait_phase *phase; /* spin/yield lengths (wait_policy.h) */
     const char *fn;                       /* for the wait record and errors */
     const void *addr;
+    int looked; /* the last turn skipped its yield: the network had moved something */
 };
 
 /* A wait on `addr` inside routine `fn`: init, back off until ready, done
  * (which clears the thread's wait record, core/waiting/wait_record.h). */
 void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, const void *addr);
 /* One step of backing off; `ready` is re-checked before sleeping, and
- * before a wait for a peer that has left the job is reported. */
+ * before a wait for a peer that has left the job is reported, so it must
+ * only look: what it would take, the caller's loop takes. */
 void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg);
 void shoal_waiter_done(struct shoal_waiter *w);
 /* The doorbells' counters of this process (shmemx_wait_counters). */

@@ -53,12 +53,26 @@ static int try_take(void)
     return -1;
 }
 
-static int took(void *p)
+/* A record, harvesting finished ones when none is free; -1 if none. */
+static int take_or_harvest(void)
 {
-    int *i = p;
-    if ((*i = try_take()) >= 0)
-        return 1;
-    return shoal_am_rec_harvest() > 0 && (*i = try_take()) >= 0;
+    int i = try_take();
+    if (i < 0 && shoal_am_rec_harvest() > 0)
+        i = try_take();
+    return i;
+}
+
+/* The wait engine's readiness test: it may be called more often than the
+ * loop turns (before a sleep, by a wait that looks again after the
+ * network moved), so it only looks, and takes nothing (a test that took
+ * a record leaked it whenever the engine's call, not the loop's, took). */
+static int record_free(void *p)
+{
+    (void)p;
+    for (unsigned w = 0; w < WORDS; w++)
+        if (~__atomic_load_n(&busy[w], __ATOMIC_RELAXED))
+            return 1;
+    return shoal_am_rec_harvest() > 0;
 }
 
 unsigned shoal_am_rec_take(struct shmemx_request *r, unsigned ctr, const char *fn)
@@ -69,8 +83,8 @@ unsigned shoal_am_rec_take(struct shmemx_request *r, unsigned ctr, const char *f
          * completions) until one comes back. */
         struct shoal_waiter w;
         shoal_waiter_init(&w, shoal_my_slot(), fn, busy);
-        while (!took(&i))
-            shoal_backoff(&w, took, &i);
+        while ((i = take_or_harvest()) < 0)
+            shoal_backoff(&w, record_free, NULL);
         shoal_waiter_done(&w);
     }
     struct record *x = &recs[i];
