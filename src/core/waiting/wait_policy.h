@@ -3,7 +3,8 @@
  *   fits           the threads that run on this node (of every PE of the
  *                  node) fit the CPUs in the union of the PEs' affinity
  *                  masks: spin with `pause` (no yield) and sleep only after
- *                  a long idle (SHOAL_WAIT_SPIN_US, default 10 ms), so an
+ *                  a long idle (SHOAL_WAIT_SPIN_US, default 10 ms, 1 s
+ *                  where the network serves this PE), so an
  *                  arrival is seen within nanoseconds;
  *   oversubscribed more PEs, or more running threads, than those CPUs: yield
  *                  for 50 us, then sleep on the doorbell, so that the thread
