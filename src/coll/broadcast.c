@@ -126,7 +126,7 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
     for (int k = 0; k < nk; k++) {
         int child = (kids[k] + root) % n;
         if (shoal_group_msg_edge(g, child)) {
-            shoal_group_send(g, child, SHOAL_MSG_BCAST, from, nbytes, fn);
+            shoal_group_send(g, child, SHOAL_MSG_BCAST, from, nbytes, 0, fn);
             continue;
         }
         if (rounded)

@@ -51,7 +51,7 @@ static void bruck_gather(const struct shoal_group *g, char *tmp, const void *sou
         const size_t cnt = (size_t)(d < n - d ? d : n - d);
         struct shoal_net_coll_rx rx;
         shoal_group_recv_post(g, k0 + step, tmp + (size_t)d * nbytes, cnt * nbytes, &rx, fn);
-        shoal_group_send(g, (me - d + n) % n, k0 + step, tmp, cnt * nbytes, fn);
+        shoal_group_send(g, (me - d + n) % n, k0 + step, tmp, cnt * nbytes, 1, fn);
         shoal_group_recv_wait(g, 1, (me + d) % n, "its blocks of an allgather", 1, fn);
     }
 }
@@ -114,7 +114,7 @@ static void reduce_scattered(const struct shoal_group *g, void *dest, const void
         const size_t jc = chunk_of(g, j, n, &jlo);
         if (jc)
             shoal_group_send(g, j, SHOAL_MSG_SCATTER + (unsigned)me,
-                             (const char *)source + jlo * es, jc * es, fn);
+                             (const char *)source + jlo * es, jc * es, 1, fn);
     }
     if (posted)
         shoal_group_recv_wait(g, posted, -1, "its chunk of a reduction's sources", 1, fn);
@@ -136,7 +136,7 @@ static void reduce_scattered(const struct shoal_group *g, void *dest, const void
             shoal_red_combine(op, type, in, in + (size_t)j * cb, cnt);
         memcpy((char *)dest + lo * es, in, cb);
         for (int k = 1; k < size; k++)
-            shoal_group_send(g, (me + k) % size, SHOAL_MSG_ALLGATHER + (unsigned)me, in, cb, fn);
+            shoal_group_send(g, (me + k) % size, SHOAL_MSG_ALLGATHER + (unsigned)me, in, cb, 1, fn);
     }
     if (results)
         shoal_group_recv_wait(g, results, -1, "its reduced chunk", 1, fn);

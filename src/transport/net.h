@@ -149,9 +149,12 @@ int shoal_net_signal_data(struct shoal_net_ctx *net, uint64_t *word, uint64_t va
  * bits): one that comes early waits in the receiver's transport until the
  * receive is posted, so a sender never waits for the receiver to be done
  * with an earlier round.  Only where shoal_net_init_result.coll_msgs; the
- * send returns when src may be reused. */
+ * send returns when src may be reused.  `exchange`: the collective's
+ * members send to each other (fcollect, reductions), so the message goes
+ * the way the peer's come (one connection both ways); else (a broadcast,
+ * whose root streams) from the context's own resources. */
 void shoal_net_coll_send(struct shoal_net_ctx *net, uint64_t tag, const void *src, size_t n, int pe,
-                         const char *fn);
+                         int exchange, const char *fn);
 /* A receive in flight: once the message is in buf, *counter grows by 1
  * (release) and waiters asleep are woken (writes_arrived).  The caller
  * keeps *rx until then; a message longer than `len` is fatal, naming fn,

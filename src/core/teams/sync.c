@@ -50,9 +50,10 @@ static uint64_t msg_tag(const struct shoal_group *g, unsigned k)
 }
 
 void shoal_group_send(const struct shoal_group *g, int i, unsigned k, const void *src, size_t n,
-                      const char *fn)
+                      int exchange, const char *fn)
 {
-    shoal_net_coll_send(shoal_ctx_default.net, msg_tag(g, k), src, n, shoal_group_pe(g, i), fn);
+    shoal_net_coll_send(shoal_ctx_default.net, msg_tag(g, k), src, n, shoal_group_pe(g, i),
+                        exchange, fn);
 }
 
 void shoal_group_recv_post(const struct shoal_group *g, unsigned k, void *buf, size_t n,

@@ -88,9 +88,10 @@ static inline int shoal_group_msgs(const struct shoal_group *g)
  * fatal).  A send returns once src may be reused; a large one waits for
  * its receiver to post the receive, so members exchanging data post their
  * receives first: shoal_group_recv_post (rx: the caller's until waited
- * for), then the sends, then shoal_group_recv_wait for `count` of them. */
+ * for), then the sends, then shoal_group_recv_wait for `count` of them.
+ * `exchange`: the members send to each other (shoal_net_coll_send). */
 void shoal_group_send(const struct shoal_group *g, int i, unsigned k, const void *src, size_t n,
-                      const char *fn);
+                      int exchange, const char *fn);
 void shoal_group_recv(const struct shoal_group *g, int from, unsigned k, void *buf, size_t n,
                       const char *what, const char *fn);
 void shoal_group_recv_post(const struct shoal_group *g, unsigned k, void *buf, size_t n,

@@ -61,9 +61,9 @@ int shoal_net_signal_data(struct shoal_net_ctx *net, uint64_t *word, uint64_t va
 }
 
 void shoal_net_coll_send(struct shoal_net_ctx *net, uint64_t tag, const void *src, size_t n, int pe,
-                         const char *fn)
+                         int exchange, const char *fn)
 {
-    (void)net, (void)tag, (void)src, (void)n;
+    (void)net, (void)tag, (void)src, (void)n, (void)exchange;
     no_route(pe, fn);
 }
 

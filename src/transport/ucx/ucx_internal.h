@@ -144,7 +144,7 @@ static inline struct ucx_worker *ucx_ctx_worker(struct shoal_net_ctx *n, const c
 }
 
 /* The target worker's own endpoints, for collectives' signals and
- * messages (ucx_worker_pool.c); fini before the target worker goes. */
+ * exchanges (ucx_worker_pool.c); fini before the target worker goes. */
 struct ucx_worker *ucx_target_sender(const char *fn);
 struct ucx_worker *ucx_target_sender_if_any(void);
 void ucx_target_sender_fini(void);

@@ -103,7 +103,7 @@ fail:
     return NULL;
 }
 
-/* The target worker as a sender: collectives' signals and messages leave
+/* The target worker as a sender: collectives' signals and exchanges leave
  * from the worker they arrive at, so that two PEs' exchanges share one
  * connection each way (over tcp one socket, whose acknowledgements ride
  * on the replies, instead of two with a bare acknowledgement for every
@@ -113,6 +113,9 @@ static struct ucx_worker *target_w;
 
 struct ucx_worker *ucx_target_sender(const char *fn)
 {
+    /* The application uses the target worker: the progress thread keeps
+     * out of its way (ucx_progress.c), as while it polls. */
+    shoal_net_attend();
     struct ucx_worker *w = __atomic_load_n(&target_w, __ATOMIC_ACQUIRE);
     if (UCX_LIKELY(w != NULL))
         return w;
