@@ -90,7 +90,8 @@ void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe
             idle = 0;
             continue;
         }
-        ucx_progress_target();
+        if (!w->is_target) /* (else just progressed) */
+            ucx_progress_target();
         /* PEs (and their threads) may outnumber cores: after a short spin,
          * let the peer we wait for run.  A spin counted in turns was as
          * long as the transport's polls: over tcp each turn polls two

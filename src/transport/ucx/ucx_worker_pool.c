@@ -60,8 +60,19 @@ int ucx_worker_pool_init(void)
     return 0;
 }
 
-/* Called with pool_lock held or while single-threaded. */
-static struct ucx_worker *create(ucs_thread_mode_t mode, const char *fn)
+static void state_free(struct ucx_worker *w)
+{
+    free(w->eps);
+    free(w->rkeys);
+    free(w->ep_dirty);
+    free(w->ep_wired);
+    free(w->dirty_pes);
+    free(w);
+}
+
+/* A worker's zeroed state with its per-peer tables, around no UCP worker
+ * yet; NULL when out of memory. */
+static struct ucx_worker *state_alloc(void)
 {
     const int n = ucx_g.n_pes;
     struct ucx_worker *w = calloc(1, sizeof *w);
@@ -72,35 +83,57 @@ static struct ucx_worker *create(ucs_thread_mode_t mode, const char *fn)
     w->ep_dirty = calloc((size_t)n, 1);
     w->ep_wired = calloc((size_t)n, 1);
     w->dirty_pes = calloc(UCX_FLUSH_EPS_MAX, sizeof *w->dirty_pes);
-    if (!w->eps || !w->rkeys || !w->ep_dirty || !w->ep_wired || !w->dirty_pes)
-        goto fail;
+    if (!w->eps || !w->rkeys || !w->ep_dirty || !w->ep_wired || !w->dirty_pes) {
+        state_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+/* State w now stands for UCP worker h. */
+static void state_bind(struct ucx_worker *w, ucp_worker_h h, ucs_thread_mode_t mode)
+{
+    w->h = h;
+    w->mode = mode;
+    pthread_mutex_init(&w->wire_lock, NULL);
+    pthread_mutex_init(&w->flush_lock, NULL);
+}
+
+/* Closes w's endpoints, destroys its UCP worker if it owns it, frees w. */
+static void state_release(struct ucx_worker *w, int owns_worker)
+{
+    ucx_ep_close_all(w);
+    if (owns_worker)
+        ucp_worker_destroy(w->h);
+    pthread_mutex_destroy(&w->wire_lock);
+    pthread_mutex_destroy(&w->flush_lock);
+    state_free(w);
+}
+
+/* Called with pool_lock held or while single-threaded. */
+static struct ucx_worker *create(ucs_thread_mode_t mode, const char *fn)
+{
+    struct ucx_worker *w = state_alloc();
+    if (!w)
+        return NULL;
+    ucp_worker_h h;
     ucp_worker_params_t wp;
     memset(&wp, 0, sizeof wp);
     wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
     wp.thread_mode = mode;
-    ucs_status_t st = ucp_worker_create(ucx_g.ctx, &wp, &w->h);
+    ucs_status_t st = ucp_worker_create(ucx_g.ctx, &wp, &h);
     if (st != UCS_OK) {
         ucx_warnf(fn, "UCX worker creation (ucp_worker_create, thread mode %s) failed: %s",
                   mode_name(mode), ucs_status_string(st));
-        goto fail;
+        state_free(w);
+        return NULL;
     }
-    w->mode = mode;
-    pthread_mutex_init(&w->wire_lock, NULL);
-    pthread_mutex_init(&w->flush_lock, NULL);
+    state_bind(w, h, mode);
     w->id = n_ids++;
     w->all_next = all;
     __atomic_store_n(&all, w, __ATOMIC_RELEASE);
     ucx_g.n_created++;
     return w;
-
-fail:
-    free(w->eps);
-    free(w->rkeys);
-    free(w->ep_dirty);
-    free(w->ep_wired);
-    free(w->dirty_pes);
-    free(w);
-    return NULL;
 }
 
 /* The target worker as a sender: collectives' signals and exchanges leave
@@ -122,23 +155,12 @@ struct ucx_worker *ucx_target_sender(const char *fn)
     pthread_mutex_lock(&pool_lock);
     w = target_w;
     if (!w) {
-        const int n = ucx_g.n_pes;
-        w = calloc(1, sizeof *w);
-        if (w) {
-            w->eps = calloc((size_t)n, sizeof *w->eps);
-            w->rkeys = calloc(2 * (size_t)n, sizeof *w->rkeys);
-            w->ep_dirty = calloc((size_t)n, 1);
-            w->ep_wired = calloc((size_t)n, 1);
-            w->dirty_pes = calloc(UCX_FLUSH_EPS_MAX, sizeof *w->dirty_pes);
-        }
-        if (!w || !w->eps || !w->rkeys || !w->ep_dirty || !w->ep_wired || !w->dirty_pes) {
+        w = state_alloc();
+        if (!w) {
             pthread_mutex_unlock(&pool_lock);
             ucx_fatalf(fn, "out of memory for the target worker's endpoints");
         }
-        w->h = ucx_g.target;
-        w->mode = ucx_g.target_mode;
-        pthread_mutex_init(&w->wire_lock, NULL);
-        pthread_mutex_init(&w->flush_lock, NULL);
+        state_bind(w, ucx_g.target, ucx_g.target_mode);
         w->id = -1;
         w->is_target = 1;
         __atomic_store_n(&target_w, w, __ATOMIC_RELEASE);
@@ -154,18 +176,9 @@ struct ucx_worker *ucx_target_sender_if_any(void)
 
 void ucx_target_sender_fini(void)
 {
-    struct ucx_worker *w = target_w;
-    if (!w)
+    if (!target_w)
         return;
-    ucx_ep_close_all(w);
-    pthread_mutex_destroy(&w->wire_lock);
-    pthread_mutex_destroy(&w->flush_lock);
-    free(w->eps);
-    free(w->rkeys);
-    free(w->ep_dirty);
-    free(w->ep_wired);
-    free(w->dirty_pes);
-    free(w);
+    state_release(target_w, 0); /* the target worker goes in ucx_init.c */
     target_w = NULL;
 }
 
@@ -284,16 +297,7 @@ void ucx_worker_pool_fini(void)
     struct ucx_worker *w = all;
     while (w) {
         struct ucx_worker *next = w->all_next;
-        ucx_ep_close_all(w);
-        ucp_worker_destroy(w->h);
-        pthread_mutex_destroy(&w->wire_lock);
-        pthread_mutex_destroy(&w->flush_lock);
-        free(w->eps);
-        free(w->rkeys);
-        free(w->ep_dirty);
-        free(w->ep_wired);
-        free(w->dirty_pes);
-        free(w);
+        state_release(w, 1);
         w = next;
     }
     all = dflt = NULL;
