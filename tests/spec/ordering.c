@@ -7,7 +7,7 @@
  * cannot overwrite a block that is being checked.  Four ways: blocking
  * putmem, put_nbi, p, and on a created context.
  *
- * quiet / pe_quiet: nbi puts to several PEs, then quiet (or pe_quiet over
+ * quiet / pe_quiet: nbi (and blocking) puts to several PEs, then quiet (or pe_quiet over
  * the targets), then an AMO counter; the receiver sees every block once
  * its counter is complete.  nbi gets are complete after quiet. */
 #include "shoal_test.h"
@@ -107,13 +107,26 @@ static void test_quiet(void)
     long expect = 0;
     for (int round = 0; round < 40; round++) {
         int use_ctx = round & 1;
-        PHASE("quiet round %d (%s)", round, use_ctx ? "ctx" : "default ctx");
+        /* Rounds 2 and 3 of every 4 put with blocking puts (to every PE,
+         * or to the even ones only): their remote completion is the
+         * quiet's too. */
+        int blocking = round & 2, mixed = (round & 3) == 3;
+        PHASE("quiet round %d (%s, %s puts)", round, use_ctx ? "ctx" : "default ctx",
+              mixed      ? "blocking and nbi"
+              : blocking ? "blocking"
+                         : "nbi");
         st_fill(src, chunk, me, (unsigned)round);
         for (int pe = 0; pe < n; pe++) {
-            if (use_ctx)
-                shmem_ctx_putmem_nbi(g_ctx, buf + chunk * (size_t)me, src, chunk, pe);
+            void *dst = buf + chunk * (size_t)me;
+            int nbi = !blocking || (mixed && (pe & 1));
+            if (use_ctx && nbi)
+                shmem_ctx_putmem_nbi(g_ctx, dst, src, chunk, pe);
+            else if (use_ctx)
+                shmem_ctx_putmem(g_ctx, dst, src, chunk, pe);
+            else if (nbi)
+                shmem_putmem_nbi(dst, src, chunk, pe);
             else
-                shmem_putmem_nbi(buf + chunk * (size_t)me, src, chunk, pe);
+                shmem_putmem(dst, src, chunk, pe);
         }
         if (use_ctx)
             shmem_ctx_quiet(g_ctx);

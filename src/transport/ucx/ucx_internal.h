@@ -47,7 +47,8 @@ struct ucx_worker {
     pthread_mutex_t flush_lock;   /* MULTI worker: one flush at a time (ucx_rma.c) */
     int dirty;                    /* something posted since the last flush */
     int signalled;                /* shoal_net_signal since the last whole flush */
-    unsigned char *ep_dirty;      /* [n_pes]: posted to that peer since the last flush */
+    unsigned char *ep_dirty;      /* [n_pes]: posted to that peer since the last flush:
+                                   * UCX_MARK_WAITED, or UCX_MARK_POSTED (ucx_rma.c) */
     unsigned char *ep_wired;      /* [n_pes]: a signal to that peer was flushed once */
     int *dirty_pes;               /* [UCX_FLUSH_EPS_MAX] the peers with ep_dirty set */
     int n_dirty;                  /* > UCX_FLUSH_EPS_MAX: flush the whole worker */
@@ -187,14 +188,18 @@ static inline ucp_rkey_h ucx_target(struct ucx_worker *w, int pe, const void *ad
  * (quiet flushes the endpoints that owe it, or the whole worker when there
  * are many). */
 #define UCX_FLUSH_EPS_MAX 32
-void ucx_mark_dirty_slow(struct ucx_worker *w, int pe);
+/* What a peer's mark says: only blocking puts that UCX completed later
+ * than at once (WAITED), or anything else (POSTED). */
+#define UCX_MARK_WAITED 1
+#define UCX_MARK_POSTED 2
+void ucx_mark_dirty_slow(struct ucx_worker *w, int pe, unsigned char mark);
 static inline void ucx_mark_dirty(struct ucx_worker *w, int pe)
 {
     /* Read after the operation is posted: a flush that cleared the mark
      * before this load was issued after the operation (ucx_rma.c). */
-    if (UCX_LIKELY(__atomic_load_n(&w->ep_dirty[pe], __ATOMIC_SEQ_CST)))
+    if (UCX_LIKELY(__atomic_load_n(&w->ep_dirty[pe], __ATOMIC_SEQ_CST) == UCX_MARK_POSTED))
         return;
-    ucx_mark_dirty_slow(w, pe);
+    ucx_mark_dirty_slow(w, pe, UCX_MARK_POSTED);
 }
 
 /* ucx_progress.c */

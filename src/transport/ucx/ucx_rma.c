@@ -4,26 +4,30 @@
  * Quiet flushes only the endpoints that owe a remote completion (marked
  * when an operation is posted), each with ucp_ep_flush_nbx, all in flight
  * at once — or the whole worker when more than UCX_FLUSH_EPS_MAX peers
- * owe one.  A quiet with nothing outstanding costs nothing, and a quiet
- * never waits on a peer it has nothing outstanding with (ucp_worker_flush
- * would, over tcp, wait for a peer that does not progress). */
+ * owe one, or when only blocking puts UCX completed late are marked.  A
+ * quiet with nothing outstanding costs nothing, and a quiet with
+ * something posted never waits on a peer it has nothing outstanding with
+ * (a flush of the worker that does not return at once flushes every
+ * endpoint, and over tcp waits for peers that may not progress). */
 #include <string.h>
 
 #include "transport/ucx/ucx_internal.h"
 
 #define mark_dirty(w, pe) ucx_mark_dirty(w, pe)
 
-void ucx_mark_dirty_slow(struct ucx_worker *w, int pe)
+void ucx_mark_dirty_slow(struct ucx_worker *w, int pe, unsigned char mark)
 {
     const int locked = w->mode == UCS_THREAD_MODE_MULTI;
     if (locked)
         pthread_mutex_lock(&w->wire_lock);
-    if (!w->ep_dirty[pe]) {
+    const unsigned char had = w->ep_dirty[pe];
+    if (!had) {
         if (w->n_dirty < UCX_FLUSH_EPS_MAX)
             w->dirty_pes[w->n_dirty] = pe;
         w->n_dirty++;
-        __atomic_store_n(&w->ep_dirty[pe], 1, __ATOMIC_SEQ_CST);
     }
+    if (mark > had)
+        __atomic_store_n(&w->ep_dirty[pe], mark, __ATOMIC_SEQ_CST);
     __atomic_store_n(&w->dirty, 1, __ATOMIC_SEQ_CST);
     if (locked)
         pthread_mutex_unlock(&w->wire_lock);
@@ -66,6 +70,23 @@ ucs_status_ptr_t ucx_start_get(struct ucx_worker *w, void *dest, const void *src
     return start_rma(w, 0, dest, src, n, pe, 1, fn);
 }
 
+/* A blocking put that UCX completed at once (a copy was sent) owes a
+ * remote completion; one whose request completed later (a zero-copy put,
+ * which over tcp waits for the peer's answer) has most likely completed
+ * remotely too.  Its mark lets the quiet ask the worker first, which
+ * answers at once when nothing is in flight (flush_marked). */
+static void put_blocking(struct ucx_worker *w, void *dest, const void *src, size_t n, int pe,
+                         const char *fn)
+{
+    ucs_status_ptr_t r = start_rma(w, 1, dest, src, n, pe, 0, fn);
+    if (r == NULL || UCS_PTR_IS_ERR(r)) {
+        mark_dirty(w, pe);
+    } else if (!__atomic_load_n(&w->ep_dirty[pe], __ATOMIC_SEQ_CST)) {
+        ucx_mark_dirty_slow(w, pe, UCX_MARK_WAITED);
+    }
+    ucx_wait(w, r, fn, pe, "put");
+}
+
 void shoal_net_put(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe,
                    int nbi, const char *fn)
 {
@@ -73,7 +94,7 @@ void shoal_net_put(struct shoal_net_ctx *ctx, void *dest, const void *src, size_
     if (nbi)
         ucx_post_put(w, dest, src, n, pe, fn);
     else
-        ucx_wait(w, start_rma(w, 1, dest, src, n, pe, 1, fn), fn, pe, "put");
+        put_blocking(w, dest, src, n, pe, fn);
 }
 
 void shoal_net_get(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe,
@@ -94,14 +115,15 @@ static void flush_marked(struct ucx_worker *w, const char *fn)
     if (!__atomic_exchange_n(&w->dirty, 0, __ATOMIC_SEQ_CST))
         return;
     const int locked = w->mode == UCS_THREAD_MODE_MULTI;
-    int pes[UCX_FLUSH_EPS_MAX], n;
+    int pes[UCX_FLUSH_EPS_MAX], n, posted = 0;
     if (locked)
         pthread_mutex_lock(&w->wire_lock);
     n = w->n_dirty;
     if (n <= UCX_FLUSH_EPS_MAX) {
         memcpy(pes, w->dirty_pes, sizeof(int) * (size_t)n);
         for (int i = 0; i < n; i++)
-            __atomic_store_n(&w->ep_dirty[pes[i]], 0, __ATOMIC_SEQ_CST);
+            posted |=
+                __atomic_exchange_n(&w->ep_dirty[pes[i]], 0, __ATOMIC_SEQ_CST) == UCX_MARK_POSTED;
     } else {
         memset(w->ep_dirty, 0, (size_t)ucx_g.n_pes);
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -109,9 +131,15 @@ static void flush_marked(struct ucx_worker *w, const char *fn)
     w->n_dirty = 0;
     if (locked)
         pthread_mutex_unlock(&w->wire_lock);
+    if (n == 0)
+        return;
     ucp_request_param_t p;
     p.op_attr_mask = 0;
-    if (n > UCX_FLUSH_EPS_MAX) {
+    /* Only blocking puts that completed late: a flush of the worker
+     * returns at once when UCX has nothing in flight, where an endpoint's
+     * flush may cost a round trip of its own (UCX 1.22 over tcp: any
+     * endpoint that sent something owes an empty put the peer answers). */
+    if (n > UCX_FLUSH_EPS_MAX || !posted) {
         ucx_wait(w, ucp_worker_flush_nbx(w->h, &p), fn, -1, "flush (quiet)");
         return;
     }
