@@ -1,11 +1,52 @@
 /* Alltoall and alltoalls: sync; member i pulls block i of every member's
  * source into block j of its dest, visiting members in the order
  * i+1, i+2, ... (pairwise exchange: at every step each member reads from a
- * different peer, so nobody is a hot spot); sync. */
+ * different peer, so nobody is a hot spot); sync.  On a team whose members
+ * share this node the gather lines (gather_ring.c) stand in for the first
+ * sync, and for both where every member's whole source fits a line. */
 #include <string.h>
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
+
+static void pull_block(const struct shoal_group *g, int j, void *d, const void *s, size_t bytes,
+                       const char *fn)
+{
+    if (j == g->me)
+        memmove(d, s, bytes);
+    else
+        shoal_get(SHMEM_CTX_DEFAULT, d, s, bytes, shoal_group_pe(g, j), fn);
+}
+
+/* Each member posts its source in its line (or, when bigger than a line,
+ * that it has entered), then takes its block from every member's line or
+ * source; where it read the sources in place, they stay unchanged until
+ * everyone has pulled (shoal_gather_done).  Where PEs outnumber CPUs each
+ * sync is rounds of turns of the scheduler: back-to-back 8-byte alltoalls
+ * of 4 PEs on 2 cores took 8.2-8.4 us with two syncs. */
+static void alltoall_lines(const struct shoal_group *g, void *dest, const void *source,
+                           size_t bytes, const char *fn)
+{
+    const size_t n = (size_t)g->size, all = n * bytes, mine = (size_t)g->me * bytes;
+    const uint64_t round = shoal_gather_post(g, source, all, fn);
+    for (size_t k = 0; k < n; k++) {
+        int j = (int)(((size_t)g->me + k) % n);
+        size_t got;
+        const unsigned char *line = shoal_gather_line(g, j, round, &got, fn);
+        if (got != all)
+            shoal_fatal(fn,
+                        "PE %d calls with %zu bytes for each of the %zu members, this PE with %zu: "
+                        "the PEs do not make the same collective calls",
+                        shoal_group_pe(g, j), got / n, n, bytes);
+        char *d = (char *)dest + (size_t)j * bytes;
+        if (all <= SHOAL_GATHER_INLINE)
+            memcpy(d, line + mine, bytes);
+        else
+            pull_block(g, j, d, (const char *)source + mine, bytes, fn);
+    }
+    if (all > SHOAL_GATHER_INLINE)
+        shoal_gather_done(g, round, fn);
+}
 
 static void alltoall_group(const struct shoal_group *g, void *dest, const void *source,
                            ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize,
@@ -16,6 +57,10 @@ static void alltoall_group(const struct shoal_group *g, void *dest, const void *
     const size_t n = (size_t)g->size;
     shoal_coll_check_strided(dest, n, nelems, dst, esize, "dest", "nelems", fn);
     shoal_coll_check_strided(source, n, nelems, sst, esize, "source", "nelems", fn);
+    if (dst == 1 && sst == 1 && shoal_gather_usable(g)) {
+        alltoall_lines(g, dest, source, nelems * esize, fn);
+        return;
+    }
     if (g->size > 1)
         shoal_group_sync_sig(g, fn, nelems, ((uint64_t)dst << 32) ^ (uint64_t)sst,
                              n * nelems * esize, 1);
@@ -24,10 +69,7 @@ static void alltoall_group(const struct shoal_group *g, void *dest, const void *
         char *d = (char *)dest + (size_t)j * (size_t)dst * nelems * esize;
         const char *s = (const char *)source + (size_t)g->me * (size_t)sst * nelems * esize;
         if (dst == 1 && sst == 1) {
-            if (j == g->me)
-                memmove(d, s, nelems * esize);
-            else
-                shoal_get(SHMEM_CTX_DEFAULT, d, s, nelems * esize, shoal_group_pe(g, j), fn);
+            pull_block(g, j, d, s, nelems * esize, fn);
         } else {
             shoal_iget(SHMEM_CTX_DEFAULT, d, s, dst, sst, nelems, esize, shoal_group_pe(g, j), fn);
         }

@@ -63,6 +63,10 @@ uint64_t shoal_gather_post(const struct shoal_group *g, const void *block, size_
  * is more than SHOAL_GATHER_INLINE, the block is not in the line). */
 const void *shoal_gather_line(const struct shoal_group *g, int i, uint64_t round, size_t *nbytes,
                               const char *fn);
+/* On this node, where members read blocks bigger than a line in place from
+ * each other's sources: says this member has read them for `round`, and
+ * returns once every member has said so (its own source may change then). */
+void shoal_gather_done(const struct shoal_group *g, uint64_t round, const char *fn);
 
 /* The message numbers (k of shoal_group_send) of the collectives across
  * nodes, distinct per collective and phase, so that mismatched calls never

@@ -81,7 +81,7 @@ static void collect_ring(const struct shoal_group *g, void *dest, const void *so
             memcpy((char *)dest + off[j], blk[j], len[j]);
     } else {
         gather_blocks(g, dest, source, off, len, fn);
-        shoal_group_sync(g, fn); /* the sources stay unchanged until all have pulled */
+        shoal_gather_done(g, round, fn); /* the sources stay unchanged until all have pulled */
     }
     free(blk);
     free(off);

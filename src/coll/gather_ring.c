@@ -129,7 +129,27 @@ static void wait_line(const struct shoal_group *g, int i, const uint64_t *word, 
     if (q.mismatch) {
         char what[64];
         snprintf(what, sizeof what, "PE %d's block of a small collective", wpe);
-        shoal_group_mismatch(g, what, fn);
+        shoal_group_mismatch_at(g, i, what, fn);
+    }
+}
+
+/* One word per member, no round of signals: each member stores its own
+ * and reads the others', so a member waits only until every other has run
+ * once after its reads (where PEs outnumber CPUs a dissemination sync is
+ * log2(n) rounds of turns of the scheduler). */
+void shoal_gather_done(const struct shoal_group *g, uint64_t round, const char *fn)
+{
+    __atomic_store_n(&g->ring->gather_done, round, __ATOMIC_RELEASE);
+    shoal_bell_ring_if_armed(shoal_bell_of(shoal_g.my_pe));
+    for (int k = 1; k < g->size; k++) {
+        const int j = (g->me + k) % g->size, slot = shoal_slot(shoal_group_pe(g, j));
+        const uint64_t *word = &shoal_ctl_of_slot(slot)->teams[g->team_slot].bcast.gather_done;
+        if (__atomic_load_n(word, __ATOMIC_ACQUIRE) >= round)
+            continue;
+        shoal_wait_note_peer(g->team_slot, g->seq, shoal_group_pe(g, j),
+                             "its reads of this PE's block");
+        shoal_wait_mapped(SHOAL_W_U64, word, slot, SHMEM_CMP_GE, &round, fn);
+        shoal_wait_note_clear();
     }
 }
 

@@ -132,6 +132,9 @@ struct shoal_bcast_ring {
      * progress thread), and taken by this PE's collectives. */
     _Alignas(SHOAL_CACHELINE) uint64_t msgs_in;
     uint64_t msgs_taken;
+    /* Gather rounds whose peers' sources this PE no longer reads
+     * (coll/gather_ring.c, shoal_gather_done); read by the peers. */
+    _Alignas(SHOAL_CACHELINE) uint64_t gather_done;
     _Alignas(SHOAL_CACHELINE) struct shoal_bcast_line line[SHOAL_BCAST_RING_SLOTS];
     _Alignas(SHOAL_CACHELINE) struct shoal_gather_line gather[SHOAL_GATHER_SLOTS];
 };

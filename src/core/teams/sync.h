@@ -111,6 +111,10 @@ void shoal_group_recv_post(const struct shoal_group *g, unsigned k, void *buf, s
 #define SHOAL_GROUP_MISMATCH_NS 2000000000ull
 int shoal_group_other_call(const struct shoal_group *g, uint64_t *since);
 _Noreturn void shoal_group_mismatch(const struct shoal_group *g, const char *what, const char *fn);
+/* The same, where this member waits for member i: names i's collective
+ * when i posted its signature (on this node). */
+_Noreturn void shoal_group_mismatch_at(const struct shoal_group *g, int i, const char *what,
+                                       const char *fn);
 /* (`from` < 0: from several members.  `all_in`: no member leaves this
  * collective before every member has entered it, as in fcollect and the
  * reductions; then a signal of another collective that stays pending
