@@ -18,12 +18,6 @@
 #include "core/waiting/wait_policy.h"
 #include "core/waiting/wait_record.h"
 
-static struct shoal_bcast_ring *ring_of(const struct shoal_group *g, int i)
-{
-    int slot = shoal_slot(shoal_group_pe(g, i));
-    return &shoal_ctl_of_slot(slot)->teams[g->team_slot].bcast;
-}
-
 uint64_t shoal_bcast_round_begin(const struct shoal_group *g)
 {
     return ++g->ring->rounds;
@@ -35,7 +29,7 @@ void shoal_bcast_wait_child(const struct shoal_group *g, int child, uint64_t nee
     const int wpe = shoal_group_pe(g, child), k = child % SHOAL_BCAST_SEEN;
     if (need == 0 || (mine->seen_pe[k] == wpe + 1 && mine->seen_done[k] >= need))
         return;
-    struct shoal_bcast_ring *theirs = ring_of(g, child);
+    struct shoal_bcast_ring *theirs = shoal_ring_of(g, child);
     uint64_t done = __atomic_load_n(&theirs->done, __ATOMIC_ACQUIRE);
     if (done < need) {
         shoal_wait_note_peer(g->team_slot, g->seq, wpe, "its use of an earlier broadcast's data");
@@ -63,7 +57,7 @@ static void send_line(const struct shoal_group *g, int child, uint64_t round, un
 {
     shoal_bcast_wait_child(g, child,
                            round > SHOAL_BCAST_RING_SLOTS ? round - SHOAL_BCAST_RING_SLOTS : 0, fn);
-    struct shoal_bcast_line *out = &ring_of(g, child)->line[idx];
+    struct shoal_bcast_line *out = &shoal_ring_of(g, child)->line[idx];
     memcpy(out->data, data, nbytes);
     __atomic_store_n(&out->round, round, __ATOMIC_RELEASE);
     shoal_bell_ring_if_armed(shoal_bell_of(shoal_group_pe(g, child)));

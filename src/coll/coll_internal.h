@@ -42,6 +42,11 @@ void shoal_bcast_ring(const struct shoal_group *g, void *dest, const void *sourc
  * reductions (reduce.c) and collects (collect.c).  Every member takes the
  * path for the same calls, or the rounds would not match. */
 #define SHOAL_GATHER_INLINE SHOAL_BCAST_INLINE /* block bytes a line holds */
+/* Member i's broadcast ring and gather lines (a team on this node: mapped). */
+static inline struct shoal_bcast_ring *shoal_ring_of(const struct shoal_group *g, int i)
+{
+    return &shoal_ctl_of_slot(shoal_slot(shoal_group_pe(g, i)))->teams[g->team_slot].bcast;
+}
 static inline int shoal_gather_usable(const struct shoal_group *g)
 {
     return g->ring && g->on_node && g->size > 1;

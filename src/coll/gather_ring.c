@@ -26,10 +26,7 @@
 
 static struct shoal_gather_line *line_of(const struct shoal_group *g, int i, uint64_t round)
 {
-    int slot = shoal_slot(shoal_group_pe(g, i));
-    return &shoal_ctl_of_slot(slot)
-                ->teams[g->team_slot]
-                .bcast.gather[(round - 1) % SHOAL_GATHER_SLOTS];
+    return &shoal_ring_of(g, i)->gather[(round - 1) % SHOAL_GATHER_SLOTS];
 }
 
 /* Across nodes: this member's block into its own slot and to every other
@@ -142,13 +139,12 @@ void shoal_gather_done(const struct shoal_group *g, uint64_t round, const char *
     __atomic_store_n(&g->ring->gather_done, round, __ATOMIC_RELEASE);
     shoal_bell_ring_if_armed(shoal_bell_of(shoal_g.my_pe));
     for (int k = 1; k < g->size; k++) {
-        const int j = (g->me + k) % g->size, slot = shoal_slot(shoal_group_pe(g, j));
-        const uint64_t *word = &shoal_ctl_of_slot(slot)->teams[g->team_slot].bcast.gather_done;
+        const int j = (g->me + k) % g->size, wpe = shoal_group_pe(g, j);
+        const uint64_t *word = &shoal_ring_of(g, j)->gather_done;
         if (__atomic_load_n(word, __ATOMIC_ACQUIRE) >= round)
             continue;
-        shoal_wait_note_peer(g->team_slot, g->seq, shoal_group_pe(g, j),
-                             "its reads of this PE's block");
-        shoal_wait_mapped(SHOAL_W_U64, word, slot, SHMEM_CMP_GE, &round, fn);
+        shoal_wait_note_peer(g->team_slot, g->seq, wpe, "its reads of this PE's block");
+        shoal_wait_mapped(SHOAL_W_U64, word, shoal_slot(wpe), SHMEM_CMP_GE, &round, fn);
         shoal_wait_note_clear();
     }
 }

@@ -127,21 +127,12 @@ int shoal_group_other_call(const struct shoal_group *g, uint64_t *since)
     return now - *since > SHOAL_GROUP_MISMATCH_NS;
 }
 
-/* Defined below, with the signatures. */
-static void sig_names_other(const struct shoal_group *g, int i, const char *fn);
-
 void shoal_group_mismatch(const struct shoal_group *g, const char *what, const char *fn)
 {
     shoal_fatal(fn,
                 "a member signals this PE for a collective it is not in, while it waits for %s "
                 "(collective #%llu on the team): the PEs do not make the same collective calls",
                 what, (unsigned long long)g->seq);
-}
-
-void shoal_group_mismatch_at(const struct shoal_group *g, int i, const char *what, const char *fn)
-{
-    sig_names_other(g, i, fn); /* returns only when it tells nothing */
-    shoal_group_mismatch(g, what, fn);
 }
 
 void shoal_group_wait(const struct shoal_group *g, int w, const char *fn)
@@ -281,12 +272,10 @@ static _Noreturn void sig_mismatch(const struct shoal_group *g, int prev,
  * block not mapped here). */
 static void sig_names_other(const struct shoal_group *g, int i, const char *fn)
 {
-    const int slot = shoal_slot(shoal_group_pe(g, i));
-    if (g->team_slot < 0 || slot < 0)
+    if (g->team_slot < 0 || shoal_slot(shoal_group_pe(g, i)) < 0)
         return;
     struct shoal_coll_sig theirs;
-    memcpy(&theirs, &shoal_ctl_of_slot(slot)->teams[g->team_slot].dbg_sig, sizeof theirs);
-    theirs.fn[sizeof theirs.fn - 1] = 0;
+    sig_read(g, i, &theirs, fn);
     if (theirs.seq != g->seq || !strcmp(theirs.fn, fn))
         return;
     char t[48];
@@ -297,6 +286,12 @@ static void sig_names_other(const struct shoal_group *g, int i, const char *fn)
                 (unsigned long long)g->seq, shoal_group_pe(g, i), theirs.fn,
                 (unsigned long long)theirs.seq, (unsigned long long)theirs.a,
                 (unsigned long long)theirs.b);
+}
+
+void shoal_group_mismatch_at(const struct shoal_group *g, int i, const char *what, const char *fn)
+{
+    sig_names_other(g, i, fn); /* returns only when it tells nothing */
+    shoal_group_mismatch(g, what, fn);
 }
 
 /* Each member writes its signature, signals its successor, reads its

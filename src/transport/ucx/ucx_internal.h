@@ -193,13 +193,18 @@ static inline ucp_rkey_h ucx_target(struct ucx_worker *w, int pe, const void *ad
 #define UCX_MARK_WAITED 1
 #define UCX_MARK_POSTED 2
 void ucx_mark_dirty_slow(struct ucx_worker *w, int pe, unsigned char mark);
-static inline void ucx_mark_dirty(struct ucx_worker *w, int pe)
+/* Marks only grow (WAITED < POSTED) until a flush clears them. */
+static inline void ucx_mark_dirty_as(struct ucx_worker *w, int pe, unsigned char mark)
 {
     /* Read after the operation is posted: a flush that cleared the mark
      * before this load was issued after the operation (ucx_rma.c). */
-    if (UCX_LIKELY(__atomic_load_n(&w->ep_dirty[pe], __ATOMIC_SEQ_CST) == UCX_MARK_POSTED))
+    if (UCX_LIKELY(__atomic_load_n(&w->ep_dirty[pe], __ATOMIC_SEQ_CST) >= mark))
         return;
-    ucx_mark_dirty_slow(w, pe, UCX_MARK_POSTED);
+    ucx_mark_dirty_slow(w, pe, mark);
+}
+static inline void ucx_mark_dirty(struct ucx_worker *w, int pe)
+{
+    ucx_mark_dirty_as(w, pe, UCX_MARK_POSTED);
 }
 
 /* ucx_progress.c */

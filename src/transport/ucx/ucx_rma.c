@@ -79,11 +79,7 @@ static void put_blocking(struct ucx_worker *w, void *dest, const void *src, size
                          const char *fn)
 {
     ucs_status_ptr_t r = start_rma(w, 1, dest, src, n, pe, 0, fn);
-    if (r == NULL || UCS_PTR_IS_ERR(r)) {
-        mark_dirty(w, pe);
-    } else if (!__atomic_load_n(&w->ep_dirty[pe], __ATOMIC_SEQ_CST)) {
-        ucx_mark_dirty_slow(w, pe, UCX_MARK_WAITED);
-    }
+    ucx_mark_dirty_as(w, pe, r == NULL || UCS_PTR_IS_ERR(r) ? UCX_MARK_POSTED : UCX_MARK_WAITED);
     ucx_wait(w, r, fn, pe, "put");
 }
 
