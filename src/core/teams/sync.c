@@ -290,7 +290,11 @@ static void sig_names_other(const struct shoal_group *g, int i, const char *fn)
 
 void shoal_group_mismatch_at(const struct shoal_group *g, int i, const char *what, const char *fn)
 {
-    sig_names_other(g, i, fn); /* returns only when it tells nothing */
+    /* Member i first; the member in the other collective may be another
+     * (at 4 PEs one member broadcasts while this one waits for a member
+     * of its own alltoall that has not posted yet). */
+    for (int k = 0; k < g->size; k++)
+        sig_names_other(g, (i + k) % g->size, fn); /* returns only when it tells nothing */
     shoal_group_mismatch(g, what, fn);
 }
 

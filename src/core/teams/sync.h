@@ -111,8 +111,8 @@ void shoal_group_recv_post(const struct shoal_group *g, unsigned k, void *buf, s
 #define SHOAL_GROUP_MISMATCH_NS 2000000000ull
 int shoal_group_other_call(const struct shoal_group *g, uint64_t *since);
 _Noreturn void shoal_group_mismatch(const struct shoal_group *g, const char *what, const char *fn);
-/* The same, where this member waits for member i: names i's collective
- * when i posted its signature (on this node). */
+/* The same, where this member waits for member i: names the other
+ * collective where a member on this node (i first) posted its signature. */
 _Noreturn void shoal_group_mismatch_at(const struct shoal_group *g, int i, const char *what,
                                        const char *fn);
 /* (`from` < 0: from several members.  `all_in`: no member leaves this
