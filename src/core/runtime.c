@@ -120,6 +120,8 @@ static void init_failed(const char *fn, const char *err, const char *what)
 static void init_layers(const char *fn)
 {
     char err[512];
+    shoal_g.owner_pid = (long)getpid();
+    shoal_g.peer_timeout_ns = (uint64_t)cfg.peer_timeout_s * 1000000000u;
     if (shoal_segments_setup(&boot, cfg.symmetric_size, cfg.net_mode == SHOAL_NET_ALL,
                              cfg.split_nodes, err, sizeof err) < 0)
         init_failed(fn, err, "symmetric memory setup failed");
@@ -237,11 +239,36 @@ void shoal_runtime_finalize(const char *fn)
     shoal_g.finalized = 1;
 }
 
+/* shmem_global_exit(status): every PE's word says so (0x100 | status),
+ * best effort, so that PEs whose launcher does not end them (a launcher
+ * cut off by a dead link) end with the status at their next wait, and
+ * the errors a peer meets as this PE goes are not reported as failures. */
+static void tell_peers_global_exit(int status)
+{
+    const uint32_t word = 0x100u | ((uint32_t)status & 0xffu);
+    __atomic_store_n(&shoal_my_ctl()->leaving, SHOAL_LEFT_GLOBAL_EXIT, __ATOMIC_SEQ_CST);
+    for (int pe = 0; pe < shoal_g.n_pes; pe++) {
+        if (pe == shoal_g.my_pe)
+            continue;
+        int slot = shoal_slot(pe);
+        if (slot >= 0)
+            __atomic_store_n(&shoal_ctl_of_slot(slot)->global_exit, word, __ATOMIC_SEQ_CST);
+        else if (shoal_g.net_active && shoal_ctx_default.net)
+            shoal_net_amo_nbi(shoal_ctx_default.net, SHOAL_AMO_SET, NULL,
+                              &shoal_my_ctl()->global_exit, 4, word, 0, pe, "shmem_global_exit");
+    }
+    if (shoal_g.net_active && shoal_ctx_default.net)
+        shoal_net_quiet(shoal_ctx_default.net);
+}
+
 _Noreturn void shoal_runtime_global_exit(int status)
 {
     exiting_globally = 1;
     fflush(stdout);
     fflush(stderr);
+    if (shoal_g.init_count > 0 && !shoal_g.finalized && shoal_g.heap_me &&
+        shoal_g.owner_pid == (long)getpid())
+        tell_peers_global_exit(status);
     if (shoal_g.boot && shoal_g.init_count > 0 && !shoal_g.finalized)
         shoal_g.boot->global_exit(status);
     exit(status);

@@ -66,12 +66,63 @@ unsigned ucx_progress_target(void)
 }
 
 #define WAIT_SPIN_NS 5000u
+/* Past this much silence a waiter sleeps between looks, up to
+ * WAIT_NAP_MAX_NS at a time: a request that cannot complete (a dead link)
+ * costs no CPU, one that takes long costs at most a tenth of its wait. */
+#define WAIT_NAP_AFTER_NS 10000000u
+#define WAIT_NAP_MAX_NS 1000000u
 
 static uint64_t now_ns(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The network brought nothing for SHOAL_PEER_TIMEOUT while this request
+ * waited: its peer (or the link to it) is dead, or stopped. */
+static _Noreturn void timed_out(const char *fn, int pe, const char *what)
+{
+    const double s = (double)ucx_g.peer_timeout_ns / 1e9;
+    if (pe >= 0)
+        ucx_fatalf(fn,
+                   "PE %d on host %s has not answered for %.0f s (a %s through UCX): the peer or "
+                   "the link to it is dead (SHOAL_PEER_TIMEOUT=%g)",
+                   pe, ucx_host_of(pe), s, what, s);
+    ucx_fatalf(fn,
+               "the network has brought nothing for %.0f s while this PE waited for a %s through "
+               "UCX: a peer or the link to it is dead (SHOAL_PEER_TIMEOUT=%g)",
+               s, what, s);
+}
+
+/* A wait that outlasted the spin: it yields, then naps, says so to the
+ * hang report, and ends the job when nothing came for the timeout. */
+struct slow_wait {
+    uint64_t silent_since, spin_end, nap_ns;
+    int noted;
+};
+
+static void slow_turn(struct slow_wait *sw, const char *fn, int pe, const char *what)
+{
+    uint64_t now = now_ns();
+    if (now <= sw->spin_end)
+        return;
+    if (!sw->noted && ucx_g.hooks && ucx_g.hooks->net_blocked) {
+        ucx_g.hooks->net_blocked(fn, pe, what);
+        sw->noted = 1;
+    }
+    if (now - sw->silent_since < WAIT_NAP_AFTER_NS) {
+        sched_yield();
+        return;
+    }
+    if (ucx_g.peer_timeout_ns && now - sw->silent_since > ucx_g.peer_timeout_ns &&
+        !ucx_g.finalizing)
+        timed_out(fn, pe, what);
+    sw->nap_ns = sw->nap_ns ? sw->nap_ns * 2 : 10000;
+    if (sw->nap_ns > WAIT_NAP_MAX_NS)
+        sw->nap_ns = WAIT_NAP_MAX_NS;
+    struct timespec ts = {0, (long)sw->nap_ns};
+    nanosleep(&ts, NULL);
 }
 
 void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe, const char *what)
@@ -82,12 +133,13 @@ void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe
         ucx_die(fn, pe, what, UCS_PTR_STATUS(req));
     ucs_status_t st;
     unsigned idle = 0;
-    uint64_t spin_end = 0;
+    struct slow_wait sw = {0, 0, 0, 0};
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
         /* The target worker only under target_take (the progress thread
          * arms it under the same flag). */
         if (w->is_target ? ucx_progress_target() : ucp_worker_progress(w->h)) {
             idle = 0;
+            sw.nap_ns = 0;
             continue;
         }
         if (!w->is_target) /* (else just progressed) */
@@ -99,11 +151,15 @@ void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe
          * fetch-add at 4 PEs on 2 cores, each PE a pretend node, 6 rounds:
          * 61 -> 34 us with 4 turns).  Where the waiter has a CPU of its
          * own the yield returns at once. */
-        if (idle++ == 0)
-            spin_end = now_ns() + WAIT_SPIN_NS;
-        else if (now_ns() > spin_end)
-            sched_yield();
+        if (idle++ == 0) {
+            sw.silent_since = now_ns();
+            sw.spin_end = sw.silent_since + WAIT_SPIN_NS;
+        } else {
+            slow_turn(&sw, fn, pe, what);
+        }
     }
+    if (sw.noted)
+        ucx_g.hooks->net_unblocked();
     ucp_request_free(req);
     if (UCX_UNLIKELY(st != UCS_OK))
         ucx_die(fn, pe, what, st);
