@@ -110,32 +110,29 @@ static int fail(char *err, size_t errlen, const char *what, ucs_status_t st)
 
 /* UCX's own checks of a peer's liveness, set so that a dead peer or link
  * is noticed within SHOAL_PEER_TIMEOUT, unless the user set them: UCP's
- * keepalive rounds, TCP keepalive on idle sockets (dead after idle +
- * count * interval), and the SYN retries of a connection (1 + 2 + 4 ...
- * seconds).  A request in flight is timed by ucx_wait itself: TCP
- * retransmits unacknowledged data for some 15 minutes. */
+ * keepalive rounds (a quarter of it), TCP keepalive on idle sockets (dead
+ * after idle + count * interval: five eighths of it).  A request in
+ * flight, a connection's set-up included, is timed by ucx_wait itself:
+ * TCP retransmits unacknowledged data for some 15 minutes, and
+ * UCX_TCP_SYN_CNT, which would bound the set-up, makes UCX 1.13 fail to
+ * create a worker ("Invalid memory pool parameter(s)").  The tcp transport's settings go through the
+ * environment (unset ones only): ucp_config_modify takes them but UCX 1.13
+ * then calls them invalid configurations. */
 static void set_liveness(ucp_config_t *uc, uint64_t timeout_ns)
 {
     if (!timeout_ns)
         return;
     const double t = (double)timeout_ns / 1e9;
-    int syn = 1;
-    while (syn < 6 && (double)((2 << (syn + 1)) - 1) <= t)
-        syn++;
-    char v[4][32];
-    snprintf(v[0], sizeof v[0], "%.3fs", t / 4);
-    snprintf(v[1], sizeof v[1], "%.3fs", t / 4);
-    snprintf(v[2], sizeof v[2], "%.3fs", t / 8);
-    snprintf(v[3], sizeof v[3], "%d", syn);
-    const char *keys[] = {"KEEPALIVE_INTERVAL", "TCP_KEEPIDLE", "TCP_KEEPINTVL", "TCP_SYN_CNT"};
-    for (int i = 0; i < 4; i++) {
-        char env[64];
-        snprintf(env, sizeof env, "UCX_%s", keys[i]);
-        if (!getenv(env))
-            ucp_config_modify(uc, keys[i], v[i]);
+    char v[32];
+    if (!getenv("UCX_KEEPALIVE_INTERVAL")) {
+        snprintf(v, sizeof v, "%.3fs", t / 4);
+        ucp_config_modify(uc, "KEEPALIVE_INTERVAL", v);
     }
-    if (!getenv("UCX_TCP_KEEPCNT"))
-        ucp_config_modify(uc, "TCP_KEEPCNT", "3");
+    snprintf(v, sizeof v, "%.3fs", t / 4);
+    setenv("UCX_TCP_KEEPIDLE", v, 0);
+    snprintf(v, sizeof v, "%.3fs", t / 8);
+    setenv("UCX_TCP_KEEPINTVL", v, 0);
+    setenv("UCX_TCP_KEEPCNT", "3", 0);
 }
 
 /* The UCP context, with the atomics mode UCX resolved. */

@@ -79,8 +79,8 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* The network brought nothing for SHOAL_PEER_TIMEOUT while this request
- * waited: its peer (or the link to it) is dead, or stopped. */
+/* The network brought (almost) nothing for SHOAL_PEER_TIMEOUT while this
+ * request waited: its peer (or the link to it) is dead, or stopped. */
 static _Noreturn void timed_out(const char *fn, int pe, const char *what)
 {
     const double s = (double)ucx_g.peer_timeout_ns / 1e9;
@@ -95,10 +95,16 @@ static _Noreturn void timed_out(const char *fn, int pe, const char *what)
                s, what, s);
 }
 
-/* A wait that outlasted the spin: it yields, then naps, says so to the
- * hang report, and ends the job when nothing came for the timeout. */
+/* A wait that outlasted its spin yields, then naps, says so to the hang
+ * report, and ends the job when a whole SHOAL_PEER_TIMEOUT went by with
+ * fewer than ALIVE_EVENTS events on the worker: UCX's own keepalive
+ * rounds make a few (two every interval, a quarter of the timeout), a
+ * transfer that moves makes many (a 64 KiB fragment each). */
+#define ALIVE_EVENTS 16u
 struct slow_wait {
-    uint64_t silent_since, spin_end, nap_ns;
+    uint64_t idle_since, spin_end, nap_ns;
+    uint64_t window_start; /* of the current timeout window */
+    unsigned events;       /* progressed in it */
     int noted;
 };
 
@@ -111,13 +117,17 @@ static void slow_turn(struct slow_wait *sw, const char *fn, int pe, const char *
         ucx_g.hooks->net_blocked(fn, pe, what);
         sw->noted = 1;
     }
-    if (now - sw->silent_since < WAIT_NAP_AFTER_NS) {
+    const uint64_t limit = ucx_g.peer_timeout_ns;
+    if (limit && !ucx_g.finalizing && now - sw->window_start > limit) {
+        if (sw->events < ALIVE_EVENTS)
+            timed_out(fn, pe, what);
+        sw->window_start = now;
+        sw->events = 0;
+    }
+    if (now - sw->idle_since < WAIT_NAP_AFTER_NS) {
         sched_yield();
         return;
     }
-    if (ucx_g.peer_timeout_ns && now - sw->silent_since > ucx_g.peer_timeout_ns &&
-        !ucx_g.finalizing)
-        timed_out(fn, pe, what);
     sw->nap_ns = sw->nap_ns ? sw->nap_ns * 2 : 10000;
     if (sw->nap_ns > WAIT_NAP_MAX_NS)
         sw->nap_ns = WAIT_NAP_MAX_NS;
@@ -132,14 +142,15 @@ void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe
     if (UCX_UNLIKELY(UCS_PTR_IS_ERR(req)))
         ucx_die(fn, pe, what, UCS_PTR_STATUS(req));
     ucs_status_t st;
-    unsigned idle = 0;
-    struct slow_wait sw = {0, 0, 0, 0};
+    unsigned idle = 0, did;
+    struct slow_wait sw = {0, 0, 0, 0, 0, 0};
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
         /* The target worker only under target_take (the progress thread
          * arms it under the same flag). */
-        if (w->is_target ? ucx_progress_target() : ucp_worker_progress(w->h)) {
+        if ((did = w->is_target ? ucx_progress_target() : ucp_worker_progress(w->h)) != 0) {
             idle = 0;
             sw.nap_ns = 0;
+            sw.events += did;
             continue;
         }
         if (!w->is_target) /* (else just progressed) */
@@ -152,8 +163,10 @@ void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe
          * 61 -> 34 us with 4 turns).  Where the waiter has a CPU of its
          * own the yield returns at once. */
         if (idle++ == 0) {
-            sw.silent_since = now_ns();
-            sw.spin_end = sw.silent_since + WAIT_SPIN_NS;
+            sw.idle_since = now_ns();
+            sw.spin_end = sw.idle_since + WAIT_SPIN_NS;
+            if (!sw.window_start)
+                sw.window_start = sw.idle_since;
         } else {
             slow_turn(&sw, fn, pe, what);
         }
