@@ -34,6 +34,7 @@
 #include "core/net_link.h"
 #include "core/waiting/wait.h"
 #include "core/waiting/wait_policy.h"
+#include "core/waiting/peer_check.h"
 #include "core/waiting/wait_record.h"
 
 static struct shoal_boot boot;
@@ -56,9 +57,13 @@ static void implicit_finalize(int status, void *arg)
 
 /* Runs while a bootstrap call waits (boot.h): what this PE owes its peers
  * over the network keeps moving. */
+static uint64_t boot_wait_since; /* the bootstrap wait under way began */
+
 static void boot_progress(void)
 {
     shoal_net_progress();
+    if (boot_wait_since)
+        shoal_peer_check_all(boot_wait_since);
 }
 
 static int fail_init(const char *fn, const char *msg)
@@ -218,8 +223,10 @@ void shoal_runtime_finalize(const char *fn)
      * and no PE unmaps its memory while another may still use it. */
     shoal_wait_note_peer(-1, 0, -1, "the other PEs to enter shmem_finalize (bootstrap barrier)");
     shoal_wait_record_begin(fn, NULL, 0);
+    boot_wait_since = shoal_now_ns();
     if (shoal_g.boot->barrier() < 0)
         shoal_g.boot->abort(1, "shmem_finalize: bootstrap barrier failed");
+    boot_wait_since = 0;
     shoal_wait_record_end();
     shoal_wait_note_clear();
     shoal_ext_fini();

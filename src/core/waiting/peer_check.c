@@ -128,3 +128,40 @@ void shoal_peer_check(struct shoal_waiter *w, uint64_t now, int (*ready)(void *)
                 pe, host_of(pe));
 }
 
+
+/* A bootstrap wait (the final barrier: a PMIx fence) waits for every PE
+ * at once, and a launcher cut off by a dead link never ends it: while it
+ * lasts, look at the PEs reached through the network, a few at a time,
+ * and end the job when one has not answered for SHOAL_PEER_TIMEOUT. */
+#define BOOT_LOOK_AFTER_NS 1000000000ull /* a wait this long before looking */
+#define BOOT_LOOK_EVERY_NS 100000000ull
+#define BOOT_LOOKS_IN_FLIGHT 8
+
+void shoal_peer_check_all(uint64_t since_ns)
+{
+    static __thread uint64_t next;
+    static __thread int cursor;
+    const uint64_t now = shoal_now_ns(), limit = shoal_g.peer_timeout_ns;
+    if (!shoal_g.net_active || now - since_ns < BOOT_LOOK_AFTER_NS || now < next)
+        return;
+    next = now + BOOT_LOOK_EVERY_NS;
+    int looked = 0;
+    for (int k = 0; k < shoal_g.n_pes && looked < BOOT_LOOKS_IN_FLIGHT; k++) {
+        int pe = (cursor + k) % shoal_g.n_pes;
+        if (pe == shoal_g.my_pe || shoal_slot(pe) >= 0)
+            continue;
+        looked++;
+        uint32_t v;
+        uint64_t age = 0;
+        if (shoal_net_peek(pe, &shoal_my_ctl()->leaving, &v, &age, "shmem_finalize")) {
+            cursor = (pe + 1) % shoal_g.n_pes; /* answered: the window moves on */
+            continue;
+        }
+        if (limit && age > limit)
+            shoal_fatal("shmem_finalize",
+                        "PE %d on host %s has not answered for %.0f s while this PE waits for "
+                        "every PE (bootstrap barrier): the peer or the link to it is dead "
+                        "(SHOAL_PEER_TIMEOUT=%.0f)",
+                        pe, host_of(pe), (double)age / 1e9, (double)limit / 1e9);
+    }
+}

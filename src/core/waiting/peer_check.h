@@ -12,4 +12,8 @@ struct shoal_waiter;
  * network) has not answered for SHOAL_PEER_TIMEOUT: fatal, naming it and
  * its host, unless `ready` says that what was awaited came after all. */
 void shoal_peer_check(struct shoal_waiter *w, uint64_t now, int (*ready)(void *), void *arg);
+/* While a bootstrap call waits for every PE (since `since_ns`): after a
+ * second, looks at the PEs reached through the network, a few at a time,
+ * and ends the job on one that has not answered for SHOAL_PEER_TIMEOUT. */
+void shoal_peer_check_all(uint64_t since_ns);
 #endif
