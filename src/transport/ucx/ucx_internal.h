@@ -222,6 +222,11 @@ static inline void ucx_mark_dirty(struct ucx_worker *w, int pe)
  * the target side, so that two PEs blocked on each other both advance).
  * Fatal on error, naming `pe` (or -1 for no single peer). */
 void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe, const char *what);
+/* A request waited a whole SHOAL_PEER_TIMEOUT while its worker saw fewer
+ * than this many events (UCX's keepalive rounds make a few): fatal,
+ * naming the peer (-1: several) and its host. */
+#define UCX_ALIVE_EVENTS 16u
+_Noreturn void ucx_timed_out(const char *fn, int pe, const char *what);
 /* Posted and forgotten: the request is released, flush completes it. */
 static inline void ucx_forget(ucs_status_ptr_t req, const char *fn, int pe, const char *what)
 {

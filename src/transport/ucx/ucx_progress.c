@@ -81,7 +81,7 @@ static uint64_t now_ns(void)
 
 /* The network brought (almost) nothing for SHOAL_PEER_TIMEOUT while this
  * request waited: its peer (or the link to it) is dead, or stopped. */
-static _Noreturn void timed_out(const char *fn, int pe, const char *what)
+_Noreturn void ucx_timed_out(const char *fn, int pe, const char *what)
 {
     const double s = (double)ucx_g.peer_timeout_ns / 1e9;
     if (pe >= 0)
@@ -97,10 +97,9 @@ static _Noreturn void timed_out(const char *fn, int pe, const char *what)
 
 /* A wait that outlasted its spin yields, then naps, says so to the hang
  * report, and ends the job when a whole SHOAL_PEER_TIMEOUT went by with
- * fewer than ALIVE_EVENTS events on the worker: UCX's own keepalive
+ * fewer than UCX_ALIVE_EVENTS events on the worker: UCX's own keepalive
  * rounds make a few (two every interval, a quarter of the timeout), a
  * transfer that moves makes many (a 64 KiB fragment each). */
-#define ALIVE_EVENTS 16u
 struct slow_wait {
     uint64_t idle_since, spin_end, nap_ns;
     uint64_t window_start; /* of the current timeout window */
@@ -119,8 +118,8 @@ static void slow_turn(struct slow_wait *sw, const char *fn, int pe, const char *
     }
     const uint64_t limit = ucx_g.peer_timeout_ns;
     if (limit && !ucx_g.finalizing && now - sw->window_start > limit) {
-        if (sw->events < ALIVE_EVENTS)
-            timed_out(fn, pe, what);
+        if (sw->events < UCX_ALIVE_EVENTS)
+            ucx_timed_out(fn, pe, what);
         sw->window_start = now;
         sw->events = 0;
     }
