@@ -123,8 +123,9 @@ static inline size_t shoal_hang_format(const struct shoal_hang_page *pg, struct 
         snprintf(word, sizeof word, "word %p", (void *)(uintptr_t)c->addr);
     else
         snprintf(word, sizeof word, "a request through the network");
-    int n = snprintf(line, len, "shoal: PE %d (pid %ld): thread %d blocked for %.2f s in %s%s%s (%s)\n",
-                     pe, pid, thread, secs, shoal_hang_text(c, c->fn), coll, peer, word);
+    int n =
+        snprintf(line, len, "shoal: PE %d (pid %ld): thread %d blocked for %.2f s in %s%s%s (%s)\n",
+                 pe, pid, thread, secs, shoal_hang_text(c, c->fn), coll, peer, word);
     if (n < 0)
         return 0;
     return (size_t)n < len ? (size_t)n : len - 1;

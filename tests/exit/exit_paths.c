@@ -102,8 +102,9 @@ static int fork_put(int me, int n, const char *self)
     int ok = mapped ? WIFEXITED(status) && WEXITSTATUS(status) == 0
                     : WIFEXITED(status) && WEXITSTATUS(status) != 0 && strstr(err, "forked child");
     if (!ok) {
-        fprintf(stderr, "exit_paths: PE %d: the forked child's put to %s PE %d: status %d, "
-                        "stderr:\n%s\n",
+        fprintf(stderr,
+                "exit_paths: PE %d: the forked child's put to %s PE %d: status %d, "
+                "stderr:\n%s\n",
                 me, mapped ? "mapped" : "network", next, status, err);
         return 1;
     }
@@ -128,8 +129,9 @@ static int nested(int me, const char *self)
     double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     if (status == 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 124 || dt > 10 ||
         !strstr(out, "shoal")) {
-        fprintf(stderr, "exit_paths: the program started inside PE 0: status %d after %.1f s "
-                        "(expected a clear error at once), output:\n%s\n",
+        fprintf(stderr,
+                "exit_paths: the program started inside PE 0: status %d after %.1f s "
+                "(expected a clear error at once), output:\n%s\n",
                 status, dt, out);
         return 1;
     }

@@ -355,8 +355,7 @@ static void watch_server(void)
 
 static int started_inside_pe(char *errbuf, size_t errlen)
 {
-    const char *mark = getenv(PE_MARK), *ns = getenv("PMIX_NAMESPACE"),
-               *rank = getenv("PMIX_RANK");
+    const char *mark = getenv(PE_MARK), *ns = getenv("PMIX_NAMESPACE"), *rank = getenv("PMIX_RANK");
     char mine[512];
     snprintf(mine, sizeof mine, "%s/%s/", ns ? ns : "", rank ? rank : "");
     if (!mark || !ns || !rank || strncmp(mark, mine, strlen(mine)))

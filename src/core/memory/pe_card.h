@@ -19,11 +19,11 @@
 #include <stdint.h>
 
 struct pe_card {
-    char host[64];       /* host name (UTS namespace), for messages */
-    char boot_id[40];    /* the kernel's boot */
-    uint64_t net_ns;     /* inode of /proc/self/ns/net (0: unknown) */
-    uint64_t ipc_ns;     /* ... ns/ipc */
-    uint64_t pid_ns;     /* ... ns/pid: pids are comparable only inside one */
+    char host[64];    /* host name (UTS namespace), for messages */
+    char boot_id[40]; /* the kernel's boot */
+    uint64_t net_ns;  /* inode of /proc/self/ns/net (0: unknown) */
+    uint64_t ipc_ns;  /* ... ns/ipc */
+    uint64_t pid_ns;  /* ... ns/pid: pids are comparable only inside one */
     int64_t pid;
     uint64_t heap_size;
     uint64_t data_size;

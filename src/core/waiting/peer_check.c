@@ -128,7 +128,6 @@ void shoal_peer_check(struct shoal_waiter *w, uint64_t now, int (*ready)(void *)
                 pe, host_of(pe));
 }
 
-
 /* A bootstrap wait (the final barrier: a PMIx fence) waits for every PE
  * at once, and a launcher cut off by a dead link never ends it: while it
  * lasts, look at the PEs reached through the network, a few at a time,

@@ -290,9 +290,9 @@ void shoal_wait_net_begin(const char *fn, int pe, const char *what)
     if (net_depth++)
         return;
     struct shoal_wait_record *r = shoal_wait_record_mine();
-    net_saved = (struct saved_wait){LOAD(r->fn),        LOAD(r->what),      LOAD(r->addr),
-                                    LOAD(r->peer),      LOAD(r->peer_thread), LOAD(r->team_slot),
-                                    LOAD(r->seq),       LOAD(r->since_ns)};
+    net_saved = (struct saved_wait){LOAD(r->fn),   LOAD(r->what),        LOAD(r->addr),
+                                    LOAD(r->peer), LOAD(r->peer_thread), LOAD(r->team_slot),
+                                    LOAD(r->seq),  LOAD(r->since_ns)};
     STORE(r->team_slot, -1);
     STORE(r->seq, (uint64_t)0);
     STORE(r->peer_thread, -1);

@@ -27,7 +27,8 @@ static void ep_failed(void *arg, ucp_ep_h ep, ucs_status_t st)
         for (int i = 0; i < 30; i++)
             nanosleep(&ts, NULL);
     }
-    ucx_fatalf("network", "UCX endpoint to PE %d on host %s failed: %s (the peer exited or is "
+    ucx_fatalf("network",
+               "UCX endpoint to PE %d on host %s failed: %s (the peer exited or is "
                "unreachable); aborting the job",
                pe, ucx_host_of(pe), ucs_status_string(st));
 }

@@ -61,8 +61,10 @@ const char *ucx_host_of(int pe)
 _Noreturn void ucx_forked_child(const char *fn)
 {
     char msg[256];
-    if (shoal_boot_check_owner(ucx_g.owner_pid, ucx_g.me, "network state (UCX workers and "
-                               "connections)", msg, sizeof msg) == 0)
+    if (shoal_boot_check_owner(ucx_g.owner_pid, ucx_g.me,
+                               "network state (UCX workers and "
+                               "connections)",
+                               msg, sizeof msg) == 0)
         snprintf(msg, sizeof msg, "UCX was used after fork");
     ucx_fatalf(fn, "%s: a forked child cannot communicate through it", msg);
 }

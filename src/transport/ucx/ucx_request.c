@@ -350,7 +350,10 @@ static void check_alive(struct shoal_net_req *r, unsigned did, const char *fn)
     if (now - r->window_start <= limit)
         return;
     if (r->events < UCX_ALIVE_EVENTS && !ucx_g.finalizing)
-        ucx_timed_out(fn, r->n_ops ? r->op_pe[0] : r->n_flush == 1 ? r->flush_pe[0] : -1,
+        ucx_timed_out(fn,
+                      r->n_ops          ? r->op_pe[0]
+                      : r->n_flush == 1 ? r->flush_pe[0]
+                                        : -1,
                       r->n_ops ? "request's get or fetching atomic" : "request's completion");
     r->window_start = now;
     r->events = 0;
