@@ -1,0 +1,540 @@
+#!/usr/bin/env python3
+"""A cluster of Linux network namespaces on this machine, for Shoal's tests
+(tests/cluster/test_cluster.py) and for reproducing faults by hand.  Root only.
+
+Usage (by hand):
+  cluster.py up [--hosts N] [--slots S] [--name NAME[=HOSTNAME] ...]
+      Builds the cluster and prints its directory DIR (keep it: every other
+      command takes it).  Hosts are node0..node<N-1> unless --name gives the
+      names; NAME=HOSTNAME gives a host a UTS hostname other than its name
+      (two "containers" with one hostname: --name n0a=box --name n0b=box).
+  cluster.py run DIR [-n NP] [--copy] [--tag-output] [--env VAR=VALUE ...]
+                 [--pe-logs] [--timeout S] -- PROGRAM [ARG ...]
+      mpirun -np NP (default: every slot) across the hosts, started on the
+      first host.  --copy: each host runs its own copy of PROGRAM (copied to
+      DIR/<host>/app, seen by every host at DIR/app).  --pe-logs: each PE's
+      stdout and stderr go to DIR/logs/pe<rank>.log (written on its own host,
+      so they survive a dead link).  SHOAL_*, SHMEM_* and UCX_* variables of
+      the caller are passed on to the PEs.
+  cluster.py sh DIR HOST [COMMAND ...]   a command (default: a shell) on HOST
+  cluster.py link DIR HOST down|up       HOST's cable out of / into the switch
+  cluster.py ps DIR                      the cluster's processes: pid, host, PE
+  cluster.py down DIR                    kills every process the cluster
+      started, deletes its namespaces and DIR
+  cluster.py watchdog DIR                (internal) `down DIR` once its stdin
+      closes without "done" first
+
+Layout: a switch namespace holding bridge br0; per host a namespace with
+`eth0` (a veth whose other end is a port of br0), lo, and an address of a
+private /24 (no default route).  Commands reach a host through DIR/agent
+(mpirun's rsh agent): `agent HOST COMMAND...` enters the host's network
+namespace, then new UTS, IPC and mount namespaces with the host's hostname,
+its own /etc/hosts (every host's name and address), /dev/shm and TMPDIR, and
+DIR/<host>/app mounted at DIR/app.  Every process started through the
+cluster carries SHOAL_CLUSTER_MARK=<id> in its environment: `down` kills
+whatever still has it, whichever host it runs on.
+"""
+import argparse
+import ctypes
+import json
+import os
+import random
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+MARK_VAR = "SHOAL_CLUSTER_MARK"
+# Caller variables that reach the PEs (mpirun -x) when set.
+FORWARD_PREFIXES = ("SHOAL_", "SHMEM_", "SMA_", "UCX_")
+# Variables of whoever runs the cluster that must not reach it: a PMIx,
+# Slurm or oshrun environment of the caller would confuse the PEs.
+SCRUB_PREFIXES = ("PMIX_", "SLURM_", "OMPI_", "SHOAL_BOOT")
+SCRUB_VARS = ("SHOAL_RANK", "SHOAL_SIZE", "SHOAL_JOBID", "TMPDIR")
+
+AGENT = r"""#!/bin/sh
+# rsh agent of Shoal's test cluster {id} (tests/cluster/cluster.py):
+# `agent HOST COMMAND...` runs COMMAND on HOST.
+host=$1
+shift
+case $host in
+{cases}
+*) echo "cluster agent: no host '$host' in cluster {id}" >&2; exit 255 ;;
+esac
+exec ip netns exec "$ns" unshare --uts --ipc --mount --propagation private sh -c '
+d=$1 app=$2 uts=$3
+shift 3
+mount --bind "$d/hosts" /etc/hosts &&
+mount --bind "$d/app" "$app" &&
+mount -t tmpfs -o mode=1777 cluster-shm /dev/shm &&
+hostname "$uts" || {{ echo "cluster agent: cannot set up host $uts" >&2; exit 255; }}
+export TMPDIR="$d/tmp"
+exec sh -c "$*"' sh "$d" {app} "$uts" "$@"
+"""
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def sh(*cmd, check=True):
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: {(r.stderr or r.stdout).strip()}")
+    return r
+
+
+def pdeathsig():
+    # A child gets SIGTERM when whoever started it dies (even by SIGKILL).
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM), 0, 0, 0)
+    except Exception:
+        pass
+
+
+def proc_env(pid):
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            items = f.read().split(b"\0")
+    except OSError:
+        return None
+    env = {}
+    for it in items:
+        k, sep, v = it.partition(b"=")
+        if sep:
+            env[k.decode(errors="replace")] = v.decode(errors="replace")
+    return env
+
+
+def alive(pid):
+    """Running or stopped, not a zombie and not gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as s:
+            return s.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def marked(mark):
+    """{pid: environment} of the live processes carrying the mark."""
+    found = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        env = proc_env(d)
+        if env and env.get(MARK_VAR) == mark and alive(d):
+            found[int(d)] = env
+    return found
+
+
+def kill_marked(mark, seconds=10):
+    """SIGKILL (after SIGCONT: a stopped process dies too) every marked
+    process until none is left or the time is up.  Returns (killed, left)."""
+    killed, end = set(), time.monotonic() + seconds
+    while True:
+        left = sorted(marked(mark))
+        if not left or time.monotonic() > end:
+            return sorted(killed), left
+        for pid in left:
+            for sig in (signal.SIGKILL, signal.SIGCONT):
+                try:
+                    os.kill(pid, sig)
+                    killed.add(pid)
+                except OSError:
+                    pass
+        time.sleep(0.1)
+
+
+def used_prefixes():
+    """The 10.a.b. prefixes of every address in this namespace and in every
+    named network namespace."""
+    texts = [sh("ip", "-o", "addr", check=False).stdout]
+    for ns in sh("ip", "netns", "list", check=False).stdout.split("\n"):
+        if ns.strip():
+            texts.append(sh("ip", "-n", ns.split()[0], "-o", "addr", check=False).stdout)
+    return set(re.findall(r"inet (10\.\d+\.\d+)\.", "\n".join(texts)))
+
+
+class Cluster:
+    """One cluster; its state lives in DIR/state.json so that any process
+    (the CLI, a watchdog) can take it down."""
+
+    def __init__(self, dir):
+        self.dir = dir
+        with open(os.path.join(dir, "state.json")) as f:
+            self.state = json.load(f)
+        self.mark = self.state["id"]
+        self.hosts = self.state["hosts"]          # [{name, uts, ns, addr, port, slots}]
+        self.switch = self.state["switch"]
+
+    # --- building -------------------------------------------------------------
+    @classmethod
+    def create(cls, names=None, slots=2, base=None):
+        """names: [(host name, UTS hostname)].  Returns the cluster, up."""
+        names = names or [("node0", "node0"), ("node1", "node1")]
+        ident = "c" + uuid.uuid4().hex[:7]
+        dir = tempfile.mkdtemp(prefix=f"shoal-cluster-{ident}-", dir=base)
+        os.chmod(dir, 0o755)
+        used = used_prefixes()
+        for _ in range(100):
+            prefix = f"10.{random.randint(100, 254)}.{random.randint(0, 255)}"
+            if prefix not in used:
+                break
+        hosts = [{"name": n, "uts": u, "ns": f"shoal-{ident}-h{i}", "addr": f"{prefix}.{i + 1}",
+                  "port": f"p{i}", "slots": slots} for i, (n, u) in enumerate(names)]
+        state = {"id": ident, "subnet": f"{prefix}.0/24", "switch": f"shoal-{ident}-sw",
+                 "hosts": hosts, "created_by": os.getpid()}
+        # Written before anything exists, so that `down` finds what to remove.
+        with open(os.path.join(dir, "state.json"), "w") as f:
+            json.dump(state, f, indent=1)
+        c = cls(dir)
+        try:
+            c._build()
+        except BaseException:
+            c.down(quiet=True)
+            raise
+        return c
+
+    def path(self, *p):
+        return os.path.join(self.dir, *p)
+
+    def host(self, name):
+        for h in self.hosts:
+            if h["name"] == name:
+                return h
+        raise KeyError(f"no host {name} in cluster {self.mark}")
+
+    def _build(self):
+        sw = self.switch
+        sh("ip", "netns", "add", sw)
+        sh("ip", "-n", sw, "link", "set", "lo", "up")
+        sh("ip", "-n", sw, "link", "add", "br0", "type", "bridge")
+        sh("ip", "-n", sw, "link", "set", "br0", "up")
+        for h in self.hosts:
+            sh("ip", "netns", "add", h["ns"])
+            sh("ip", "-n", h["ns"], "link", "set", "lo", "up")
+            sh("ip", "-n", sw, "link", "add", h["port"], "type", "veth", "peer", "name", "eth0",
+               "netns", h["ns"])
+            sh("ip", "-n", sw, "link", "set", h["port"], "master", "br0", "up")
+            sh("ip", "-n", h["ns"], "addr", "add", h["addr"] + "/24", "dev", "eth0")
+            sh("ip", "-n", h["ns"], "link", "set", "eth0", "up")
+        os.mkdir(self.path("app"))
+        os.mkdir(self.path("logs"))
+        table = "".join(f"{h['addr']}\t{h['name']}\n" for h in self.hosts)
+        for h in self.hosts:
+            for d in ("app", "tmp"):
+                os.makedirs(self.path(h["name"], d))
+            os.chmod(self.path(h["name"], "tmp"), 0o1777)
+            own = "" if h["uts"] == h["name"] else f"{h['addr']}\t{h['uts']}\n"
+            with open(self.path(h["name"], "hosts"), "w") as f:
+                f.write(f"127.0.0.1\tlocalhost\n{own}{table}")
+        cases = "\n".join(f"{h['name']}) ns={h['ns']} d={shlex.quote(self.path(h['name']))} "
+                          f"uts={shlex.quote(h['uts'])} ;;" for h in self.hosts)
+        with open(self.path("agent"), "w") as f:
+            f.write(AGENT.format(id=self.mark, cases=cases, app=shlex.quote(self.path("app"))))
+        os.chmod(self.path("agent"), 0o755)
+        with open(self.path("hostfile"), "w") as f:
+            f.write("".join(f"{h['name']} slots={h['slots']}\n" for h in self.hosts))
+
+    # --- running ----------------------------------------------------------------
+    def env(self, extra=None):
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(SCRUB_PREFIXES) and k not in SCRUB_VARS}
+        env[MARK_VAR] = self.mark
+        env.update(extra or {})
+        return env
+
+    def agent(self, host, command):
+        """argv running the shell command line `command` on host."""
+        return [self.path("agent"), host, command]
+
+    def install(self, program, hosts=None, name=None):
+        """Copies program into each host's app directory (a file of its own
+        per host); returns the path every host sees it at."""
+        name = name or os.path.basename(program)
+        for h in hosts or [h["name"] for h in self.hosts]:
+            dst = self.path(h, "app", name)
+            shutil.copy2(program, dst)
+        return self.path("app", name)
+
+    def mpirun_command(self, np, argv, env=None, tag_output=False, pe_logs=False,
+                       mpirun_args=()):
+        """The shell command line of mpirun -np np argv over the cluster; env
+        (a dict) is set for the PEs on top of the forwarded variables."""
+        sub = self.state["subnet"]
+        cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
+               "-np", str(np), "--hostfile", self.path("hostfile"),
+               "--mca", "plm_rsh_agent", self.path("agent"), "--mca", "plm_rsh_no_tree_spawn",
+               "1", "--mca", "oob_tcp_if_include", sub, "--mca", "btl_tcp_if_include", sub]
+        if tag_output:
+            cmd.append("--tag-output")
+        names = {MARK_VAR, "PATH"}
+        if "LD_LIBRARY_PATH" in os.environ:
+            names.add("LD_LIBRARY_PATH")
+        names |= {k for k in os.environ if k.startswith(FORWARD_PREFIXES)
+                  and not k.startswith(SCRUB_PREFIXES) and k not in SCRUB_VARS}
+        env = dict(env or {})
+        if pe_logs:
+            env["SHOAL_CLUSTER_LOGS"] = self.path("logs")
+        prefix = "".join(f"{k}={shlex.quote(v)} " for k, v in env.items())
+        for k in sorted(names | set(env)):
+            cmd += ["-x", k]
+        cmd += list(mpirun_args)
+        if pe_logs:
+            # Each PE writes its own file, on its own host: its lines survive
+            # a link that no longer carries them to mpirun.
+            cmd += ["sh", "-c", 'exec "$0" "$@" >"$SHOAL_CLUSTER_LOGS/pe$PMIX_RANK.log" 2>&1']
+        cmd += list(argv)
+        return prefix + " ".join(shlex.quote(a) for a in cmd)
+
+    def launch(self, np, argv, env=None, tag_output=False, pe_logs=False, mpirun_args=(),
+               stdout=subprocess.PIPE):
+        """Starts mpirun on the first host; returns its Popen (text, stderr in
+        stdout)."""
+        if pe_logs:
+            for f in os.listdir(self.path("logs")):
+                os.unlink(self.path("logs", f))
+        cmd = self.mpirun_command(np, argv, env, tag_output, pe_logs, mpirun_args)
+        self.last_command = cmd
+        return subprocess.Popen(self.agent(self.hosts[0]["name"], cmd), env=self.env(),
+                                stdout=stdout, stderr=subprocess.STDOUT, text=True,
+                                stdin=subprocess.DEVNULL, preexec_fn=pdeathsig)
+
+    def run(self, np, argv, timeout=60, **kw):
+        """mpirun to the end: (status or "timeout", output, seconds)."""
+        t0 = time.monotonic()
+        p = self.launch(np, argv, **kw)
+        try:
+            out, _ = p.communicate(timeout=timeout)
+            rc = p.returncode
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, _ = p.communicate()
+            rc = "timeout"
+        return rc, out, time.monotonic() - t0
+
+    def pe_logs(self):
+        """{rank: text} of the PE log files (run with pe_logs=True)."""
+        logs = {}
+        for f in os.listdir(self.path("logs")):
+            m = re.fullmatch(r"pe(\d+)\.log", f)
+            if m:
+                with open(self.path("logs", f), errors="replace") as fh:
+                    logs[int(m.group(1))] = fh.read()
+        return logs
+
+    # --- looking and breaking ---------------------------------------------------
+    def host_of(self, pid):
+        """The host whose network namespace pid lives in (None: not one)."""
+        try:
+            ino = os.stat(f"/proc/{pid}/ns/net").st_ino
+        except OSError:
+            return None
+        for h in self.hosts:
+            try:
+                if os.stat(f"/run/netns/{h['ns']}").st_ino == ino:
+                    return h["name"]
+            except OSError:
+                pass
+        return None
+
+    def processes(self):
+        """[(pid, host, rank or None, command)] of the live marked processes;
+        rank is set for PEs (processes that mpirun started as ranks)."""
+        out = []
+        for pid, env in sorted(marked(self.mark).items()):
+            rank = env.get("PMIX_RANK")
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmdline = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+            except OSError:
+                continue
+            out.append((pid, self.host_of(pid), int(rank) if rank is not None else None,
+                        cmdline))
+        return out
+
+    def pes(self, host=None):
+        """{rank: pid} of the live PEs (on host only, if given)."""
+        return {r: pid for pid, h, r, _ in self.processes()
+                if r is not None and (host is None or h == host)}
+
+    def link(self, host, state):
+        sh("ip", "-n", self.switch, "link", "set", self.host(host)["port"], state)
+
+    # --- taking down --------------------------------------------------------------
+    def down(self, quiet=False):
+        """Kills the cluster's processes, deletes its namespaces and
+        directory.  Returns what survives (pids, namespaces)."""
+        killed, left = kill_marked(self.mark)
+        if killed and not quiet:
+            log(f"cluster {self.mark}: killed {len(killed)} process(es)")
+        names = set(sh("ip", "netns", "list", check=False).stdout.split())
+        gone_ns = []
+        for ns in [h["ns"] for h in self.hosts] + [self.switch]:
+            if ns in names:
+                r = sh("ip", "netns", "del", ns, check=False)
+                if r.returncode != 0:
+                    gone_ns.append(ns)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return left, gone_ns
+
+
+# --- watchdog -------------------------------------------------------------------------
+def watchdog(dir):
+    """Waits for its stdin to close; unless "done" came first, the one who
+    started it died without taking the cluster down: take it down."""
+    os.environ.pop(MARK_VAR, None)
+    data = sys.stdin.read()
+    if data.strip() == "done" or not os.path.exists(os.path.join(dir, "state.json")):
+        return 0
+    left, ns = Cluster(dir).down(quiet=True)
+    print(f"cluster watchdog: the test died; took its cluster {dir} down"
+          + (f" ({len(left)} process(es), namespaces {ns} survive)" if left or ns else ""),
+          file=sys.stderr)
+    return 0
+
+
+def start_watchdog(dir):
+    """A process in its own session that takes the cluster down if this one
+    dies (even by SIGKILL, e.g. a ctest timeout).  Write "done" to its stdin
+    and close it once the cluster is down."""
+    env = {k: v for k, v in os.environ.items() if k != MARK_VAR}
+    return subprocess.Popen([sys.executable, os.path.abspath(__file__), "watchdog", dir],
+                            stdin=subprocess.PIPE, text=True, env=env, start_new_session=True)
+
+
+def skip_reason():
+    """Why no cluster can be built here ("" if one can)."""
+    if os.geteuid() != 0:
+        return "not root: the cluster needs network namespaces and mounts"
+    for tool in ("ip", "unshare", "mount", "hostname", "mpirun"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed" + (" (Debian: openmpi-bin)" if tool == "mpirun"
+                                                 else "")
+    probe = f"shoal-probe-{os.getpid()}"
+    r = sh("ip", "netns", "add", probe, check=False)
+    if r.returncode != 0:
+        return f"no network namespaces here (ip netns add: {r.stderr.strip()})"
+    try:
+        r = subprocess.run(["ip", "netns", "exec", probe, "unshare", "--uts", "--ipc", "--mount",
+                            "sh", "-c", "mount -t tmpfs x /mnt && hostname probe"],
+                           capture_output=True, text=True, timeout=20)
+        if r.returncode != 0:
+            return f"cannot enter new UTS/IPC/mount namespaces: {r.stderr.strip()}"
+    finally:
+        sh("ip", "netns", "del", probe, check=False)
+    r = subprocess.run(["mpirun", "--version"], capture_output=True, text=True, timeout=20)
+    if "Open MPI" not in r.stdout + r.stderr:
+        return "mpirun is not Open MPI's (Debian: openmpi-bin)"
+    return ""
+
+
+# --- command line -------------------------------------------------------------------
+def parse_names(specs, hosts):
+    if not specs:
+        return [(f"node{i}", f"node{i}") for i in range(hosts)]
+    return [tuple(s.split("=", 1)) if "=" in s else (s, s) for s in specs]
+
+
+def main(argv):
+    if len(argv) == 2 and argv[0] == "watchdog":
+        return watchdog(argv[1])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("up")
+    p.add_argument("--hosts", type=int, default=2)
+    p.add_argument("--slots", type=int, default=2)
+    p.add_argument("--name", action="append", default=[])
+    p.add_argument("--base", default=None, help="where DIR is made (default: $TMPDIR or /tmp)")
+    p = sub.add_parser("run")
+    p.add_argument("dir")
+    p.add_argument("-n", "--np", type=int, default=0)
+    p.add_argument("--copy", action="store_true")
+    p.add_argument("--tag-output", action="store_true")
+    p.add_argument("--pe-logs", action="store_true")
+    p.add_argument("--env", action="append", default=[])
+    p.add_argument("--timeout", type=float, default=0)
+    p = sub.add_parser("sh")
+    p.add_argument("dir")
+    p.add_argument("host")
+    p.add_argument("command", nargs=argparse.REMAINDER)
+    p = sub.add_parser("link")
+    p.add_argument("dir")
+    p.add_argument("host")
+    p.add_argument("state", choices=("up", "down"))
+    for name in ("ps", "down"):
+        sub.add_parser(name).add_argument("dir")
+    prog = []
+    if argv[:1] == ["run"] and "--" in argv:
+        prog = argv[argv.index("--") + 1:]
+        argv = argv[:argv.index("--")]
+    a = ap.parse_args(argv)
+    if a.cmd == "up":
+        why = skip_reason()
+        if why:
+            print("cluster.py: " + why, file=sys.stderr)
+            return 1
+        c = Cluster.create(parse_names(a.name, a.hosts), a.slots, a.base)
+        for h in c.hosts:
+            print(f"# {h['name']}: {h['addr']} (hostname {h['uts']}, namespace {h['ns']})",
+                  file=sys.stderr)
+        print(c.dir)
+        return 0
+    c = Cluster(a.dir)
+    if a.cmd == "run":
+        args = prog
+        if not args:
+            ap.error("run: no program (cluster.py run DIR [options] -- PROGRAM [ARG...])")
+        # The PEs start in another directory: the program by its full path.
+        args[0] = os.path.abspath(args[0]) if os.sep in args[0] else shutil.which(args[0])
+        if a.copy:
+            args[0] = c.install(args[0])
+        np = a.np or sum(h["slots"] for h in c.hosts)
+        env = dict(e.split("=", 1) for e in a.env)
+        p = c.launch(np, args, env=env, tag_output=a.tag_output, pe_logs=a.pe_logs,
+                     stdout=None)
+        try:
+            rc = p.wait(timeout=a.timeout or None)
+        except subprocess.TimeoutExpired:
+            print(f"cluster.py: mpirun still runs after {a.timeout} s; `down` ends it",
+                  file=sys.stderr)
+            return 124
+        except KeyboardInterrupt:
+            p.terminate()
+            rc = p.wait()
+        if a.pe_logs:
+            for r, text in sorted(c.pe_logs().items()):
+                sys.stdout.write("".join(f"[pe{r}] {ln}\n" for ln in text.splitlines()))
+        return rc
+    if a.cmd == "sh":
+        # One word: a shell command line; several: a command and its arguments.
+        if len(a.command) == 1:
+            cmd = a.command[0]
+        else:
+            cmd = " ".join(shlex.quote(x) for x in a.command) if a.command else "exec sh -i"
+        return subprocess.call(c.agent(a.host, cmd), env=c.env())
+    if a.cmd == "link":
+        c.link(a.host, a.state)
+        return 0
+    if a.cmd == "ps":
+        for pid, host, rank, cmd in c.processes():
+            pe = f"PE {rank}" if rank is not None else "-"
+            print(f"{pid:>8} {host or '?':<8} {pe:<6} {cmd[:100]}")
+        return 0
+    if a.cmd == "down":
+        left, ns = c.down()
+        if left or ns:
+            print(f"cluster.py: survive: processes {left}, namespaces {ns}", file=sys.stderr)
+            return 1
+        return 0
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
