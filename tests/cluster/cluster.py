@@ -28,9 +28,9 @@ Layout: a switch namespace holding bridge br0; per host a namespace with
 `eth0` (a veth whose other end is a port of br0), lo, and an address of a
 private /24 (no default route).  Commands reach a host through DIR/agent
 (mpirun's rsh agent): `agent HOST COMMAND...` enters the host's network
-namespace, then new UTS, IPC and mount namespaces with the host's hostname,
-its own /etc/hosts (every host's name and address), /dev/shm and TMPDIR, and
-DIR/<host>/app mounted at DIR/app.  Every process started through the
+namespace and its share of the CPUs, then new UTS, IPC and mount namespaces
+with the host's hostname, its own /etc/hosts (every host's name and
+address), /dev/shm and TMPDIR, and DIR/<host>/app mounted at DIR/app.  Every process started through the
 cluster carries SHOAL_CLUSTER_MARK=<id> in its environment: `down` kills
 whatever still has it, whichever host it runs on.
 """
@@ -66,7 +66,7 @@ case $host in
 {cases}
 *) echo "cluster agent: no host '$host' in cluster {id}" >&2; exit 255 ;;
 esac
-exec ip netns exec "$ns" unshare --uts --ipc --mount --propagation private sh -c '
+exec ip netns exec "$ns" taskset -c "$cpus" unshare --uts --ipc --mount --propagation private sh -c '
 d=$1 app=$2 uts=$3
 shift 3
 mount --bind "$d/hosts" /etc/hosts &&
@@ -160,6 +160,18 @@ def used_prefixes():
     return set(re.findall(r"inet (10\.\d+\.\d+)\.", "\n".join(texts)))
 
 
+def cpus_of(i, n_hosts):
+    """Host i's share of this machine's CPUs, as a taskset list.  Hosts of a
+    real cluster do not share CPUs: PEs that believed their host's CPUs were
+    all theirs would spin where they should sleep (spec_rma at 2 hosts x 2
+    PEs on 2 cores: 50 s spinning, 2 s with a CPU per host)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if n_hosts >= len(cpus):
+        return str(cpus[i % len(cpus)])
+    k = len(cpus) // n_hosts
+    return ",".join(str(c) for c in cpus[i * k:(i + 1) * k])
+
+
 class Cluster:
     """One cluster; its state lives in DIR/state.json so that any process
     (the CLI, a watchdog) can take it down."""
@@ -175,8 +187,10 @@ class Cluster:
     # --- building -------------------------------------------------------------
     @classmethod
     def create(cls, names=None, slots=2, base=None):
-        """names: [(host name, UTS hostname)].  Returns the cluster, up."""
+        """names: [(host name, UTS hostname)]; slots: per host, or one count
+        for all.  Returns the cluster, up."""
         names = names or [("node0", "node0"), ("node1", "node1")]
+        slots = slots if isinstance(slots, list) else [slots] * len(names)
         ident = "c" + uuid.uuid4().hex[:7]
         dir = tempfile.mkdtemp(prefix=f"shoal-cluster-{ident}-", dir=base)
         os.chmod(dir, 0o755)
@@ -186,7 +200,8 @@ class Cluster:
             if prefix not in used:
                 break
         hosts = [{"name": n, "uts": u, "ns": f"shoal-{ident}-h{i}", "addr": f"{prefix}.{i + 1}",
-                  "port": f"p{i}", "slots": slots} for i, (n, u) in enumerate(names)]
+                  "port": f"p{i}", "slots": slots[i], "cpus": cpus_of(i, len(names))}
+                 for i, (n, u) in enumerate(names)]
         state = {"id": ident, "subnet": f"{prefix}.0/24", "switch": f"shoal-{ident}-sw",
                  "hosts": hosts, "created_by": os.getpid()}
         # Written before anything exists, so that `down` finds what to remove.
@@ -234,7 +249,7 @@ class Cluster:
             with open(self.path(h["name"], "hosts"), "w") as f:
                 f.write(f"127.0.0.1\tlocalhost\n{own}{table}")
         cases = "\n".join(f"{h['name']}) ns={h['ns']} d={shlex.quote(self.path(h['name']))} "
-                          f"uts={shlex.quote(h['uts'])} ;;" for h in self.hosts)
+                          f"uts={shlex.quote(h['uts'])} cpus={h['cpus']} ;;" for h in self.hosts)
         with open(self.path("agent"), "w") as f:
             f.write(AGENT.format(id=self.mark, cases=cases, app=shlex.quote(self.path("app"))))
         os.chmod(self.path("agent"), 0o755)
@@ -362,6 +377,16 @@ class Cluster:
         """{rank: pid} of the live PEs (on host only, if given)."""
         return {r: pid for pid, h, r, _ in self.processes()
                 if r is not None and (host is None or h == host)}
+
+    def daemons(self, host):
+        """pids of Open MPI's daemons (orted) on host."""
+        return [pid for pid, h, r, cmd in self.processes()
+                if h == host and r is None and os.path.basename(cmd.split()[0]) == "orted"]
+
+    @property
+    def shares_cpus(self):
+        """Whether hosts share CPUs (more hosts than this machine has)."""
+        return len({h["cpus"] for h in self.hosts}) < len(self.hosts)
 
     def link(self, host, state):
         sh("ip", "-n", self.switch, "link", "set", self.host(host)["port"], state)
