@@ -3,7 +3,7 @@
 (tests/cluster/test_cluster.py) and for reproducing faults by hand.  Root only.
 
 Usage (by hand):
-  cluster.py up [--hosts N] [--slots S] [--name NAME[=HOSTNAME] ...]
+  cluster.py up [--hosts N] [--slots S] [--name NAME[=HOSTNAME] ...] [--slurm]
       Builds the cluster and prints its directory DIR (keep it: every other
       command takes it).  Hosts are node0..node<N-1> unless --name gives the
       names; NAME=HOSTNAME gives a host a UTS hostname other than its name
@@ -16,6 +16,12 @@ Usage (by hand):
       stdout and stderr go to DIR/logs/pe<rank>.log (written on its own host,
       so they survive a dead link).  SHOAL_*, SHMEM_* and UCX_* variables of
       the caller are passed on to the PEs.
+  cluster.py srun DIR -- [SRUN OPTION ...] PROGRAM [ARG ...]
+      srun on the first host, with a cluster made by `up --slurm` (munged,
+      slurmctld on the first host, `slurmd -N HOST` on each host; one node
+      per host, NodeAddr its address, CPUs its slots).  E.g.
+      srun DIR -- --mpi=pmix -N 2 -n 4 --bcast=DIR/app/prog /path/to/prog
+      (--bcast: Slurm copies the program to each host, at DIR/app).
   cluster.py sh DIR HOST [COMMAND ...]   a command (default: a shell) on HOST
   cluster.py link DIR HOST down|up       HOST's cable out of / into the switch
   cluster.py ps DIR                      the cluster's processes: pid, host, PE
@@ -30,7 +36,8 @@ private /24 (no default route).  Commands reach a host through DIR/agent
 (mpirun's rsh agent): `agent HOST COMMAND...` enters the host's network
 namespace and its share of the CPUs, then new UTS, IPC and mount namespaces
 with the host's hostname, its own /etc/hosts (every host's name and
-address), /dev/shm and TMPDIR, and DIR/<host>/app mounted at DIR/app.  Every process started through the
+address), /dev/shm, and DIR/<host>/app and DIR/<host>/tmp mounted at DIR/app
+and DIR/tmp (TMPDIR).  Every process started through the
 cluster carries SHOAL_CLUSTER_MARK=<id> in its environment: `down` kills
 whatever still has it, whichever host it runs on.
 """
@@ -67,14 +74,15 @@ case $host in
 *) echo "cluster agent: no host '$host' in cluster {id}" >&2; exit 255 ;;
 esac
 exec ip netns exec "$ns" taskset -c "$cpus" unshare --uts --ipc --mount --propagation private sh -c '
-d=$1 app=$2 uts=$3
+d=$1 top=$2 uts=$3
 shift 3
 mount --bind "$d/hosts" /etc/hosts &&
-mount --bind "$d/app" "$app" &&
+mount --bind "$d/app" "$top/app" &&
+mount --bind "$d/tmp" "$top/tmp" &&
 mount -t tmpfs -o mode=1777 cluster-shm /dev/shm &&
-hostname "$uts" || {{ echo "cluster agent: cannot set up host $uts" >&2; exit 255; }}
-export TMPDIR="$d/tmp"
-exec sh -c "$*"' sh "$d" {app} "$uts" "$@"
+{cgroups}hostname "$uts" || {{ echo "cluster agent: cannot set up host $uts" >&2; exit 255; }}
+export TMPDIR="$top/tmp"
+exec sh -c "$*"' sh "$d" {top} "$uts" "$@"
 """
 
 
@@ -172,6 +180,20 @@ def cpus_of(i, n_hosts):
     return ",".join(str(c) for c in cpus[i * k:(i + 1) * k])
 
 
+def cgroup_mounts():
+    """Shell lines that mount this machine's cgroup file systems again:
+    `ip netns exec` mounts a sysfs of the namespace on /sys, without them
+    (slurmd does not start without them)."""
+    lines = []
+    with open("/proc/self/mounts") as f:
+        for ln in f:
+            src, where, kind, opts = ln.split()[:4]
+            if (where == "/sys/fs/cgroup" or where.startswith("/sys/fs/cgroup/")) and \
+                    kind in ("tmpfs", "cgroup", "cgroup2"):
+                lines.append(f"mkdir -p {where} && mount -t {kind} -o {opts} {src} {where} &&\n")
+    return "".join(lines)
+
+
 class Cluster:
     """One cluster; its state lives in DIR/state.json so that any process
     (the CLI, a watchdog) can take it down."""
@@ -238,8 +260,8 @@ class Cluster:
             sh("ip", "-n", sw, "link", "set", h["port"], "master", "br0", "up")
             sh("ip", "-n", h["ns"], "addr", "add", h["addr"] + "/24", "dev", "eth0")
             sh("ip", "-n", h["ns"], "link", "set", "eth0", "up")
-        os.mkdir(self.path("app"))
-        os.mkdir(self.path("logs"))
+        for d in ("app", "tmp", "logs"):
+            os.mkdir(self.path(d))
         table = "".join(f"{h['addr']}\t{h['name']}\n" for h in self.hosts)
         for h in self.hosts:
             for d in ("app", "tmp"):
@@ -251,7 +273,8 @@ class Cluster:
         cases = "\n".join(f"{h['name']}) ns={h['ns']} d={shlex.quote(self.path(h['name']))} "
                           f"uts={shlex.quote(h['uts'])} cpus={h['cpus']} ;;" for h in self.hosts)
         with open(self.path("agent"), "w") as f:
-            f.write(AGENT.format(id=self.mark, cases=cases, app=shlex.quote(self.path("app"))))
+            f.write(AGENT.format(id=self.mark, cases=cases, top=shlex.quote(self.dir),
+                                 cgroups=cgroup_mounts()))
         os.chmod(self.path("agent"), 0o755)
         with open(self.path("hostfile"), "w") as f:
             f.write("".join(f"{h['name']} slots={h['slots']}\n" for h in self.hosts))
@@ -342,6 +365,133 @@ class Cluster:
                 with open(self.path("logs", f), errors="replace") as fh:
                     logs[int(m.group(1))] = fh.read()
         return logs
+
+    # --- Slurm ------------------------------------------------------------------------
+    def slurm_conf(self):
+        return self.path("slurm", "slurm.conf")
+
+    def slurm_env(self):
+        return self.env({"SLURM_CONF": self.slurm_conf()})
+
+    def start_daemon(self, name, host, command):
+        """A daemon through the agent (host None: on this machine, outside
+        the cluster's hosts); its output goes to DIR/slurm/log/NAME.out."""
+        out = open(self.path("slurm", "log", name + ".out"), "w")
+        argv = self.agent(host, command) if host else shlex.split(command)
+        p = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, env=self.slurm_env(),
+                             start_new_session=True)
+        self.daemons_started = getattr(self, "daemons_started", []) + [(name, p)]
+        return p
+
+    def slurm_up(self, seconds=60):
+        """munged (on this machine: its socket is a file every host reaches),
+        slurmctld on the first host, one `slurmd -N HOST` per host (NodeAddr:
+        its address).  Returns "" once every node is idle, else why not."""
+        os.makedirs(self.path("slurm", "log"))
+        os.makedirs(self.path("slurm", "state"), mode=0o700)
+        os.makedirs(self.path("slurm", "munge"), mode=0o700)
+        for h in self.hosts:
+            os.makedirs(self.path("slurm", "spool", h["name"]))
+        sock = self.path("slurm", "munge.sock")
+        first = self.hosts[0]
+        nodes = "".join(f"NodeName={h['name']} NodeAddr={h['addr']} CPUs={h['slots']} "
+                        "State=UNKNOWN\n" for h in self.hosts)
+        with open(self.slurm_conf(), "w") as f:
+            f.write(f"""# Slurm of Shoal's test cluster {self.mark} (tests/cluster/cluster.py)
+ClusterName=shoal{self.mark}
+SlurmctldHost={first['name']}({first['addr']})
+SlurmctldPort=6817
+SlurmdPort=6818
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket={sock}
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation={self.path("slurm", "state")}
+SlurmdSpoolDir={self.path("slurm", "spool", "%n")}
+# Each host sees its own DIR/tmp: the pmix plugin's per-step directories
+# of one job do not meet.
+TmpFS={self.path("tmp")}
+SlurmctldPidFile={self.path("slurm", "slurmctld.pid")}
+SlurmdPidFile={self.path("slurm", "spool", "%n", "slurmd.pid")}
+SlurmctldLogFile={self.path("slurm", "log", "slurmctld.log")}
+SlurmdLogFile={self.path("slurm", "log", "slurmd.%n.log")}
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SwitchType=switch/none
+MpiDefault=none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+ReturnToService=2
+KillWait=2
+InactiveLimit=0
+{nodes}PartitionName=shoal Nodes=ALL Default=YES MaxTime=5 State=UP
+""")
+        key = self.path("slurm", "munge", "munge.key")
+        with open(key, "wb") as f:
+            f.write(os.urandom(1024))
+        os.chmod(key, 0o600)
+        self.start_daemon("munged", None, " ".join(shlex.quote(a) for a in [
+            "munged", "-F", "--key-file=" + key, "--socket=" + sock,
+            "--pid-file=" + self.path("slurm", "munged.pid"),
+            "--log-file=" + self.path("slurm", "log", "munged.log"),
+            "--seed-file=" + self.path("slurm", "munge", "munged.seed")]))
+        end = time.monotonic() + 10
+        while not os.path.exists(sock):
+            if time.monotonic() > end:
+                return "munged did not start"
+            time.sleep(0.05)
+        conf = shlex.quote(self.slurm_conf())
+        self.start_daemon("slurmctld", first["name"], f"exec slurmctld -D -c -f {conf}")
+        for h in self.hosts:
+            self.start_daemon("slurmd." + h["name"], h["name"],
+                              f"exec slurmd -D -f {conf} -N {h['name']}")
+        end, state = time.monotonic() + seconds, ""
+        while time.monotonic() < end:
+            for name, p in self.daemons_started:
+                if p.poll() is not None:
+                    return f"{name} exited with status {p.returncode}"
+            r = subprocess.run(self.agent(first["name"], "sinfo -h -N -o %t"),
+                               env=self.slurm_env(), capture_output=True, text=True, timeout=30)
+            state = r.stdout.split()
+            if state == ["idle"] * len(self.hosts):
+                return ""
+            time.sleep(0.3)
+        return f"the nodes are not idle after {seconds} s (sinfo: {state})"
+
+    def srun_launch(self, args, env=None, stdout=subprocess.PIPE):
+        """srun ARGS on the first host (env: set for it and so for the PEs);
+        returns its Popen."""
+        cmd = "".join(f"{k}={shlex.quote(v)} " for k, v in (env or {}).items())
+        cmd += "exec srun " + " ".join(shlex.quote(a) for a in args)
+        return subprocess.Popen(self.agent(self.hosts[0]["name"], cmd), env=self.slurm_env(),
+                                stdout=stdout, stderr=subprocess.STDOUT, text=True,
+                                stdin=subprocess.DEVNULL, preexec_fn=pdeathsig)
+
+    def srun(self, args, env=None, timeout=60):
+        """srun ARGS to the end: (status or "timeout", output, seconds)."""
+        t0 = time.monotonic()
+        p = self.srun_launch(args, env)
+        try:
+            out, _ = p.communicate(timeout=timeout)
+            rc = p.returncode
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, _ = p.communicate()
+            rc = "timeout"
+        return rc, out, time.monotonic() - t0
+
+    def slurm_logs(self):
+        d = self.path("slurm", "log")
+        out = {}
+        for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            with open(os.path.join(d, f), errors="replace") as fh:
+                out[f] = fh.read()
+        return out
 
     # --- looking and breaking ---------------------------------------------------
     def host_of(self, pid):
@@ -477,6 +627,7 @@ def main(argv):
     p.add_argument("--slots", type=int, default=2)
     p.add_argument("--name", action="append", default=[])
     p.add_argument("--base", default=None, help="where DIR is made (default: $TMPDIR or /tmp)")
+    p.add_argument("--slurm", action="store_true")
     p = sub.add_parser("run")
     p.add_argument("dir")
     p.add_argument("-n", "--np", type=int, default=0)
@@ -485,6 +636,8 @@ def main(argv):
     p.add_argument("--pe-logs", action="store_true")
     p.add_argument("--env", action="append", default=[])
     p.add_argument("--timeout", type=float, default=0)
+    p = sub.add_parser("srun")
+    p.add_argument("dir")
     p = sub.add_parser("sh")
     p.add_argument("dir")
     p.add_argument("host")
@@ -496,7 +649,7 @@ def main(argv):
     for name in ("ps", "down"):
         sub.add_parser(name).add_argument("dir")
     prog = []
-    if argv[:1] == ["run"] and "--" in argv:
+    if argv[:1] in (["run"], ["srun"]) and "--" in argv:
         prog = argv[argv.index("--") + 1:]
         argv = argv[:argv.index("--")]
     a = ap.parse_args(argv)
@@ -506,6 +659,10 @@ def main(argv):
             print("cluster.py: " + why, file=sys.stderr)
             return 1
         c = Cluster.create(parse_names(a.name, a.hosts), a.slots, a.base)
+        why = c.slurm_up() if a.slurm else ""
+        if why:
+            print(f"cluster.py: Slurm did not start: {why}; logs in {c.path('slurm', 'log')}",
+                  file=sys.stderr)
         for h in c.hosts:
             print(f"# {h['name']}: {h['addr']} (hostname {h['uts']}, namespace {h['ns']})",
                   file=sys.stderr)
@@ -537,6 +694,8 @@ def main(argv):
             for r, text in sorted(c.pe_logs().items()):
                 sys.stdout.write("".join(f"[pe{r}] {ln}\n" for ln in text.splitlines()))
         return rc
+    if a.cmd == "srun":
+        return c.srun_launch(prog, stdout=None).wait()
     if a.cmd == "sh":
         # One word: a shell command line; several: a command and its arguments.
         if len(a.command) == 1:

@@ -25,7 +25,10 @@ Cases:
              is not declared dead, it ends with status 0 and right values
   exit_early PE 3 returns from main without shmem_finalize while the others
              loop: the job ends within 15 s, failing, naming PE 3
-  slurm      (not yet)
+  slurm      munged, slurmctld and one `slurmd -N HOST` per host (NodeAddr: the
+             host's address); srun --mpi=pmix -N 2 -n 4: shmem-info --job,
+             spec programs, a copy per host (srun --bcast) and a failing PE
+             (skipped where Slurm, munge or srun's pmix plugin is missing)
 
 Faults use the library's default peer timeout: the 30 s bound is its
 documented default bound.  mpirun and orted may hang after a dead link (Open
@@ -39,6 +42,7 @@ a build without PMIx, or a sanitizer build.
 import argparse
 import os
 import re
+import shutil
 import signal
 import sys
 import time
@@ -380,9 +384,65 @@ def case_exit_early():
         fail("PE 3 returned from main without shmem_finalize: " + "; ".join(bad))
 
 
+def slurm_skip_reason():
+    missing = [t for t in ("munged", "slurmctld", "slurmd", "srun", "sinfo")
+               if shutil.which(t) is None]
+    if missing:
+        return (f"not installed: {', '.join(missing)} (Debian: slurmctld slurmd slurm-client "
+                "munge)")
+    return ""
+
+
 def case_slurm():
-    log("SKIP: Slurm across the namespaces is not implemented")
-    return SKIP
+    why = slurm_skip_reason()
+    if why:
+        log("SKIP: " + why)
+        return SKIP
+    c = cluster_up(2)
+    t0 = time.monotonic()
+    why = c.slurm_up()
+    if why:
+        for name, text in c.slurm_logs().items():
+            log(f"--- {name}")
+            for ln in text.splitlines()[-15:]:
+                log("    " + ln)
+        fail("Slurm did not start across the hosts: " + why)
+        return
+    log(f"Slurm up in {time.monotonic() - t0:.1f} s: slurmctld on node0, slurmd on node0, node1")
+    rc, out, dt = c.srun(["--mpi=list"])
+    if not re.search(r"^\s*pmix\b", out, re.M):
+        log("SKIP: srun --mpi=list lists no pmix plugin (Debian: slurm-wlm-basic-plugins):\n"
+            + out)
+        return SKIP
+    srun = ["--mpi=pmix", "-N", "2", "-n", "4", "--time=2"]
+    rc, out, dt = c.srun(srun + [A.info, "--job"])
+    if rc != 0 or not re.search(r"^Bootstrap: pmix", out, re.M) or \
+            not re.search(r"^Job: 4 PEs, 2 on this node", out, re.M):
+        show(rc, out, dt, "srun shmem-info --job")
+        fail(f"shmem-info --job under srun on 2 hosts: status {rc}, want 'Bootstrap: pmix' "
+             "and 'Job: 4 PEs, 2 on this node'")
+    for name, args in (("spec_setup", ["init", "4"]), ("spec_rma", []), ("spec_barrier", [])):
+        rc, out, dt = c.srun(srun + [A.prog[name], *args], env=node_env(2), timeout=120)
+        log(f"srun {name}: status {rc}, {dt:.1f} s")
+        if rc != 0:
+            show(rc, out, dt, f"srun {name}")
+            fail(f"{name} under srun on 2 hosts x 2 PEs: status {rc}")
+    # Slurm's own way to give each host its copy: srun --bcast.
+    copy = c.path("app", "cluster_loop")
+    rc, out, dt = c.srun(srun + ["--bcast=" + copy, A.loop, "loop", "2"], timeout=90)
+    done = loop_lines(out, r"\d+ rounds in [\d.]+ s, values right")
+    log(f"srun --bcast cluster_loop: status {rc}, {dt:.1f} s")
+    if rc != 0 or sorted(done) != [0, 1, 2, 3]:
+        show(rc, out, dt, "srun --bcast cluster_loop")
+        fail(f"srun --bcast (a copy per host) of cluster_loop: status {rc}, PEs with right "
+             f"values {sorted(done)} (want 0-3)")
+    # A PE that fails while the others wait: the job ends promptly, failing.
+    rc, out, dt = c.srun(srun + ["--kill-on-bad-exit=1", A.prog["spec_errors"], "die_in_wait"])
+    log(f"srun spec_errors die_in_wait: status {rc}, {dt:.1f} s")
+    if rc in (0, "timeout") or dt > 15 or c.pes():
+        show(rc, out, dt, "srun spec_errors die_in_wait")
+        fail(f"a PE failing under srun on 2 hosts: status {rc} after {dt:.1f} s (want a "
+             f"failure within 15 s), PEs left {c.pes()}")
 
 
 CASES = {"programs": case_programs, "odd": case_odd, "copies": case_copies,
