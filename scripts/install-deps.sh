@@ -11,7 +11,8 @@
 # private one-node Slurm of its own; on a systemd machine the packages
 # also enable the munge service, and slurmd/slurmctld services that stay
 # down without /etc/slurm/slurm.conf); groff-base (groff: the docs tests
-# format every man page and fail on warnings); hwloc (libhwloc-dev: the
+# format every man page and fail on warnings); iproute2 (ip: tests/cluster
+# builds a cluster of network namespaces); hwloc (libhwloc-dev: the
 # topology oshrun places PEs by); python3-venv (python3 -m venv, for
 # the distribution's Python: scripts/ucx-wheel.sh, CI's UCX 1.22 leg, and
 # the shmem4py test); and matplotlib for the
@@ -47,6 +48,7 @@ command -v slurmd >/dev/null 2>&1 || missing="$missing slurmd"
 command -v srun >/dev/null 2>&1 || missing="$missing slurm-client"
 command -v munged >/dev/null 2>&1 || missing="$missing munge"
 command -v groff >/dev/null 2>&1 || missing="$missing groff-base"
+command -v ip >/dev/null 2>&1 || missing="$missing iproute2"
 pkg-config --exists hwloc >/dev/null 2>&1 || missing="$missing libhwloc-dev"
 case "$(readlink -f "$(command -v python3 || echo /usr/bin/python3)")" in
   /usr/bin/python3*)

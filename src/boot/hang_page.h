@@ -117,11 +117,14 @@ static inline size_t shoal_hang_format(const struct shoal_hang_page *pg, struct 
                  what ? ": " : "", what ? what : "");
     else if (what)
         snprintf(peer, sizeof peer, ", waiting for %s", what);
-    int n = snprintf(line, len,
-                     "shoal: PE %d (pid %ld): thread %d blocked for %.2f s in %s%s%s "
-                     "(word %p)\n",
-                     pe, pid, thread, secs, shoal_hang_text(c, c->fn), coll, peer,
-                     (void *)(uintptr_t)c->addr);
+    /* A wait on no word is a request through the network (ucx_wait). */
+    char word[48];
+    if (c->addr)
+        snprintf(word, sizeof word, "word %p", (void *)(uintptr_t)c->addr);
+    else
+        snprintf(word, sizeof word, "a request through the network");
+    int n = snprintf(line, len, "shoal: PE %d (pid %ld): thread %d blocked for %.2f s in %s%s%s (%s)\n",
+                     pe, pid, thread, secs, shoal_hang_text(c, c->fn), coll, peer, word);
     if (n < 0)
         return 0;
     return (size_t)n < len ? (size_t)n : len - 1;

@@ -6,6 +6,8 @@
 #include "core/ext_hooks.h"
 #include "core/config/log.h"
 #include "core/ops.h"
+#include "core/memory/segments.h"
+#include "core/waiting/wait_record.h"
 
 static int mapped(int pe)
 {
@@ -21,6 +23,11 @@ static void writes_arrived(void)
 static int waiters_asleep(void)
 {
     return __atomic_load_n(&shoal_my_ctl()->sleepers, __ATOMIC_RELAXED) != 0;
+}
+
+static const char *host_of(int pe)
+{
+    return shoal_g.peer_host ? shoal_g.peer_host[pe] : NULL;
 }
 
 static _Noreturn void fatal(const char *fn, const char *msg)
@@ -51,6 +58,11 @@ int shoal_net_link(struct shoal_boot *b, const struct shoal_config *cfg, char *e
         .warn = warn,
         .am_arrived = shoal_ext.net_am_arrived,
         .am_run = shoal_ext.net_am_run,
+        .same_node = shoal_segments_same_node,
+        .host_of = host_of,
+        .net_blocked = shoal_wait_net_begin,
+        .net_unblocked = shoal_wait_net_end,
+        .peer_timeout_ns = shoal_g.peer_timeout_ns,
     };
     struct shoal_net_init_result r;
     int rc = shoal_net_init(&args, &r, err, errlen);

@@ -34,6 +34,7 @@
 #include "core/net_link.h"
 #include "core/waiting/wait.h"
 #include "core/waiting/wait_policy.h"
+#include "core/waiting/peer_check.h"
 #include "core/waiting/wait_record.h"
 
 static struct shoal_boot boot;
@@ -56,9 +57,13 @@ static void implicit_finalize(int status, void *arg)
 
 /* Runs while a bootstrap call waits (boot.h): what this PE owes its peers
  * over the network keeps moving. */
+static uint64_t boot_wait_since; /* the bootstrap wait under way began */
+
 static void boot_progress(void)
 {
     shoal_net_progress();
+    if (boot_wait_since)
+        shoal_peer_check_all(boot_wait_since);
 }
 
 static int fail_init(const char *fn, const char *msg)
@@ -120,6 +125,8 @@ static void init_failed(const char *fn, const char *err, const char *what)
 static void init_layers(const char *fn)
 {
     char err[512];
+    shoal_g.owner_pid = (long)getpid();
+    shoal_g.peer_timeout_ns = (uint64_t)cfg.peer_timeout_s * 1000000000u;
     if (shoal_segments_setup(&boot, cfg.symmetric_size, cfg.net_mode == SHOAL_NET_ALL,
                              cfg.split_nodes, err, sizeof err) < 0)
         init_failed(fn, err, "symmetric memory setup failed");
@@ -216,8 +223,10 @@ void shoal_runtime_finalize(const char *fn)
      * and no PE unmaps its memory while another may still use it. */
     shoal_wait_note_peer(-1, 0, -1, "the other PEs to enter shmem_finalize (bootstrap barrier)");
     shoal_wait_record_begin(fn, NULL, 0);
+    boot_wait_since = shoal_now_ns();
     if (shoal_g.boot->barrier() < 0)
         shoal_g.boot->abort(1, "shmem_finalize: bootstrap barrier failed");
+    boot_wait_since = 0;
     shoal_wait_record_end();
     shoal_wait_note_clear();
     shoal_ext_fini();
@@ -237,11 +246,36 @@ void shoal_runtime_finalize(const char *fn)
     shoal_g.finalized = 1;
 }
 
+/* shmem_global_exit(status): every PE's word says so (0x100 | status),
+ * best effort, so that PEs whose launcher does not end them (a launcher
+ * cut off by a dead link) end with the status at their next wait, and
+ * the errors a peer meets as this PE goes are not reported as failures. */
+static void tell_peers_global_exit(int status)
+{
+    const uint32_t word = 0x100u | ((uint32_t)status & 0xffu);
+    __atomic_store_n(&shoal_my_ctl()->leaving, SHOAL_LEFT_GLOBAL_EXIT, __ATOMIC_SEQ_CST);
+    for (int pe = 0; pe < shoal_g.n_pes; pe++) {
+        if (pe == shoal_g.my_pe)
+            continue;
+        int slot = shoal_slot(pe);
+        if (slot >= 0)
+            __atomic_store_n(&shoal_ctl_of_slot(slot)->global_exit, word, __ATOMIC_SEQ_CST);
+        else if (shoal_g.net_active && shoal_ctx_default.net)
+            shoal_net_amo_nbi(shoal_ctx_default.net, SHOAL_AMO_SET, NULL,
+                              &shoal_my_ctl()->global_exit, 4, word, 0, pe, "shmem_global_exit");
+    }
+    if (shoal_g.net_active && shoal_ctx_default.net)
+        shoal_net_quiet(shoal_ctx_default.net);
+}
+
 _Noreturn void shoal_runtime_global_exit(int status)
 {
     exiting_globally = 1;
     fflush(stdout);
     fflush(stderr);
+    if (shoal_g.init_count > 0 && !shoal_g.finalized && shoal_g.heap_me &&
+        shoal_g.owner_pid == (long)getpid())
+        tell_peers_global_exit(status);
     if (shoal_g.boot && shoal_g.init_count > 0 && !shoal_g.finalized)
         shoal_g.boot->global_exit(status);
     exit(status);

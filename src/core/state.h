@@ -163,10 +163,14 @@ struct shoal_ctl {
     int cpu_mask_cpus;
     /* Its threads in state R at its waiters' last look (wait_policy.c). */
     int running_threads;
-    /* enum shoal_leaving (core/waiting/wait_record.h): set once this PE has left
+    /* enum shoal_leaving (below): set once this PE has left
      * the job, after its last operations are complete; read by peers that
      * still wait for it in a collective. */
     _Alignas(SHOAL_CACHELINE) uint32_t leaving;
+    /* 0, or 0x100 | status once some PE called shmem_global_exit(status):
+     * it writes every PE's word, and a PE that finds its own set ends
+     * quietly with that status (core/runtime.c, waiting/wait.c). */
+    uint32_t global_exit;
     /* One block per live team, at the same offset on every member, for the
      * team's collectives (coll/group.h).  A team's slot is agreed on by
      * its parent team at creation (core/teams/team.c). */
@@ -183,6 +187,15 @@ _Static_assert(sizeof(struct shoal_ctl) <= SHOAL_CTL_BLOCK_SIZE, "ctl block too 
 #define SHOAL_AM_AREA_SIZE ((size_t)1536 * 1024)
 /* The reserved start of every heap segment: ctl block and AM area. */
 #define SHOAL_CTL_SIZE (SHOAL_CTL_BLOCK_SIZE + SHOAL_AM_AREA_SIZE)
+
+/* What a PE says in its ctl block about leaving the job (shoal_ctl.leaving). */
+enum shoal_leaving {
+    SHOAL_IN_JOB = 0,
+    SHOAL_LEFT_FINALIZE = 1,    /* entered its last shmem_finalize */
+    SHOAL_LEFT_EXIT = 2,        /* exited (returned from main, exit) without shmem_finalize */
+    SHOAL_LEFT_FAILED = 3,      /* ended by an error (a fatal one of Shoal's, an abort) */
+    SHOAL_LEFT_GLOBAL_EXIT = 4, /* called shmem_global_exit */
+};
 
 struct shoal_state {
     /* Hot: read by every RMA/AMO call. */
@@ -215,6 +228,13 @@ struct shoal_state {
     int net_active;        /* a network transport serves some peer */
     int net_coll_msgs;     /* ... and carries collectives' data as messages (coll/) */
     const char *data_note; /* why not, when it is not */
+    /* Where the peers are (core/memory/pe_card.h), for messages and
+     * liveness checks: each world PE's host name, and its pid where pids
+     * compare (same node and PID namespace; else -1). */
+    const char *const *peer_host;
+    const long *peer_pid;
+    long owner_pid;           /* the process that called shmem_init */
+    uint64_t peer_timeout_ns; /* SHOAL_PEER_TIMEOUT (0: never) */
 };
 extern struct shoal_state shoal_g;
 

@@ -70,6 +70,22 @@ struct shoal_net_init_args {
      * ran; the transport tests it for NULL). */
     void (*am_arrived)(struct shoal_net_am_msg *m);
     size_t (*am_run)(void);
+    /* Where the peers are (core/memory/pe_card.h): does `pe` share this
+     * PE's node (kernel and namespaces: UCX may reach it through shared
+     * memory, which cannot report a dead peer), and its host name, which
+     * every message about a peer names. */
+    int (*same_node)(int pe);
+    const char *(*host_of)(int pe);
+    /* A thread blocks in the transport on a request to `pe` (-1: several
+     * peers), past a short spin: the hang report names it (the calls
+     * nest with core's own waits; `what` is a static text). */
+    void (*net_blocked)(const char *fn, int pe, const char *what);
+    void (*net_unblocked)(void);
+    /* SHOAL_PEER_TIMEOUT in ns (0: never): a request that has waited this
+     * long while the network brought nothing means that the peer or the
+     * link to it died; the transport's own liveness checks (keepalive,
+     * connection set-up) are set to notice within it. */
+    uint64_t peer_timeout_ns;
 };
 
 struct shoal_net_init_result {
@@ -196,6 +212,13 @@ void shoal_net_am_release(struct shoal_net_am_msg *m);
 
 /* Worker statistics (shmemx_net_worker_counts): created, in use, reused. */
 void shoal_net_worker_counts(long *created, long *in_use, long *reused);
+/* A look at the 4-byte word `addr` (a symmetric address of this PE) on
+ * peer `pe` that never blocks, for the checks of a peer's liveness: the
+ * first call starts it and returns 0; later calls return 0 while it is on
+ * its way, or 1 with *value once the answer arrived (the next call starts
+ * another).  *age_ns: how long the look in flight has been on its way.
+ * Any thread; one look per peer at a time. */
+int shoal_net_peek(int pe, const void *addr, uint32_t *value, uint64_t *age_ns, const char *fn);
 /* ---------------------------------------------------------------- requests
  * The network part of an explicit non-blocking request (shmemx _nbe,
  * ext/requests/request.h).  The request extension embeds

@@ -27,22 +27,115 @@
  *                           (--dump-on-hang, --timeout, SIGQUIT to oshrun) must
  *                           not cut the sleep or the pause short: each says so
  *                           on stderr if it was
+ *   exit_paths global_exit_busy
+ *                           PE 0 calls shmem_global_exit(5) while the others
+ *                           keep getting from it: they end with it, and none
+ *                           reports its peer's going as an error
+ *   exit_paths fork_put     each PE forks a child that puts to the next PE:
+ *                           where that PE is reached through the network the
+ *                           child must fail with the forked-child error (and
+ *                           the parent go on), where it is mapped it may put
+ *   exit_paths nested       PE 0 runs this program again (system()) with the
+ *                           environment it inherited: the inner program must
+ *                           fail at once with a clear error, not join the job
+ *   exit_paths hang_net     PE 1 stops itself (SIGSTOP); PE 0 gets from it,
+ *                           the others wait in shmem_barrier_all: run through
+ *                           the network (SHOAL_TRANSPORTS=ucx), the report
+ *                           must say that PE 0 waits for PE 1 in a get
+ *   exit_paths peer_timeout PE 1 stops itself; PE 0 gets from it, the others
+ *                           wait in a barrier: through the network with a
+ *                           short SHOAL_PEER_TIMEOUT, PE 0's get must end the
+ *                           job, naming PE 1 and its host
+ *   exit_paths peer_timeout_coll
+ *                           PE 1 stops itself, the others wait for it in a
+ *                           barrier: their looks at it must end the job
  *   exit_paths hang_mt      every PE calls shmemx_team_broadcastmem_mt with
  *                           nthreads 2 from one thread only (thread_id 0 on
  *                           even PEs, 1 on odd ones): the report must say which
  *                           thread of the PE it waits for */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <shmem.h>
+#include <signal.h>
 #include <shmemx.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static long target[4];
 static long flag;
 static int red_src[4], red_dst[4];
 static char bc_src[64], bc_dst[64];
+
+/* The child of fork_put: the put, then exit 0 (reached only where the put
+ * was allowed). */
+static int fork_put(int me, int n, const char *self)
+{
+    (void)self;
+    int next = (me + 1) % n, fds[2];
+    int mapped = shmem_ptr(&target[3], next) != NULL;
+    if (pipe(fds) != 0)
+        return 1;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t p = fork();
+    if (p == 0) {
+        dup2(fds[1], 2);
+        close(fds[0]);
+        shmem_long_p(&target[3], 7, next);
+        shmem_quiet();
+        _exit(0);
+    }
+    close(fds[1]);
+    char err[4096];
+    size_t got = 0;
+    ssize_t r;
+    while (got < sizeof err - 1 && (r = read(fds[0], err + got, sizeof err - 1 - got)) > 0)
+        got += (size_t)r;
+    err[got] = 0;
+    close(fds[0]);
+    int status = 0;
+    waitpid(p, &status, 0);
+    int ok = mapped ? WIFEXITED(status) && WEXITSTATUS(status) == 0
+                    : WIFEXITED(status) && WEXITSTATUS(status) != 0 && strstr(err, "forked child");
+    if (!ok) {
+        fprintf(stderr, "exit_paths: PE %d: the forked child's put to %s PE %d: status %d, "
+                        "stderr:\n%s\n",
+                me, mapped ? "mapped" : "network", next, status, err);
+        return 1;
+    }
+    return 0;
+}
+
+/* nested: the program again, from inside PE 0, with PE 0's environment. */
+static int nested(int me, const char *self)
+{
+    if (me != 0)
+        return 0;
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "timeout 20 %s hello 2>&1", self);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    FILE *f = popen(cmd, "r");
+    char out[4096] = "";
+    size_t got = f ? fread(out, 1, sizeof out - 1, f) : 0;
+    out[got] = 0;
+    int status = f ? pclose(f) : -1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (status == 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 124 || dt > 10 ||
+        !strstr(out, "shoal")) {
+        fprintf(stderr, "exit_paths: the program started inside PE 0: status %d after %.1f s "
+                        "(expected a clear error at once), output:\n%s\n",
+                status, dt, out);
+        return 1;
+    }
+    printf("nested: refused after %.2f s: %s", dt, out);
+    return 0;
+}
 
 static void one_put(void)
 {
@@ -87,6 +180,23 @@ int main(int argc, char **argv)
         if (me == 0)
             shmem_global_exit(0);
         shmem_long_wait_until(&flag, SHMEM_CMP_EQ, 1); /* never set */
+    } else if (!strcmp(mode, "global_exit_busy")) {
+        shmem_barrier_all();
+        if (me == 0) {
+            struct timespec ts = {0, 200000000};
+            nanosleep(&ts, NULL);
+            shmem_global_exit(5);
+        }
+        for (;;)
+            flag += shmem_long_g(&target[0], 0);
+    } else if (!strcmp(mode, "fork_put")) {
+        if (fork_put(me, n, argv[0]))
+            return 1;
+        shmem_barrier_all();
+    } else if (!strcmp(mode, "nested")) {
+        if (nested(me, argv[0]))
+            return 1;
+        shmem_barrier_all();
     } else if (!strcmp(mode, "early_exit") || !strcmp(mode, "early_finalize")) {
         if (me == 1) {
             if (!strcmp(mode, "early_exit"))
@@ -105,6 +215,18 @@ int main(int argc, char **argv)
             shmem_long_wait_until(&flag, SHMEM_CMP_EQ, 1);
         else
             shmem_barrier_all();
+    } else if (!strcmp(mode, "hang_net") || !strcmp(mode, "peer_timeout")) {
+        shmem_barrier_all();
+        if (me == 1)
+            raise(SIGSTOP);
+        else if (me == 0)
+            flag = shmem_long_g(&target[0], 1);
+        shmem_barrier_all();
+    } else if (!strcmp(mode, "peer_timeout_coll")) {
+        shmem_barrier_all();
+        if (me == 1)
+            raise(SIGSTOP);
+        shmem_barrier_all();
     } else if (!strcmp(mode, "hang_sleep")) {
         if (me == 0) {
             unsigned left = sleep(20);

@@ -9,6 +9,10 @@ Every run has its own time limit (--run-timeout); a run that exceeds it is
 killed (its whole process group) and reported as a hang.  Expected outcomes:
   clean modes (hello put ctx amo no_finalize exit0): status 0
   global_exit: --global-exit-status (oshrun: 0; Open MPI 4's mpirun: 1)
+  global_exit_busy: status 5, and no PE but PE 0 says a word: the errors
+      its peers meet as it goes (connections closing) are not failures
+  fork_put, nested: status 0 (the program checks the forked child's and
+      the inner program's errors itself)
   early_exit, early_finalize, mismatch(_debug): a non-zero status and a message that
       names PE 1 (or the mismatch) -- an error, promptly, never a hang
   hang (oshrun only, run with --timeout): status 124 and every PE's report
@@ -28,13 +32,16 @@ import subprocess
 import sys
 import time
 
-CLEAN = {"hello", "put", "ctx", "amo", "no_finalize", "exit0"}
+CLEAN = {"hello", "put", "ctx", "amo", "no_finalize", "exit0", "fork_put", "nested"}
 
 # mode -> (what stderr must contain, as regular expressions)
 ERROR_TEXT = {
     "early_exit": [r"PE 1 exited without calling shmem_finalize"],
     "early_finalize": [r"PE 1 entered shmem_finalize"],
     "mismatch": [r"do not make the same collective calls"],
+    "peer_timeout": [r"shoal: PE 0: shmem_long_g: PE 1 on host \S+ has not answered for \d+ s"],
+    "peer_timeout_coll": [r"shoal: PE \d+: shmem_barrier_all: PE 1 on host \S+ has not answered "
+                          r"for \d+ s while this PE waits for it"],
     "mismatch_debug": [r"SHMEM_DEBUG: collectives do not match on SHMEM_TEAM_WORLD: this PE "
                        r"\(PE \d+\) is in shmem_(barrier_all|int_sum_reduce) \(collective #1, "
                        r"sizes \d+, 0\), PE \d+ is in shmem_(barrier_all|int_sum_reduce) "],
@@ -120,6 +127,16 @@ def check_hang_report(err, np):
                r"\(collective #1 on SHMEM_TEAM_WORLD\), waiting for PE \d+: " % pe)
         if not re.search(pat, err):
             problems.append("PE %d did not report its wait in shmem_barrier_all" % pe)
+    return problems
+
+
+def check_net_report(err, np):
+    """PE 0 is blocked in a get through the network from PE 1, which is
+    stopped; the others wait in the barrier."""
+    problems = []
+    if not re.search(r"shoal: PE 0 \(pid \d+\): thread \d+ blocked for [\d.]+ s in "
+                     r"shmem_long_g, waiting for PE 1: .*get", err):
+        problems.append("PE 0 did not report its get from PE 1 through the network")
     return problems
 
 
@@ -216,6 +233,12 @@ def main():
             elif mode == "global_exit":
                 if rc != a.global_exit_status:
                     problems.append("status %d, expected %d" % (rc, a.global_exit_status))
+            elif mode == "global_exit_busy":
+                if rc != 5:
+                    problems.append("status %d, expected 5" % rc)
+                said = re.findall(r"^.*shoal: PE [1-9]\d*:.*$", err, re.M)
+                if said:
+                    problems.append("a PE other than PE 0 reported: " + said[0])
             elif mode in ERROR_TEXT:
                 if rc == 0:
                     problems.append("status 0, expected an error")
@@ -226,6 +249,10 @@ def main():
                 if rc != 124:
                     problems.append("status %d, expected 124 (--timeout)" % rc)
                 problems += check_hang_report(err, a.np)
+            elif mode == "hang_net":
+                if rc != 124:
+                    problems.append("status %d, expected 124 (--timeout)" % rc)
+                problems += check_net_report(err, a.np)
             elif mode == "hang_mt":
                 if rc != 124:
                     problems.append("status %d, expected 124 (--timeout)" % rc)

@@ -344,6 +344,45 @@ static void watch_server(void)
     PMIx_Register_event_handler(&code, 1, NULL, 0, lost_server, NULL, NULL);
 }
 
+/* A program started from inside a PE (system(), a fork and exec)
+ * inherits the PE's PMIX_NAMESPACE and PMIX_RANK, and PMIx_Init may then
+ * succeed against the PE's own server and leave both waiting in a fence
+ * forever.  So a PE leaves its identity and pid in SHOAL_PMIX_PE for its
+ * children, and a process that inherited both is refused at once (a
+ * launcher started from a PE gives its processes a namespace of their
+ * own, which does not match). */
+#define PE_MARK "SHOAL_PMIX_PE"
+
+static int started_inside_pe(char *errbuf, size_t errlen)
+{
+    const char *mark = getenv(PE_MARK), *ns = getenv("PMIX_NAMESPACE"),
+               *rank = getenv("PMIX_RANK");
+    char mine[512];
+    snprintf(mine, sizeof mine, "%s/%s/", ns ? ns : "", rank ? rank : "");
+    if (!mark || !ns || !rank || strncmp(mark, mine, strlen(mine)))
+        return 0;
+    long pid = strtol(mark + strlen(mine), NULL, 10);
+    if (pid == (long)getpid())
+        return 0;
+    snprintf(errbuf, errlen,
+             "this process (pid %ld) was started from inside PE %s (pid %ld) of the job %.60s "
+             "and inherited its PMIx identity (PMIX_NAMESPACE, PMIX_RANK): it cannot join that "
+             "job.  Unset PMIX_NAMESPACE and PMIX_RANK (or set %s=singleton) to run it alone, or "
+             "start it with a launcher of its own",
+             (long)getpid(), rank, pid, ns, SHOAL_ENV_BOOT);
+    return -1;
+}
+
+static void mark_pe(void)
+{
+    const char *ns = getenv("PMIX_NAMESPACE"), *rank = getenv("PMIX_RANK");
+    if (!ns || !rank)
+        return;
+    char mark[512];
+    snprintf(mark, sizeof mark, "%s/%s/%ld", ns, rank, (long)getpid());
+    setenv(PE_MARK, mark, 1);
+}
+
 int shoal_boot_pmix_open(struct shoal_boot *b, char *errbuf, size_t errlen)
 {
     if (P.open) {
@@ -356,6 +395,9 @@ int shoal_boot_pmix_open(struct shoal_boot *b, char *errbuf, size_t errlen)
         snprintf(errbuf, errlen, "the PMIx bootstrap was finalized and cannot be reopened");
         return -1;
     }
+    if (started_inside_pe(errbuf, errlen) < 0)
+        return -1;
+    mark_pe();
     pmix_status_t rc = PMIx_Init(&P.me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         const char *ns = getenv("PMIX_NAMESPACE");

@@ -222,6 +222,13 @@ static const char *p_split(const char *v, struct shoal_config *c)
                                                                           : NULL;
 }
 
+static const char *p_peer_timeout(const char *v, struct shoal_config *c)
+{
+    return shoal_parse_uint(v, &c->peer_timeout_s) < 0 || c->peer_timeout_s > 1000000
+               ? "a number of seconds from 0 (never) to 1000000"
+               : NULL;
+}
+
 static const row_parser parsers[SHOAL_ENV_COUNT] = {
     [SHOAL_ENV_SYMMETRIC_SIZE] = p_size,
     [SHOAL_ENV_DEBUG] = p_debug,
@@ -232,6 +239,7 @@ static const row_parser parsers[SHOAL_ENV_COUNT] = {
     [SHOAL_ENV_WAIT_SLEEP_MAX_US] = p_sleep_max,
     [SHOAL_ENV_TRANSPORTS] = p_transports,
     [SHOAL_ENV_SPLIT_NODES] = p_split,
+    [SHOAL_ENV_PEER_TIMEOUT] = p_peer_timeout,
     [SHOAL_ENV_LOG] = p_log,
     /* The bootstrap's rows are read by boot/ itself: listed, not parsed here. */
 };

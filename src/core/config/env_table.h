@@ -40,12 +40,20 @@ SHOAL_ENV(TRANSPORTS, "SHOAL_TRANSPORTS", NULL, STRING, "auto",
 SHOAL_ENV(SPLIT_NODES, "SHOAL_SPLIT_NODES", NULL, UINT, "1",
           "Testing: treat this machine as N nodes (ranks in N contiguous blocks); PEs in different "
           "blocks reach each other through UCX, as on a cluster")
+SHOAL_ENV(PEER_TIMEOUT, "SHOAL_PEER_TIMEOUT", NULL, UINT, "20",
+          "Seconds a peer may stay silent before it is taken for dead (a request to it, or a look "
+          "at a peer a collective waits for, unanswered while the network brings nothing): the "
+          "job then ends, each PE naming the peer and its host; 0 waits forever")
 /* Read by boot/boot_open.c itself (boot/ calls libc only); listed here for
  * shmem-info.  A malformed value makes shmem_init fail, naming it. */
 SHOAL_ENV(BOOTSTRAP, "SHOAL_BOOT", NULL, STRING, "auto",
           "Bootstrap: auto (oshrun's when SHOAL_BOOT_FD is set, else PMIx when "
           "PMIX_NAMESPACE/PMIX_RANK say mpirun or srun --mpi=pmix started the program, else one PE "
           "alone), local, pmix or singleton")
+SHOAL_ENV(PMIX_PE, "SHOAL_PMIX_PE", NULL, STRING, "unset",
+          "Set by a PE under PMIx for the programs it starts (namespace/rank/pid): a Shoal "
+          "program started from inside a PE, which inherits the PE's PMIx identity, is refused at "
+          "once instead of joining the PE's job")
 /* Set by oshrun for each PE and read by the bootstrap (boot/boot_local.c);
  * listed so shmem-info shows everything Shoal reads.  Without them a
  * program runs as a single PE. */

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "boot/boot.h"
@@ -30,8 +31,41 @@ static void vreport(const char *kind, const char *routine, const char *fmt, va_l
     fflush(stderr);
 }
 
+/* This PE's word to the peers that wait for it: it failed (only the
+ * process that holds the PE: a forked child shares the heap). */
+static void mark_failed(void)
+{
+    if (!shoal_g.heap_me || shoal_g.owner_pid != (long)getpid())
+        return;
+    uint32_t in_job = 0;
+    __atomic_compare_exchange_n(&shoal_my_ctl()->leaving, &in_job, SHOAL_LEFT_FAILED, 0,
+                                __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+void shoal_global_exit_notice(void)
+{
+    if (!shoal_g.heap_me || shoal_g.owner_pid != (long)getpid())
+        return;
+    uint32_t v = __atomic_load_n(&shoal_my_ctl()->global_exit, __ATOMIC_ACQUIRE);
+    if (!v)
+        return;
+    fflush(stdout);
+    fflush(stderr);
+    /* The launcher, told by the PE that called it, ends this one with the
+     * job's status within moments; only where it cannot (cut off from
+     * this host) does this PE end itself, with the same status. */
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    for (int i = 0; i < 40; i++)
+        nanosleep(&ts, NULL);
+    _exit((int)(v & 0xff));
+}
+
 _Noreturn void shoal_fatal(const char *routine, const char *fmt, ...)
 {
+    /* What failed here may be a consequence of a peer's
+     * shmem_global_exit (its connections are going): not worth a word. */
+    shoal_global_exit_notice();
+    mark_failed();
     va_list ap;
     va_start(ap, fmt);
     vreport("", routine, fmt, ap);

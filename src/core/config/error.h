@@ -29,6 +29,11 @@ _Noreturn void shoal_err_count(const char *count, size_t n, size_t esize, const 
 _Noreturn void shoal_err_not_init(const char *routine) __attribute__((cold));
 _Noreturn void shoal_err_no_route(int pe, const char *routine) __attribute__((cold));
 
+/* Some PE called shmem_global_exit(status) and wrote it in this PE's
+ * control block: this PE ends quietly with that status (after a grace
+ * that lets the launcher end it first); returns when no PE did. */
+void shoal_global_exit_notice(void);
+
 /* Costlier checks, called only when SHMEM_DEBUG is set. */
 void shoal_debug_check_overlap(const void *a, size_t alen, const void *b, size_t blen,
                                const char *routine, const char *aname, const char *bname);

@@ -19,19 +19,10 @@
 
 #include "boot/boot.h"
 #include "core/memory/data_segment.h"
+#include "core/memory/pe_card.h"
 #include "core/state.h"
 
 #define HEAP_ALIGN ((size_t)2 << 20) /* lets the kernel use huge pages for the heap */
-
-/* What each PE tells every other at start-up. */
-struct pe_card {
-    char host[64];
-    char boot_id[40];
-    int64_t pid;
-    uint64_t heap_size;
-    uint64_t data_size;
-    uint64_t exe_dev, exe_ino, exe_size;
-};
 
 static int heap_fd = -1;
 static int *slots;      /* world PE -> node slot or -1 */
@@ -41,32 +32,13 @@ static int *route;      /* shoal_g.slot_of_pe: slots, but -1 for this PE under
 static int *pe_of_slot; /* node slot -> world PE */
 static int n_local;
 static struct pe_card *cards;
+static const char **hosts; /* shoal_g.peer_host */
+static long *pids;         /* shoal_g.peer_pid */
 
 static int fail(char *err, size_t len, const char *fmt, const char *what)
 {
     snprintf(err, len, fmt, what, strerror(errno));
     return -1;
-}
-
-static void fill_card(struct pe_card *c, size_t heap_size, size_t data_size)
-{
-    memset(c, 0, sizeof *c);
-    gethostname(c->host, sizeof c->host - 1);
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (f) {
-        if (!fgets(c->boot_id, sizeof c->boot_id, f))
-            c->boot_id[0] = 0;
-        fclose(f);
-    }
-    c->pid = getpid();
-    c->heap_size = heap_size;
-    c->data_size = data_size;
-    struct stat st;
-    if (stat("/proc/self/exe", &st) == 0) {
-        c->exe_dev = st.st_dev;
-        c->exe_ino = st.st_ino;
-        c->exe_size = (uint64_t)st.st_size;
-    }
 }
 
 static void sock_name(struct sockaddr_un *a, socklen_t *len, const char *job, int rank)
@@ -190,9 +162,14 @@ static int exchange_fds(struct shoal_boot *b, const char *job, int dfd, int *pee
         sock_name(&a, &alen, job, pe);
         if (c < 0 || connect(c, (struct sockaddr *)&a, alen) < 0 ||
             send_fds(c, me, heap_fd, dfd) < 0) {
+            int e = errno;
             if (c >= 0)
                 close(c);
-            fail(err, errlen, "cannot send segment descriptors to a peer: %s%s", "");
+            snprintf(err, errlen,
+                     "cannot send the symmetric heap's descriptor to PE %d (host %s, pid %lld), "
+                     "which looks like this node (same kernel, network and IPC namespaces): "
+                     "%s on the abstract socket %s",
+                     pe, cards[pe].host, (long long)cards[pe].pid, strerror(e), a.sun_path + 1);
             goto out;
         }
         close(c);
@@ -205,9 +182,13 @@ static int exchange_fds(struct shoal_boot *b, const char *job, int dfd, int *pee
         int rank = -1, hfd = -1, pdfd = -1; /* set by recv_fds */
         if (c < 0 || recv_fds(c, &rank, &hfd, &pdfd) < 0 || rank < 0 || rank >= b->size ||
             slots[rank] < 0) {
+            int e = errno;
             if (c >= 0)
                 close(c);
-            fail(err, errlen, "cannot receive segment descriptors from a peer: %s%s", "");
+            snprintf(err, errlen,
+                     "cannot receive the symmetric heaps' descriptors of this node's PEs "
+                     "(%d expected, %d arrived): %s",
+                     n_local - 1, k, c < 0 ? strerror(e) : "a peer sent a malformed message");
             goto out;
         }
         close(c);
@@ -220,31 +201,6 @@ out:
     return rc;
 }
 
-/* Every PE needs the same heap size (the layout is symmetric) and the
- * same static data layout (the same executable). */
-static int check_cards(const struct pe_card *mine, int me, int n, size_t heap_size,
-                       size_t data_size, char *err, size_t errlen)
-{
-    for (int pe = 0; pe < n; pe++) {
-        if (cards[pe].heap_size != heap_size) {
-            snprintf(err, errlen,
-                     "PE %d has a symmetric heap of %llu bytes and PE %d of %zu bytes: every PE "
-                     "must see the same SHMEM_SYMMETRIC_SIZE",
-                     pe, (unsigned long long)cards[pe].heap_size, me, heap_size);
-            return -1;
-        }
-        if (cards[pe].data_size != data_size || cards[pe].exe_ino != mine->exe_ino ||
-            cards[pe].exe_dev != mine->exe_dev || cards[pe].exe_size != mine->exe_size) {
-            snprintf(err, errlen,
-                     "PE %d (pid %lld) is not running the same executable as PE %d (pid %lld): "
-                     "all PEs must run one program, whose static data is symmetric",
-                     pe, (long long)cards[pe].pid, me, (long long)mine->pid);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 /* The PEs this PE maps: same host and boot, the same pretend node
  * (SHOAL_SPLIT_NODES), and only itself under SHOAL_TRANSPORTS=ucx. */
 static void assign_slots(const struct pe_card *mine, int me, int n, int all_remote, long split)
@@ -252,10 +208,13 @@ static void assign_slots(const struct pe_card *mine, int me, int n, int all_remo
     n_local = 0;
     shoal_g.n_host = 0;
     for (int pe = 0; pe < n; pe++) {
-        int host = !strcmp(cards[pe].host, mine->host) && !strcmp(cards[pe].boot_id, mine->boot_id);
-        shoal_g.n_host += host;
-        int local =
-            host && (!all_remote || pe == me) && (long)pe * split / n == (long)me * split / n;
+        hosts[pe] = cards[pe].host;
+        pids[pe] = pe_card_same_node(&cards[pe], mine) && cards[pe].pid_ns == mine->pid_ns
+                       ? (long)cards[pe].pid
+                       : -1;
+        shoal_g.n_host += pe_card_same_machine(&cards[pe], mine);
+        int local = pe_card_same_node(&cards[pe], mine) && (!all_remote || pe == me) &&
+                    (long)pe * split / n == (long)me * split / n;
         slots[pe] = local ? n_local : -1;
         if (local)
             pe_of_slot[n_local++] = pe;
@@ -364,19 +323,23 @@ int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote,
     cards = calloc((size_t)n, sizeof *cards);
     slots = malloc((size_t)n * sizeof *slots);
     pe_of_slot = malloc((size_t)n * sizeof *pe_of_slot);
-    if (!cards || !slots || !pe_of_slot) {
+    hosts = calloc((size_t)n, sizeof *hosts);
+    pids = calloc((size_t)n, sizeof *pids);
+    if (!cards || !slots || !pe_of_slot || !hosts || !pids) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     struct pe_card mine;
-    fill_card(&mine, heap_size, ds->size);
+    pe_card_fill(&mine, heap_size, ds->size);
     if (b->allgather(&mine, cards, sizeof mine) < 0) {
         snprintf(err, errlen, "bootstrap allgather failed");
         return -1;
     }
-    if (check_cards(&mine, me, n, heap_size, ds->size, err, errlen) < 0)
+    if (pe_cards_check(cards, me, n, err, errlen) < 0)
         return -1;
     assign_slots(&mine, me, n, all_remote, split);
+    shoal_g.peer_host = hosts;
+    shoal_g.peer_pid = pids;
 
     peer_heap = malloc(sizeof(int) * (size_t)n_local);
     peer_data = malloc(sizeof(int) * (size_t)n_local);
@@ -410,6 +373,11 @@ out:
     return rc;
 }
 
+int shoal_segments_same_node(int pe)
+{
+    return cards && pe_card_same_node(&cards[pe], &cards[shoal_g.my_pe]);
+}
+
 int shoal_segments_pe_local(int pe)
 {
     return slots && slots[pe] >= 0;
@@ -433,6 +401,12 @@ void shoal_segments_teardown(void)
     shoal_g.data_me = NULL;
     shoal_g.heap_size = shoal_g.data_size = 0;
     shoal_g.slot_of_pe = NULL;
+    shoal_g.peer_host = NULL;
+    shoal_g.peer_pid = NULL;
+    free(hosts);
+    free(pids);
+    hosts = NULL;
+    pids = NULL;
     free(cards);
     free(slots);
     free(pe_of_slot);

@@ -25,6 +25,10 @@ struct shoal_boot;
 int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote, long split,
                          char *err, size_t errlen);
 void shoal_segments_teardown(void);
+/* 1 if world PE `pe` shares this PE's node (kernel, network and IPC
+ * namespaces: pe_card.h), whether or not it is mapped here (pretend
+ * nodes, SHOAL_TRANSPORTS=ucx). */
+int shoal_segments_same_node(int pe);
 /* 1 if world PE `pe` is on this node. */
 int shoal_segments_pe_local(int pe);
 /* Where world PE `pe`'s segments are mapped here (slot), or -1.  Unlike

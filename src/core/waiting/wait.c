@@ -14,6 +14,7 @@
 
 #include "core/ext_hooks.h"
 #include "core/ops.h"
+#include "core/waiting/peer_check.h"
 #include "core/waiting/wait_policy.h"
 #include "core/waiting/wait_record.h"
 
@@ -47,41 +48,6 @@ void shoal_waiter_done(struct shoal_waiter *w)
 {
     if (w->t0)
         shoal_wait_record_end();
-}
-
-/* A collective waits for a peer (the wait record names it) that has left
- * the job: it entered shmem_finalize or exited, after completing its
- * operations.  If what we wait for is still not there, it never will be. */
-#define PEER_CHECK_MAPPED_NS 5000000ull /* a load */
-#define PEER_CHECK_NET_NS 200000000ull  /* a network round trip */
-
-static void check_peer_left(struct shoal_waiter *w, uint64_t now, int (*ready)(void *), void *arg)
-{
-    const struct shoal_wait_record *r = shoal_wait_record_mine();
-    int pe = __atomic_load_n(&r->peer, __ATOMIC_RELAXED);
-    if (pe < 0 || now < w->next_peer_check)
-        return;
-    const uint64_t period = shoal_slot(pe) >= 0 ? PEER_CHECK_MAPPED_NS : PEER_CHECK_NET_NS;
-    /* The first look comes a period into the wait: through the network
-     * it is a round trip, which a wait as short as a barrier's would pay
-     * every time (and a peer that left is found late by a period at most). */
-    const int first = w->next_peer_check == 0;
-    w->next_peer_check = now + period;
-    if (first)
-        return;
-    int how = shoal_peer_leaving(pe, w->fn);
-    if (how == SHOAL_IN_JOB || (ready && ready(arg)))
-        return;
-    const char *what = r->what ? r->what : "its part of the collective";
-    shoal_fatal(w->fn,
-                "PE %d %s while this PE still waits for it (%s): the PEs do not make the "
-                "same collective calls",
-                pe,
-                how == SHOAL_LEFT_EXIT
-                    ? "exited without calling shmem_finalize (it returned from main or called "
-                      "exit)"
-                    : "entered shmem_finalize",
-                what);
 }
 
 void shoal_wait_counters(unsigned long long *sleeps, unsigned long long *wakes,
@@ -143,7 +109,9 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
         return;
     }
     uint64_t now = shoal_now_ns(), dt = now - w->t0;
-    check_peer_left(w, now, ready, arg);
+    shoal_peer_check(w, now, ready, arg);
+    if (SHOAL_UNLIKELY(__atomic_load_n(&shoal_my_ctl()->global_exit, __ATOMIC_RELAXED)))
+        shoal_global_exit_notice();
     /* The network handled something, perhaps what this waiter waits for:
      * look again before giving the CPU away.  A yield after every
      * progress call cost oversubscribed PEs a context switch per message:

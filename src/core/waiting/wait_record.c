@@ -272,13 +272,48 @@ void shoal_wait_report_install(void)
         installed = 1;
 }
 
-/* -------------------------------------------------------- leaving the job */
+/* ------------------------------------------------- waits in the network */
 
-int shoal_peer_leaving(int pe, const char *fn)
+/* The outer wait's record, kept while a network request holds the
+ * thread's record (ucx_wait inside a collective's send, say). */
+struct saved_wait {
+    const char *fn, *what;
+    const void *addr;
+    int peer, peer_thread, team_slot;
+    uint64_t seq, since_ns;
+};
+static __thread struct saved_wait net_saved;
+static __thread int net_depth;
+
+void shoal_wait_net_begin(const char *fn, int pe, const char *what)
 {
-    int slot = shoal_slot(pe);
-    if (slot >= 0)
-        return (int)__atomic_load_n(&shoal_ctl_of_slot(slot)->leaving, __ATOMIC_ACQUIRE);
-    return (int)shoal_net_amo(shoal_ctx_default.net, SHOAL_AMO_FETCH, &shoal_my_ctl()->leaving, 4,
-                              0, 0, pe, fn);
+    if (net_depth++)
+        return;
+    struct shoal_wait_record *r = shoal_wait_record_mine();
+    net_saved = (struct saved_wait){LOAD(r->fn),        LOAD(r->what),      LOAD(r->addr),
+                                    LOAD(r->peer),      LOAD(r->peer_thread), LOAD(r->team_slot),
+                                    LOAD(r->seq),       LOAD(r->since_ns)};
+    STORE(r->team_slot, -1);
+    STORE(r->seq, (uint64_t)0);
+    STORE(r->peer_thread, -1);
+    STORE(r->peer, pe);
+    STORE(r->what, what);
+    shoal_wait_record_begin(fn, NULL, 0);
+}
+
+void shoal_wait_net_end(void)
+{
+    if (net_depth == 0 || --net_depth)
+        return;
+    struct shoal_wait_record *r = shoal_wait_record_mine();
+    const struct saved_wait *w = &net_saved;
+    STORE(r->team_slot, w->team_slot);
+    STORE(r->seq, w->seq);
+    STORE(r->peer_thread, w->peer_thread);
+    STORE(r->peer, w->peer);
+    STORE(r->what, w->what);
+    if (w->fn)
+        shoal_wait_record_begin(w->fn, w->addr, w->since_ns);
+    else
+        shoal_wait_record_end();
 }

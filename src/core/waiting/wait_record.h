@@ -70,13 +70,9 @@ void shoal_wait_report_install(void);
 /* Writes the report of every thread of this PE to fd. */
 void shoal_wait_report(int fd);
 
-/* What a PE says in its ctl block about leaving the job (shoal_ctl.leaving). */
-enum shoal_leaving {
-    SHOAL_IN_JOB = 0,
-    SHOAL_LEFT_FINALIZE = 1, /* entered its last shmem_finalize */
-    SHOAL_LEFT_EXIT = 2,     /* exited (returned from main, exit) without shmem_finalize */
-};
-/* Has world PE `pe` left the job?  A load for a PE on this node, a network
- * fetch otherwise (call it rarely). */
-int shoal_peer_leaving(int pe, const char *fn);
+/* A thread blocked in the network transport on a request to `pe` (-1:
+ * several): the hang report names it; the calls nest inside a wait's own
+ * record, which the end restores (core/net_link.c's hooks). */
+void shoal_wait_net_begin(const char *fn, int pe, const char *what);
+void shoal_wait_net_end(void);
 #endif

@@ -19,10 +19,6 @@ static void ep_failed(void *arg, ucp_ep_h ep, ucs_status_t st)
     if (ucx_g.finalizing)
         return;
     int pe = (int)(intptr_t)arg;
-    char msg[256];
-    snprintf(msg, sizeof msg,
-             "UCX endpoint to PE %d failed: %s (the peer exited or is unreachable)", pe,
-             ucs_status_string(st));
     /* A peer that died is usually seen by the launcher too, which ends the
      * job with that PE's own status within a second; wait for that first so
      * the job reports the cause, not this consequence. */
@@ -31,11 +27,9 @@ static void ep_failed(void *arg, ucp_ep_h ep, ucs_status_t st)
         for (int i = 0; i < 30; i++)
             nanosleep(&ts, NULL);
     }
-    fprintf(stderr, "shoal: PE %d: %s; aborting the job\n", ucx_g.me, msg);
-    fflush(stderr);
-    if (ucx_g.boot && ucx_g.boot->abort)
-        ucx_g.boot->abort(1, msg);
-    _exit(1);
+    ucx_fatalf("network", "UCX endpoint to PE %d on host %s failed: %s (the peer exited or is "
+               "unreachable); aborting the job",
+               pe, ucx_host_of(pe), ucs_status_string(st));
 }
 
 /* Error mode PEER lets UCX report a dead peer.  UCX's shared-memory
@@ -74,8 +68,8 @@ ucp_ep_h ucx_ep_wire(struct ucx_worker *w, int pe, const char *fn)
     }
     ucs_status_t st = connect_ep(w->h, pe, &ep);
     if (st != UCS_OK)
-        ucx_fatalf(fn, "cannot connect to PE %d through UCX (ucp_ep_create): %s", pe,
-                   ucs_status_string(st));
+        ucx_fatalf(fn, "cannot connect to PE %d on host %s through UCX (ucp_ep_create): %s", pe,
+                   ucx_host_of(pe), ucs_status_string(st));
     for (int s = 0; s < 2; s++) {
         const void *packed = ucx_g.peer_rkey[2 * pe + s];
         if (!packed)

@@ -47,37 +47,40 @@ void ucx_warnf(const char *fn, const char *fmt, ...)
 _Noreturn void ucx_die(const char *fn, int pe, const char *what, ucs_status_t st)
 {
     if (pe >= 0)
-        ucx_fatalf(fn, "UCX %s to PE %d failed: %s", what, pe, ucs_status_string(st));
+        ucx_fatalf(fn, "UCX %s to PE %d on host %s failed: %s", what, pe, ucx_host_of(pe),
+                   ucs_status_string(st));
     ucx_fatalf(fn, "UCX %s failed: %s", what, ucs_status_string(st));
+}
+
+const char *ucx_host_of(int pe)
+{
+    const char *h = ucx_g.hooks && ucx_g.hooks->host_of ? ucx_g.hooks->host_of(pe) : NULL;
+    return h && *h ? h : "?";
+}
+
+_Noreturn void ucx_forked_child(const char *fn)
+{
+    char msg[256];
+    if (shoal_boot_check_owner(ucx_g.owner_pid, ucx_g.me, "network state (UCX workers and "
+                               "connections)", msg, sizeof msg) == 0)
+        snprintf(msg, sizeof msg, "UCX was used after fork");
+    ucx_fatalf(fn, "%s: a forked child cannot communicate through it", msg);
+}
+
+static void forked_in_child(void)
+{
+    ucx_g.forked = 1;
 }
 
 /* What each PE publishes in the first allgather: where its segments are
  * and how long its packed worker address and keys are (the second
  * allgather carries them, padded to the longest). */
 struct ucx_card {
-    uint64_t host; /* which machine (hostname and boot id) */
     uint64_t base[2];
     uint32_t addr_len;
     uint32_t rkey_len[2];
     uint32_t am; /* takes UCP's active messages (ucx_g.am_here) */
 };
-
-static uint64_t host_hash(void)
-{
-    char buf[256 + 64] = {0};
-    gethostname(buf, 255);
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (f) {
-        size_t l = strlen(buf);
-        if (!fgets(buf + l, (int)(sizeof buf - l), f))
-            buf[l] = 0;
-        fclose(f);
-    }
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (const char *c = buf; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
-    return h;
-}
 
 /* UCX_ATOMIC_MODE as UCX itself resolved it (environment or config file). */
 static int atomic_mode_is_cpu(const ucp_config_t *uc)
@@ -105,6 +108,33 @@ static int fail(char *err, size_t errlen, const char *what, ucs_status_t st)
     return -1;
 }
 
+/* UCX's own checks of a peer's liveness, set so that a dead peer or link
+ * is noticed within SHOAL_PEER_TIMEOUT, unless the user set them: UCP's
+ * keepalive rounds (a quarter of it), TCP keepalive on idle sockets (dead
+ * after idle + count * interval: five eighths of it).  A request in
+ * flight, a connection's set-up included, is timed by ucx_wait itself:
+ * TCP retransmits unacknowledged data for some 15 minutes, and
+ * UCX_TCP_SYN_CNT, which would bound the set-up, makes UCX 1.13 fail to
+ * create a worker ("Invalid memory pool parameter(s)").  The tcp transport's settings go through the
+ * environment (unset ones only): ucp_config_modify takes them but UCX 1.13
+ * then calls them invalid configurations. */
+static void set_liveness(ucp_config_t *uc, uint64_t timeout_ns)
+{
+    if (!timeout_ns)
+        return;
+    const double t = (double)timeout_ns / 1e9;
+    char v[32];
+    if (!getenv("UCX_KEEPALIVE_INTERVAL")) {
+        snprintf(v, sizeof v, "%.3fs", t / 4);
+        ucp_config_modify(uc, "KEEPALIVE_INTERVAL", v);
+    }
+    snprintf(v, sizeof v, "%.3fs", t / 4);
+    setenv("UCX_TCP_KEEPIDLE", v, 0);
+    snprintf(v, sizeof v, "%.3fs", t / 8);
+    setenv("UCX_TCP_KEEPINTVL", v, 0);
+    setenv("UCX_TCP_KEEPCNT", "3", 0);
+}
+
 /* The UCP context, with the atomics mode UCX resolved. */
 static int open_context(int n_pes, char *err, size_t errlen)
 {
@@ -112,6 +142,7 @@ static int open_context(int n_pes, char *err, size_t errlen)
     ucs_status_t st = ucp_config_read(NULL, NULL, &uc);
     if (st != UCS_OK)
         return fail(err, errlen, "reading the configuration (ucp_config_read)", st);
+    set_liveness(uc, ucx_g.peer_timeout_ns);
     ucx_g.cpu_atomics = atomic_mode_is_cpu(uc);
     ucp_params_t p;
     memset(&p, 0, sizeof p);
@@ -191,12 +222,12 @@ static int create_target(char *err, size_t errlen)
 }
 
 /* Where the peers' addresses and keys are in the exchanged blob. */
-static void index_peers(const struct ucx_card *cards, int n, size_t maxlen, uint64_t my_host)
+static void index_peers(const struct ucx_card *cards, int n, size_t maxlen)
 {
     for (int pe = 0; pe < n; pe++) {
         const char *c = ucx_g.blob + (size_t)pe * maxlen;
         ucx_g.peer_addr[pe] = c;
-        ucx_g.peer_same_host[pe] = cards[pe].host == my_host;
+        ucx_g.peer_same_host[pe] = ucx_g.hooks->same_node ? ucx_g.hooks->same_node(pe) != 0 : 0;
         for (int s = 0; s < 2; s++) {
             ucx_g.peer_base[2 * pe + s] = cards[pe].base[s];
             ucx_g.peer_rkey[2 * pe + s] =
@@ -219,8 +250,7 @@ static int exchange(struct shoal_boot *b, void *rk[2], size_t rklen[2], char *er
     ucs_status_t st = ucp_worker_get_address(ucx_g.target, &addr, &addr_len);
     if (st != UCS_OK)
         return fail(err, errlen, "getting the worker address (ucp_worker_get_address)", st);
-    struct ucx_card mine = {.host = host_hash(),
-                            .base = {ucx_g.seg_base[0], ucx_g.seg_base[1]},
+    struct ucx_card mine = {.base = {ucx_g.seg_base[0], ucx_g.seg_base[1]},
                             .addr_len = (uint32_t)addr_len,
                             .rkey_len = {(uint32_t)rklen[0], (uint32_t)rklen[1]},
                             .am = (uint32_t)ucx_g.am_here};
@@ -261,7 +291,7 @@ static int exchange(struct shoal_boot *b, void *rk[2], size_t rklen[2], char *er
         snprintf(err, errlen, "bootstrap allgather of UCX addresses failed");
         goto out_in;
     }
-    index_peers(cards, n, maxlen, mine.host);
+    index_peers(cards, n, maxlen);
     rc = 0;
 out_in:
     free(in);
@@ -308,6 +338,11 @@ int shoal_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_re
     ucx_g.progress_thread_cfg = ucx_cfg.progress_thread;
     ucx_g.progress_interval_us = ucx_cfg.progress_interval_us;
     ucx_g.dflt_policy = ucx_cfg.default_ctx_workers;
+    ucx_g.peer_timeout_ns = a->peer_timeout_ns;
+    ucx_g.owner_pid = (long)getpid();
+    static int atfork_done;
+    if (!atfork_done && pthread_atfork(NULL, NULL, forked_in_child) == 0)
+        atfork_done = 1;
 
     void *rk[2] = {NULL, NULL};
     size_t rklen[2] = {0, 0};
@@ -322,6 +357,10 @@ int shoal_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_re
      * (core/ops.h).  And does the target side need a progress thread?
      * Both from the lanes of real endpoints (ucx_lanes.c). */
     out->active = 1;
+    if (ucx_peek_init() < 0) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
     if (ucx_lanes_decide() < 0) {
         snprintf(err, errlen, "bootstrap allgather of the UCX atomics' domain failed");
         goto out;
@@ -379,6 +418,7 @@ void shoal_net_fini(void)
     }
     ucx_g.finalizing = 1;
     ucx_progress_thread_stop();
+    ucx_peek_fini();
     ucx_signal_fini();
     ucx_request_pool_fini();
     ucx_worker_pool_fini();
@@ -389,6 +429,7 @@ void shoal_net_fini(void)
         if (ucx_g.mh[s])
             ucp_mem_unmap(ucx_g.ctx, ucx_g.mh[s]);
     ucp_cleanup(ucx_g.ctx);
+    ucx_peek_release();
     free(ucx_g.blob);
     free(ucx_g.peer_addr);
     free(ucx_g.peer_rkey);

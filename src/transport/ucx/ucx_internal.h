@@ -107,6 +107,9 @@ struct ucx_state {
     int app_polled; /* an application thread polled the target since the progress thread looked */
     /* Life. */
     volatile int finalizing;
+    long owner_pid;           /* the process that opened UCX */
+    volatile int forked;      /* set in a forked child (pthread_atfork) */
+    uint64_t peer_timeout_ns; /* SHOAL_PEER_TIMEOUT (0: never) */
     struct shoal_boot *boot;
     /* Worker counters (shmemx_net_worker_counts). */
     long n_created, n_in_use, n_reused;
@@ -115,6 +118,11 @@ extern struct ucx_state ucx_g;
 
 /* ucx_init.c */
 _Noreturn void ucx_die(const char *fn, int pe, const char *what, ucs_status_t st);
+/* Peer `pe`'s host name, for messages ("?" when unknown). */
+const char *ucx_host_of(int pe);
+/* A forked child of this PE must not touch UCX (its workers and
+ * connections belong to the parent): fatal, naming the parent. */
+_Noreturn void ucx_forked_child(const char *fn);
 /* Errors through core's hooks: one line naming the routine, then the job
  * ends (fatal) or goes on (warn). */
 _Noreturn void ucx_fatalf(const char *fn, const char *fmt, ...)
@@ -138,6 +146,8 @@ void ucx_describe_workers(FILE *f, const char *prefix);
 /* The worker of context state `n` for the calling thread. */
 static inline struct ucx_worker *ucx_ctx_worker(struct shoal_net_ctx *n, const char *fn)
 {
+    if (UCX_UNLIKELY(ucx_g.forked))
+        ucx_forked_child(fn);
     struct ucx_worker *w = n->w;
     if (UCX_LIKELY(w != NULL))
         return w;
@@ -212,6 +222,11 @@ static inline void ucx_mark_dirty(struct ucx_worker *w, int pe)
  * the target side, so that two PEs blocked on each other both advance).
  * Fatal on error, naming `pe` (or -1 for no single peer). */
 void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe, const char *what);
+/* A request waited a whole SHOAL_PEER_TIMEOUT while its worker saw fewer
+ * than this many events (UCX's keepalive rounds make a few): fatal,
+ * naming the peer (-1: several) and its host. */
+#define UCX_ALIVE_EVENTS 16u
+_Noreturn void ucx_timed_out(const char *fn, int pe, const char *what);
 /* Posted and forgotten: the request is released, flush completes it. */
 static inline void ucx_forget(ucs_status_ptr_t req, const char *fn, int pe, const char *what)
 {
@@ -248,6 +263,12 @@ ucs_status_ptr_t ucx_start_get(struct ucx_worker *w, void *dest, const void *src
 ucs_status_ptr_t ucx_start_amo(struct ucx_worker *w, int op, void *fetch, const void *dest,
                                unsigned size, uint64_t value, uint64_t cond, int pe,
                                const char *fn);
+
+/* ucx_peek.c: shoal_net_peek's looks in flight (init after the exchange;
+ * fini before the workers go, release after). */
+int ucx_peek_init(void);
+void ucx_peek_fini(void);
+void ucx_peek_release(void);
 
 /* ucx_request.c: the workers of explicit non-blocking requests. */
 void ucx_request_pool_fini(void);

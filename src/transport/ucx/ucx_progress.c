@@ -66,12 +66,72 @@ unsigned ucx_progress_target(void)
 }
 
 #define WAIT_SPIN_NS 5000u
+/* Past this much silence a waiter sleeps between looks, up to
+ * WAIT_NAP_MAX_NS at a time: a request that cannot complete (a dead link)
+ * costs no CPU, one that takes long costs at most a tenth of its wait. */
+#define WAIT_NAP_AFTER_NS 10000000u
+#define WAIT_NAP_MAX_NS 1000000u
 
 static uint64_t now_ns(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The network brought (almost) nothing for SHOAL_PEER_TIMEOUT while this
+ * request waited: its peer (or the link to it) is dead, or stopped. */
+_Noreturn void ucx_timed_out(const char *fn, int pe, const char *what)
+{
+    const double s = (double)ucx_g.peer_timeout_ns / 1e9;
+    if (pe >= 0)
+        ucx_fatalf(fn,
+                   "PE %d on host %s has not answered for %.0f s (a %s through UCX): the peer or "
+                   "the link to it is dead (SHOAL_PEER_TIMEOUT=%g)",
+                   pe, ucx_host_of(pe), s, what, s);
+    ucx_fatalf(fn,
+               "the network has brought nothing for %.0f s while this PE waited for a %s through "
+               "UCX: a peer or the link to it is dead (SHOAL_PEER_TIMEOUT=%g)",
+               s, what, s);
+}
+
+/* A wait that outlasted its spin yields, then naps, says so to the hang
+ * report, and ends the job when a whole SHOAL_PEER_TIMEOUT went by with
+ * fewer than UCX_ALIVE_EVENTS events on the worker: UCX's own keepalive
+ * rounds make a few (two every interval, a quarter of the timeout), a
+ * transfer that moves makes many (a 64 KiB fragment each). */
+struct slow_wait {
+    uint64_t idle_since, spin_end, nap_ns;
+    uint64_t window_start; /* of the current timeout window */
+    unsigned events;       /* progressed in it */
+    int noted;
+};
+
+static void slow_turn(struct slow_wait *sw, const char *fn, int pe, const char *what)
+{
+    uint64_t now = now_ns();
+    if (now <= sw->spin_end)
+        return;
+    if (!sw->noted && ucx_g.hooks && ucx_g.hooks->net_blocked) {
+        ucx_g.hooks->net_blocked(fn, pe, what);
+        sw->noted = 1;
+    }
+    const uint64_t limit = ucx_g.peer_timeout_ns;
+    if (limit && !ucx_g.finalizing && now - sw->window_start > limit) {
+        if (sw->events < UCX_ALIVE_EVENTS)
+            ucx_timed_out(fn, pe, what);
+        sw->window_start = now;
+        sw->events = 0;
+    }
+    if (now - sw->idle_since < WAIT_NAP_AFTER_NS) {
+        sched_yield();
+        return;
+    }
+    sw->nap_ns = sw->nap_ns ? sw->nap_ns * 2 : 10000;
+    if (sw->nap_ns > WAIT_NAP_MAX_NS)
+        sw->nap_ns = WAIT_NAP_MAX_NS;
+    struct timespec ts = {0, (long)sw->nap_ns};
+    nanosleep(&ts, NULL);
 }
 
 void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe, const char *what)
@@ -81,13 +141,15 @@ void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe
     if (UCX_UNLIKELY(UCS_PTR_IS_ERR(req)))
         ucx_die(fn, pe, what, UCS_PTR_STATUS(req));
     ucs_status_t st;
-    unsigned idle = 0;
-    uint64_t spin_end = 0;
+    unsigned idle = 0, did;
+    struct slow_wait sw = {0, 0, 0, 0, 0, 0};
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
         /* The target worker only under target_take (the progress thread
          * arms it under the same flag). */
-        if (w->is_target ? ucx_progress_target() : ucp_worker_progress(w->h)) {
+        if ((did = w->is_target ? ucx_progress_target() : ucp_worker_progress(w->h)) != 0) {
             idle = 0;
+            sw.nap_ns = 0;
+            sw.events += did;
             continue;
         }
         if (!w->is_target) /* (else just progressed) */
@@ -99,11 +161,17 @@ void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe
          * fetch-add at 4 PEs on 2 cores, each PE a pretend node, 6 rounds:
          * 61 -> 34 us with 4 turns).  Where the waiter has a CPU of its
          * own the yield returns at once. */
-        if (idle++ == 0)
-            spin_end = now_ns() + WAIT_SPIN_NS;
-        else if (now_ns() > spin_end)
-            sched_yield();
+        if (idle++ == 0) {
+            sw.idle_since = now_ns();
+            sw.spin_end = sw.idle_since + WAIT_SPIN_NS;
+            if (!sw.window_start)
+                sw.window_start = sw.idle_since;
+        } else {
+            slow_turn(&sw, fn, pe, what);
+        }
     }
+    if (sw.noted)
+        ucx_g.hooks->net_unblocked();
     ucp_request_free(req);
     if (UCX_UNLIKELY(st != UCS_OK))
         ucx_die(fn, pe, what, st);

@@ -1,0 +1,167 @@
+/* Is the peer a wait depends on still there (peer_check.h)?
+ *
+ * A collective names the PE it waits for in the thread's wait record.
+ * Every few milliseconds (a load) for a peer mapped here, every 200 ms
+ * (a network look) for one reached through the network, the waiter looks
+ * at the peer's `leaving` word:
+ *  - set: the peer entered shmem_finalize, exited, failed or called
+ *    shmem_global_exit while this PE still waits for it;
+ *  - a mapped peer's process is gone (killed: it wrote nothing);
+ *  - the network's look has not come back for SHOAL_PEER_TIMEOUT: the
+ *    peer or the link to it died, or it is stopped that long.
+ * The look through the network never blocks (shoal_net_peek): a waiter
+ * whose peer died keeps its turns and notices. */
+#include "core/waiting/peer_check.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/ops.h"
+#include "core/waiting/wait.h"
+#include "core/waiting/wait_record.h"
+
+#define PEER_CHECK_MAPPED_NS 5000000ull /* a load */
+#define PEER_CHECK_NET_NS 200000000ull  /* a network look */
+#define PEER_PID_NS 100000000ull        /* between looks at a mapped peer's process */
+
+static const char *host_of(int pe)
+{
+    return shoal_g.peer_host && shoal_g.peer_host[pe] ? shoal_g.peer_host[pe] : "?";
+}
+
+/* Killed peers write nothing: is its process gone (or a zombie)? */
+static int process_gone(int pe)
+{
+    long pid = shoal_g.peer_pid ? shoal_g.peer_pid[pe] : -1;
+    if (pid <= 0)
+        return 0;
+    if (kill((pid_t)pid, 0) < 0)
+        return errno == ESRCH;
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')');
+    return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+static const char *leaving_text(int how)
+{
+    switch (how) {
+    case SHOAL_LEFT_FINALIZE: return "entered shmem_finalize";
+    case SHOAL_LEFT_EXIT:
+        return "exited without calling shmem_finalize (it returned from main or called exit)";
+    case SHOAL_LEFT_FAILED: return "failed (an error ended it; see its message)";
+    case SHOAL_LEFT_GLOBAL_EXIT: return "called shmem_global_exit";
+    default: return "is gone (its process ended without a word: killed?)";
+    }
+}
+
+#define GONE_KILLED 100
+
+/* How the peer stands: SHOAL_IN_JOB, a SHOAL_LEFT_*, GONE_KILLED, or -1
+ * while a look through the network is on its way. */
+static int look(struct shoal_waiter *w, int pe, uint64_t now)
+{
+    static __thread uint64_t next_pid_look;
+    int slot = shoal_slot(pe);
+    if (slot >= 0) {
+        int how = (int)__atomic_load_n(&shoal_ctl_of_slot(slot)->leaving, __ATOMIC_ACQUIRE);
+        if (how == SHOAL_IN_JOB && now >= next_pid_look) {
+            next_pid_look = now + PEER_PID_NS;
+            if (process_gone(pe))
+                how = GONE_KILLED;
+        }
+        return how;
+    }
+    uint32_t v = 0;
+    uint64_t age = 0;
+    if (shoal_net_peek(pe, &shoal_my_ctl()->leaving, &v, &age, w->fn))
+        return (int)v;
+    const uint64_t limit = shoal_g.peer_timeout_ns;
+    if (limit && age > limit) {
+        const struct shoal_wait_record *r = shoal_wait_record_mine();
+        shoal_fatal(w->fn,
+                    "PE %d on host %s has not answered for %.0f s while this PE waits for it "
+                    "(%s): the peer or the link to it is dead (SHOAL_PEER_TIMEOUT=%.0f)",
+                    pe, host_of(pe), (double)age / 1e9,
+                    r->what ? r->what : "its part of a collective", (double)limit / 1e9);
+    }
+    return -1;
+}
+
+void shoal_peer_check(struct shoal_waiter *w, uint64_t now, int (*ready)(void *), void *arg)
+{
+    const struct shoal_wait_record *r = shoal_wait_record_mine();
+    int pe = __atomic_load_n(&r->peer, __ATOMIC_RELAXED);
+    if (pe < 0 || now < w->next_peer_check)
+        return;
+    const uint64_t period = shoal_slot(pe) >= 0 ? PEER_CHECK_MAPPED_NS : PEER_CHECK_NET_NS;
+    /* The first look comes a period into the wait: through the network
+     * it is a round trip, which a wait as short as a barrier's would pay
+     * every time (and a peer that left is found late by a period at most). */
+    const int first = w->next_peer_check == 0;
+    w->next_peer_check = now + period;
+    if (first)
+        return;
+    int how = look(w, pe, now);
+    if (how <= SHOAL_IN_JOB || (ready && ready(arg)))
+        return;
+    if (how == SHOAL_LEFT_GLOBAL_EXIT) {
+        /* Its word to this PE is on its way, or lost with the peer. */
+        shoal_global_exit_notice();
+        return;
+    }
+    const char *what = r->what ? r->what : "its part of the collective";
+    shoal_fatal(w->fn, "PE %d %s while this PE still waits for it (%s)%s (PE %d runs on host %s)",
+                pe, leaving_text(how), what,
+                how == SHOAL_LEFT_FINALIZE || how == SHOAL_LEFT_EXIT
+                    ? ": the PEs do not make the same collective calls"
+                    : "",
+                pe, host_of(pe));
+}
+
+
+/* A bootstrap wait (the final barrier: a PMIx fence) waits for every PE
+ * at once, and a launcher cut off by a dead link never ends it: while it
+ * lasts, look at the PEs reached through the network, a few at a time,
+ * and end the job when one has not answered for SHOAL_PEER_TIMEOUT. */
+#define BOOT_LOOK_AFTER_NS 1000000000ull /* a wait this long before looking */
+#define BOOT_LOOK_EVERY_NS 100000000ull
+#define BOOT_LOOKS_IN_FLIGHT 8
+
+void shoal_peer_check_all(uint64_t since_ns)
+{
+    static __thread uint64_t next;
+    static __thread int cursor;
+    const uint64_t now = shoal_now_ns(), limit = shoal_g.peer_timeout_ns;
+    if (!shoal_g.net_active || now - since_ns < BOOT_LOOK_AFTER_NS || now < next)
+        return;
+    next = now + BOOT_LOOK_EVERY_NS;
+    int looked = 0;
+    for (int k = 0; k < shoal_g.n_pes && looked < BOOT_LOOKS_IN_FLIGHT; k++) {
+        int pe = (cursor + k) % shoal_g.n_pes;
+        if (pe == shoal_g.my_pe || shoal_slot(pe) >= 0)
+            continue;
+        looked++;
+        uint32_t v;
+        uint64_t age = 0;
+        if (shoal_net_peek(pe, &shoal_my_ctl()->leaving, &v, &age, "shmem_finalize")) {
+            cursor = (pe + 1) % shoal_g.n_pes; /* answered: the window moves on */
+            continue;
+        }
+        if (limit && age > limit)
+            shoal_fatal("shmem_finalize",
+                        "PE %d on host %s has not answered for %.0f s while this PE waits for "
+                        "every PE (bootstrap barrier): the peer or the link to it is dead "
+                        "(SHOAL_PEER_TIMEOUT=%.0f)",
+                        pe, host_of(pe), (double)age / 1e9, (double)limit / 1e9);
+    }
+}
