@@ -26,7 +26,9 @@ Usage (by hand):
   cluster.py link DIR HOST down|up       HOST's cable out of / into the switch
   cluster.py ps DIR                      the cluster's processes: pid, host, PE
   cluster.py down DIR                    kills every process the cluster
-      started, deletes its namespaces and DIR
+      started, deletes its namespaces and DIR (given the id instead, e.g.
+      c1a2b3c4 from the namespaces' names shoal-c1a2b3c4-h0: what is left of
+      a cluster whose DIR is gone)
   cluster.py watchdog DIR                (internal) `down DIR` once its stdin
       closes without "done" first
 
@@ -559,6 +561,23 @@ InactiveLimit=0
         return left, gone_ns
 
 
+def down_by_id(ident):
+    """What is left of a cluster whose directory is gone: its processes (by
+    the mark) and namespaces (shoal-ID-*)."""
+    if not re.fullmatch(r"c[0-9a-f]{7}", ident):
+        print(f"cluster.py: {ident} is neither a cluster's directory nor its id (cXXXXXXX, "
+              "as in the namespaces' names shoal-ID-h0 ...)", file=sys.stderr)
+        return 2
+    killed, left = kill_marked(ident)
+    gone = [ns for ns in sh("ip", "netns", "list", check=False).stdout.split()
+            if ns.startswith(f"shoal-{ident}-")]
+    for ns in gone:
+        sh("ip", "netns", "del", ns, check=False)
+    print(f"cluster {ident}: killed {len(killed)} process(es), deleted namespaces {gone}"
+          + (f"; survive: {left}" if left else ""))
+    return 1 if left else 0
+
+
 # --- watchdog -------------------------------------------------------------------------
 def watchdog(dir):
     """Waits for its stdin to close; unless "done" came first, the one who
@@ -583,11 +602,13 @@ def start_watchdog(dir):
                             stdin=subprocess.PIPE, text=True, env=env, start_new_session=True)
 
 
-def skip_reason():
-    """Why no cluster can be built here ("" if one can)."""
+def skip_reason(need_mpirun=True):
+    """Why no cluster (with Open MPI's mpirun) can be built here ("" if one
+    can)."""
     if os.geteuid() != 0:
         return "not root: the cluster needs network namespaces and mounts"
-    for tool in ("ip", "unshare", "mount", "hostname", "mpirun"):
+    for tool in ("ip", "unshare", "taskset", "mount", "hostname") + (
+            ("mpirun",) if need_mpirun else ()):
         if shutil.which(tool) is None:
             return f"{tool} is not installed" + (" (Debian: openmpi-bin)" if tool == "mpirun"
                                                  else "")
@@ -603,6 +624,8 @@ def skip_reason():
             return f"cannot enter new UTS/IPC/mount namespaces: {r.stderr.strip()}"
     finally:
         sh("ip", "netns", "del", probe, check=False)
+    if not need_mpirun:
+        return ""
     r = subprocess.run(["mpirun", "--version"], capture_output=True, text=True, timeout=20)
     if "Open MPI" not in r.stdout + r.stderr:
         return "mpirun is not Open MPI's (Debian: openmpi-bin)"
@@ -619,7 +642,7 @@ def parse_names(specs, hosts):
 def main(argv):
     if len(argv) == 2 and argv[0] == "watchdog":
         return watchdog(argv[1])
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("up")
@@ -668,6 +691,8 @@ def main(argv):
                   file=sys.stderr)
         print(c.dir)
         return 0
+    if a.cmd == "down" and not os.path.isdir(a.dir):
+        return down_by_id(a.dir)
     c = Cluster(a.dir)
     if a.cmd == "run":
         args = prog

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static long ring;            /* static data: the previous PE puts here */
+static long ring; /* static data: the previous PE puts here */
 static long stop_mine, stop_all;
 #ifdef CLUSTER_LOOP_OTHER
 static long other_data[4096]; /* a static-data layout of its own */
@@ -113,9 +113,11 @@ static int nodes(void)
     say(line);
     for (int pe = 0; pe < npes; pe++)
         if ((shmem_ptr(&ring, pe) != NULL) != in_node[pe]) {
-            fprintf(stderr, "cluster_loop: PE %d of %d on %s: shmem_ptr to PE %d is %s, but "
-                            "SHMEM_TEAM_SHARED %s it\n", me, npes, host, pe,
-                    in_node[pe] ? "NULL" : "not NULL", in_node[pe] ? "holds" : "does not hold");
+            fprintf(stderr,
+                    "cluster_loop: PE %d of %d on %s: shmem_ptr to PE %d is %s, but "
+                    "SHMEM_TEAM_SHARED %s it\n",
+                    me, npes, host, pe, in_node[pe] ? "NULL" : "not NULL",
+                    in_node[pe] ? "holds" : "does not hold");
             ok = 0;
         }
     free(in_node);
