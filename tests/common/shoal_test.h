@@ -287,7 +287,9 @@ static inline void st_sleep_us(long us)
 /* Whether PE `pe` of `n` should be reachable by load/store from PE `me` in
  * an oshrun job on this one machine: every PE, except under
  * SHOAL_TRANSPORTS=ucx (none but `me`) or SHOAL_SPLIT_NODES=K (the PEs of
- * `me`'s pretend node: ranks in K contiguous blocks). */
+ * `me`'s pretend node: ranks in K contiguous blocks).  On a real cluster
+ * (tests/cluster) the test sets SHOAL_TEST_NODES=K: the job's hosts hold the
+ * ranks in K contiguous blocks. */
 static inline int st_mapped(int me, int pe, int n)
 {
     const char *tr = getenv("SHOAL_TRANSPORTS");
@@ -295,7 +297,9 @@ static inline int st_mapped(int me, int pe, int n)
         return 1;
     if (tr && !strcmp(tr, "ucx"))
         return 0;
-    const char *sp = getenv("SHOAL_SPLIT_NODES");
+    const char *sp = getenv("SHOAL_TEST_NODES");
+    if (!sp)
+        sp = getenv("SHOAL_SPLIT_NODES");
     long k = sp ? strtol(sp, NULL, 10) : 1;
     if (k < 1)
         k = 1;

@@ -328,6 +328,8 @@ def markdown(rows):
         '  they run instead of the one Shoal was built with.',
         '- The test suite reads `SHOAL_TEST_TIMEOUT` (seconds before a test',
         '  program\'s watchdog reports a hang, default 90).',
+        '  On a cluster (tests/cluster) it sets `SHOAL_TEST_NODES=K` for its',
+        '  programs: the hosts hold the ranks in K contiguous blocks.',
         '',
     ]
     return '\n'.join(out)
