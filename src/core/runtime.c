@@ -218,6 +218,8 @@ void shoal_runtime_finalize(const char *fn)
         shoal_net_flush_signals(shoal_ctx_default.net, fn);
     __atomic_store_n(&shoal_my_ctl()->leaving,
                      finalizing_at_exit ? SHOAL_LEFT_EXIT : SHOAL_LEFT_FINALIZE, __ATOMIC_SEQ_CST);
+    if (shoal_g.net_active)
+        shoal_net_leaving();
     shoal_g.boot->finalize();
     /* Every PE's operations are complete once all are past this barrier,
      * and no PE unmaps its memory while another may still use it. */

@@ -186,6 +186,12 @@ void shoal_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx
  * thread's): before a PE says it has left the job, since a peer still
  * waiting for its last signal must not see the departure first. */
 void shoal_net_flush_signals(struct shoal_net_ctx *net, const char *fn);
+/* This PE's operations are complete and it enters the final barrier of
+ * shmem_finalize: from now on its peers may close their connections at
+ * any moment (each does once every PE is in that barrier), which is no
+ * failure; a peer that dies meanwhile is still noticed by what waits for
+ * it (a request failing or timing out). */
+void shoal_net_leaving(void);
 void shoal_net_quiet(struct shoal_net_ctx *net);
 void shoal_net_fence(struct shoal_net_ctx *net);
 /* ------------------------------------------------------ active messages

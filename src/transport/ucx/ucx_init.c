@@ -425,6 +425,7 @@ void shoal_net_fini(void)
     ucx_request_pool_fini();
     ucx_worker_pool_fini();
     ucx_target_sender_fini();
+    ucx_lanes_fini();
     if (ucx_g.target)
         ucp_worker_destroy(ucx_g.target);
     for (int s = 0; s < 2; s++)

@@ -107,6 +107,7 @@ struct ucx_state {
     int app_polled; /* an application thread polled the target since the progress thread looked */
     /* Life. */
     volatile int finalizing;
+    volatile int leaving;     /* shoal_net_leaving: peers may close their endpoints */
     long owner_pid;           /* the process that opened UCX */
     volatile int forked;      /* set in a forked child (pthread_atfork) */
     uint64_t peer_timeout_ns; /* SHOAL_PEER_TIMEOUT (0: never) */
@@ -239,6 +240,8 @@ unsigned ucx_progress_target(void); /* what ucp_worker_progress handled */
 /* ucx_lanes.c: at init, after the exchange (collective): sw_emulated,
  * amo_via_net and tls_note from real endpoints' lanes.  0 or -1. */
 int ucx_lanes_decide(void);
+/* At finalize, before the target worker goes: the probes' endpoints. */
+void ucx_lanes_fini(void);
 
 int ucx_progress_thread_start(void); /* at init: from sw_emulated, runs it or not */
 int ucx_progress_thread_run(void);

@@ -80,9 +80,11 @@ int shoal_net_peek(int pe, const void *addr, uint32_t *value, uint64_t *age_ns, 
         } else {
             ucp_request_free(s->req);
             s->req = NULL;
-            if (st != UCS_OK)
+            if (st != UCS_OK && !ucx_g.leaving)
                 ucx_die(fn, pe, "get (a look at the peer)", st);
-            s->done = 1;
+            s->done = 1; /* after a failure in finalize: the peer closed, it left */
+            if (st != UCS_OK)
+                s->val = 1; /* SHOAL_LEFT_FINALIZE */
         }
     }
     if (s->done) {
