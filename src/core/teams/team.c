@@ -160,7 +160,7 @@ static int out_of_slots(const struct shoal_team *parent, int wanted, const char 
     if (!shoal_g.debug && parent->my_pe != 0)
         return 1;
     shoal_warn(fn,
-               "%s free on every member of the parent team: at most %d teams exist at once "
+               "%s free on every member of the parent team: a PE is in at most %d teams at once "
                "(SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED and %d made by splits and not destroyed); "
                "destroy the teams no longer used (shmem_team_destroy); the new %s",
                wanted == 1 ? "no team slot is" : "no two team slots are", SHOAL_TEAM_SLOTS,
