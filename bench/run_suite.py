@@ -77,7 +77,6 @@ class Bench:
     headline: list = field(default_factory=list)    # [(metric, size)] for the top table
     floors: dict = field(default_factory=dict)      # metric -> its floor metric (same job)
     floor_targets: tuple = ()     # latencies whose 8-byte figure has the floor target
-    shoal_only: bool = False      # uses Shoal's extensions (shmemx.h): Shoal alone runs it
     about: str = ""
     shoal_only: bool = False      # uses shmemx.h: built and run with Shoal only
     shoal_configs: tuple = ()     # configurations only Shoal runs (they use shmemx.h)
@@ -118,11 +117,10 @@ SUITE = {
               "inside putmem_nbi, so ~0 by construction: compare t_post with t_comm)."),
     # Shoal's explicit non-blocking requests (shmemx.h, issue 14): Shoal only.
     "nbe_rate": Bench(
-        csv=True, threads=True, fixed_pes=2,
+        csv=True, threads=True, fixed_pes=2, shoal_only=True,
         headline=[("nbe_speedup", 8), ("fadd_rate", 8)],
         about="8-byte fetch-add rate of T threads, blocking against shmemx _nbe with one "
-              "request per window of 64 (same process; nbe_speedup = nbe / blocking). "
-              "Shoal extension: other implementations do not build it."),
+              "request per window of 64 (same process; nbe_speedup = nbe / blocking)."),
     "halo3d": Bench(
         csv=True, configs=CONFIGS, threads=True,
         headline=[("halo_iter", None)],
@@ -179,6 +177,34 @@ SUITE = {
 # A bench/*.c missing from SUITE still runs (with --smoke, pass/fail only).
 UNLISTED = Bench(args=["--smoke"], about="Not in the suite table: run with --smoke, "
                  "pass/fail only.")
+SHOAL_ONLY = "Shoal only"
+SHMEMX_INCLUDE = re.compile(r"^\s*#\s*include\s*<shmemx\.h>")
+SHMEMX_GUARD = re.compile(r"^\s*#\s*if\s+__has_include\s*\(\s*<shmemx\.h>\s*\)")
+
+
+def shoal_only_for(spec, config):
+    """Whether only Shoal builds and runs this benchmark in this configuration."""
+    return spec.shoal_only or config in spec.shoal_configs
+
+
+def needs_shmemx(src):
+    """Whether bench source src includes <shmemx.h> without the
+    `#if __has_include(<shmemx.h>)` guard that lets other implementations
+    build it (their shmemx.h, if any, lacks Shoal's extensions)."""
+    lines = Path(src).read_text(errors="replace").splitlines()
+    return any(SHMEMX_INCLUDE.match(ln) and not (i and SHMEMX_GUARD.match(lines[i - 1]))
+               for i, ln in enumerate(lines))
+
+
+def check_shoal_only(benches):
+    """A benchmark built on Shoal's extensions must be marked shoal_only in
+    SUITE, or every other implementation's build of it fails and the run
+    exits 1: say so before building anything."""
+    for b in benches:
+        if needs_shmemx(BENCH_DIR / f"{b}.c") and not SUITE.get(b, UNLISTED).shoal_only:
+            fail(f"bench/{b}.c includes <shmemx.h> (Shoal's extensions) but SUITE does not "
+                 "mark it shoal_only=True (or guard the include with "
+                 "#if __has_include(<shmemx.h>))")
 
 # UCX's own words when its System V shared-memory transport (sysv) cannot
 # get a segment: "shmget(size=... ) for mm_recv_fifo failed: No space left on
@@ -575,7 +601,7 @@ def plan_jobs(args, impls, benches, built, outdir):
         for b, c, t, base, npes, a in combos:
             for impl in impls:
                 spec = SUITE.get(b, UNLISTED)
-                if impl.name != "shoal" and (spec.shoal_only or c in spec.shoal_configs):
+                if impl.name != "shoal" and shoal_only_for(spec, c):
                     continue
                 j = Job(len(jobs) + 1, r, b, impl, c, t, base, npes, a)
                 j.stem = f"r{r}.{b}.{c or 'none'}.T{t or 1}.p{npes}.{impl.name}"
@@ -987,11 +1013,12 @@ def write_report(args, impls, jobs, agg, plots, plot_note, outdir, started, load
                     vals = [d.get((metric, unit, 2, t, c, size, n)) for n in names]
                     if not any(vals):
                         continue
+                    absent = SHOAL_ONLY if shoal_only_for(spec, c) else "-"
                     row = [b, metric, fsize(size), t, c] + \
-                          [fnum(v["med"]) if v else "-" for v in vals]
+                          [fnum(v["med"]) if v else absent for v in vals]
                     for o, v in zip(others, vals[1:]):
                         row.append(fnum(vals[0]["med"] / v["med"]) if vals[0] and v and
-                                   v["med"] else "-")
+                                   v["med"] else absent)
                     row += [unit, "lower" if lower_is_better(unit) else "higher"]
                     hl.append(row)
     if hl:
@@ -1012,6 +1039,12 @@ def write_report(args, impls, jobs, agg, plots, plot_note, outdir, started, load
         L.append(f"## {b}\n")
         if spec.about:
             L.append(spec.about + "\n")
+        if others and spec.shoal_only:
+            L.append(f"{SHOAL_ONLY}: it uses Shoal's extensions (shmemx.h); not built or "
+                     f"run for {', '.join(others)}.\n")
+        elif others and spec.shoal_configs:
+            L.append(f"{SHOAL_ONLY}: configuration {', '.join(spec.shoal_configs)} (Shoal's "
+                     f"extensions, shmemx.h); not run for {', '.join(others)}.\n")
         counts = {s: sum(1 for j in bj if j.status == s)
                   for s in ("ok", "crashed at finalize", "FAILED")}
         L.append(f"Jobs: {counts['ok']} ok, {counts['crashed at finalize']} crashed at "
@@ -1041,13 +1074,14 @@ def write_report(args, impls, jobs, agg, plots, plot_note, outdir, started, load
                                            if x[2] in CONFIGS else -1))
             for size, t, c in combos:
                 vals = [d.get((metric, unit, base, t, c, size, n)) for n in names]
+                absent = SHOAL_ONLY if shoal_only_for(spec, c) else "-"
                 row = [fsize(size), t, c]
                 for v in vals:
                     row.append(f"{fnum(v['med'])} ({fnum(v['min'])}..{fnum(v['max'])})"
-                               + ("\\*" if v["crashed"] else "") if v else "-")
+                               + ("\\*" if v["crashed"] else "") if v else absent)
                 for v in vals[1:]:
                     row.append(fnum(vals[0]["med"] / v["med"]) if vals[0] and v and v["med"]
-                               else "-")
+                               else absent)
                 if has_floor:
                     for n, v in zip(names, vals):
                         f = floor_of(d, b, metric, unit, base, t, c, size, n)
@@ -1243,6 +1277,7 @@ def main():
     else:
         benches = sources
     benches.sort(key=lambda x: list(SUITE).index(x) if x in SUITE else 99)
+    check_shoal_only(benches)
 
     shoal_build = Path(args.shoal_build).resolve()
     impls = [Impl("shoal", str(shoal_build / "bin" / "oshcc"),

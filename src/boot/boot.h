@@ -84,5 +84,8 @@ int shoal_boot_singleton_open(struct shoal_boot *b, char *errbuf, size_t errlen)
 #define SHOAL_ENV_RANK "SHOAL_RANK"
 #define SHOAL_ENV_SIZE "SHOAL_SIZE"
 #define SHOAL_ENV_JOBID "SHOAL_JOBID" /* unique per job on this node */
+/* oshrun started this program with UCX_MEM_BISTRO_GRACE_DURATION=0
+ * (tools/oshrun/ucx_start.c); read by transport/ucx/ucx_startup.c. */
+#define SHOAL_ENV_UCX_GRACE "SHOAL_OSHRUN_UCX_GRACE"
 
 #endif

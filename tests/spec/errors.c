@@ -185,6 +185,42 @@ int main(int argc, char **argv)
         if (me == 0)
             printf("split_invalid: SHMEM_TEAM_INVALID returned, program continued\n");
         return 0;
+    } else if (!strcmp(mode, "team_slots")) {
+        /* Teams made and not destroyed: 126 splits succeed (with WORLD and
+         * SHARED, 128 at once), the 127th gives SHMEM_TEAM_INVALID and a
+         * warning from PE 0; a destroyed team's slot serves the next split;
+         * a 2-D split needs two. */
+        enum { MAX_TEAMS = 126 };
+        shmem_team_t t[MAX_TEAMS + 1], x = SHMEM_TEAM_WORLD, y = SHMEM_TEAM_WORLD;
+        int made = 0;
+        while (made <= MAX_TEAMS &&
+               shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &t[made]) == 0)
+            made++;
+        int bad = made != MAX_TEAMS || t[made] != SHMEM_TEAM_INVALID;
+        shmem_team_destroy(t[--made]);
+        bad |= shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &t[made]) != 0 ||
+               shmem_team_n_pes(t[made]) != n;
+        made++;
+        bad |= shmem_team_split_2d(SHMEM_TEAM_WORLD, 1, NULL, 0, &x, NULL, 0, &y) == 0 ||
+               x != SHMEM_TEAM_INVALID || y != SHMEM_TEAM_INVALID;
+        shmem_team_destroy(t[--made]);
+        shmem_team_destroy(t[--made]);
+        bad |= shmem_team_split_2d(SHMEM_TEAM_WORLD, 1, NULL, 0, &x, NULL, 0, &y) != 0 ||
+               shmem_team_n_pes(x) != 1 || shmem_team_n_pes(y) != n;
+        shmem_team_destroy(x);
+        shmem_team_destroy(y);
+        while (made > 0)
+            shmem_team_destroy(t[--made]);
+        if (bad) {
+            fprintf(stderr, "errors: team_slots: the team limit did not behave as documented\n");
+            return 96;
+        }
+        shmem_barrier_all();
+        shmem_free(heap);
+        shmem_finalize();
+        if (me == 0)
+            printf("team_slots: 126 teams, the 127th SHMEM_TEAM_INVALID, program continued\n");
+        return 0;
     } else if (!strcmp(mode, "invalid_ctx")) {
         others_block_in_barrier();
         shmem_ctx_putmem(SHMEM_CTX_INVALID, heap, src, 8, 0);

@@ -398,6 +398,106 @@ def find_pc_dir(prefix):
     fail("install has no shoal.pc")
 
 
+def clean_env():
+    """The environment without LD_LIBRARY_PATH: what the run path alone finds."""
+    return {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+
+
+def loaded_libs(path):
+    """{soname: the file the dynamic linker loads for it} for an ELF file,
+    as ldd says without LD_LIBRARY_PATH ("not found" when it finds none)."""
+    p = subprocess.run(["ldd", path], env=clean_env(), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=60)
+    libs = {}
+    for line in p.stdout.splitlines():
+        m = re.match(r"\s*(\S+) => (not found|\S+)", line)
+        if m:
+            libs[m.group(1)] = m.group(2) if m.group(2) == "not found" \
+                else os.path.realpath(m.group(2))
+    return libs
+
+
+def build_ucx():
+    """(UCX's library directory, version) this build used, or None without UCX."""
+    libdir, version = cache_value("UCX_LIBDIR"), cache_value("UCX_VERSION")
+    if (cache_value("SHOAL_WITH_UCX") == "OFF" or cache_value("UCX_FOUND") != "1" or
+            not libdir or not version):
+        return None
+    return os.path.realpath(libdir), version
+
+
+def check_loads_build_ucx(path, what):
+    """path (an installed program or library, or one built against the
+    installed tree) loads every UCX library from the UCX the build used."""
+    ucx = build_ucx()
+    if ucx is None:
+        return
+    libs = loaded_libs(path)
+    ucx_libs = {k: v for k, v in libs.items() if re.match(r"libuc[pstm]\.so", k)}
+    if not ucx_libs:
+        fail("%s (%s) loads no UCX library: %s" % (what, path, libs))
+    for soname, where in ucx_libs.items():
+        if os.path.dirname(where) != ucx[0]:
+            fail("%s (%s) loads %s from %s, not from the UCX %s it was built with (%s): "
+                 "its run path lacks that directory" % (what, path, soname, where, ucx[1], ucx[0]))
+
+
+def elf_files(root):
+    for dirpath, _, files in os.walk(root):
+        for f in sorted(files):
+            path = os.path.join(dirpath, f)
+            if os.path.islink(path):
+                continue
+            with open(path, "rb") as fh:
+                if fh.read(4) == b"\x7fELF":
+                    yield path
+
+
+def case_install_runpath():
+    # Built on a UCX outside the system's directories (-DUCX_ROOT: a site's
+    # install, the PyPI wheel), the installed tree must load that UCX as the
+    # build tree does, through run paths alone: every installed program and
+    # library, and the programs the installed oshcc builds.  Elsewhere (the
+    # system's UCX) the same checks hold trivially.
+    d, prefix = install_tree("install_runpath")
+    elves = list(elf_files(prefix))
+    if not any(os.path.basename(e).startswith("libshoal.so") for e in elves):
+        fail("install has no libshoal.so: %s" % elves)
+    for e in elves:
+        rel = os.path.relpath(e, prefix)
+        libs = loaded_libs(e)
+        missing = [k for k, v in libs.items() if v == "not found"]
+        if missing:
+            fail("installed %s finds no %s (readelf -d: its run path)" % (rel, missing))
+        # The build tree's copy: the same file for every library but Shoal's own.
+        twin = os.path.join(A.build, "bin" if rel.startswith("bin") else "lib",
+                            os.path.basename(e))
+        if os.path.exists(twin):
+            for soname, where in loaded_libs(twin).items():
+                if not soname.startswith("libshoal") and libs.get(soname) != where:
+                    fail("installed %s loads %s from %s, the build tree's copy from %s"
+                         % (rel, soname, libs.get(soname), where))
+        if any(re.match(r"libuc[pstm]\.so", k) for k in libs):
+            check_loads_build_ucx(e, "installed " + rel)
+        print("ok:", rel, "->", ", ".join(sorted({os.path.dirname(v) for k, v in libs.items()
+                                                   if k.startswith("libuc")})) or "no UCX")
+    ucx = build_ucx()
+    info = run([os.path.join(prefix, "bin/shmem-info")], env=clean_env()).stdout
+    if ucx and "UCX %s" % ucx[1] not in info:
+        fail("installed shmem-info does not report UCX %s (the build's):\n%s" % (ucx[1], info))
+    src = os.path.join(d, "hello.c")
+    open(src, "w").write(HELLO_C)
+    exe = os.path.join(d, "hello")
+    run([os.path.join(prefix, "bin/oshcc"), src, "-o", exe])
+    check_loads_build_ucx(exe, "a program built by the installed oshcc")
+    p = run([os.path.join(prefix, "bin/oshrun"), "-n", "2", exe],
+            env=dict(clean_env(), SHMEM_INFO="1"))
+    check_hello_output(p.stdout, 2)
+    if ucx and "UCX %s" % ucx[1] not in p.stdout:
+        fail("a program built by the installed oshcc does not run on UCX %s:\n%s"
+             % (ucx[1], p.stdout))
+
+
 def case_install_pkgconfig():
     d, prefix = install_tree("install_pkgconfig")
     if shutil.which("pkg-config") is None:
@@ -409,6 +509,18 @@ def case_install_pkgconfig():
     exe = os.path.join(d, "hello")
     libdir = [f[2:] for f in flags if f.startswith("-L")]
     run(["cc", src, "-o", exe] + flags + ["-Wl,-rpath," + libdir[0]])
+    check_loads_build_ucx(exe, "a program linked with pkg-config's flags")
+    # A static link takes UCX's flags from shoal.pc: the build's UCX.
+    ucx = build_ucx()
+    if ucx:
+        static = run(["pkg-config", "--static", "--libs", "shoal"], env=env).stdout.split()
+        dirs = [os.path.realpath(f[2:]) for f in static if f.startswith("-L")]
+        if "-lucp" not in static:
+            fail("pkg-config --static --libs shoal lacks -lucp: %s" % static)
+        system = ucx[0].startswith(("/usr/lib", "/lib"))
+        if not system and ucx[0] not in dirs:
+            fail("pkg-config --static --libs shoal does not name the build's UCX (%s): %s"
+                 % (ucx[0], static))
     check_hello_output(run([os.path.join(prefix, "bin/oshrun"), "-n", "2", exe]).stdout, 2)
     # The installed oshcc works from the install tree too.
     exe2 = os.path.join(d, "hello2")
@@ -441,6 +553,7 @@ def case_install_find_package():
     if not os.path.exists(oshrun):
         fail("SHOAL_OSHRUN from find_package does not exist: " + oshrun)
     for exe in ("hello", "hello_static"):
+        check_loads_build_ucx(os.path.join(b, exe), "find_package(Shoal)'s " + exe)
         check_hello_output(run([oshrun, "-n", "3", os.path.join(b, exe)]).stdout, 3)
 
 

@@ -9,6 +9,8 @@
  *              allgather/barrier rounds, FINALIZE, ABORT, GLOBAL_EXIT
  *   job.c      the event loop: signals, child exits, failure policy,
  *              termination (SIGTERM, then SIGKILL), timeouts
+ *   ucx_start.c  UCX's start-up patches without their wait (programs that
+ *              link Shoal, UCX 1.21 and later)
  *   util.c     clock, messages, /proc scans
  *   main.c     glue
  *
@@ -182,6 +184,14 @@ extern struct rlimit oshrun_orig_nofile;
  * end with (127: the program cannot be executed, 1: other errors), after
  * printing why; PEs already started are then in j->pes (alive). */
 int spawn_all(struct job *j);
+
+/* ---- ucx_start.c ---- */
+/* Before the PEs start: a program at `path` whose executable links Shoal
+ * or UCX gets UCX_MEM_BISTRO_GRACE_DURATION=0 (UCX's start-up patches
+ * without their 0.4 s wait) unless the user set it, and
+ * SHOAL_OSHRUN_UCX_GRACE=1 saying so.  Nothing where Shoal's UCX has no
+ * such setting. */
+void ucx_start_fast(const char *path);
 
 /* ---- iofwd.c ---- */
 void io_readable(struct job *j, struct pe *p, int which);

@@ -292,6 +292,7 @@ int spawn_all(struct job *j)
             msg("cannot execute '%s': %s", prog, strerror(errno));
         return 127;
     }
+    ucx_start_fast(path);
     int rc = 1, devnull = -1;
     struct placement pl;
     memset(&pl, 0, sizeof pl);

@@ -151,6 +151,24 @@ __attribute__((format(printf, 2, 3))) static int split_fails(const char *fn, con
     return 1;
 }
 
+/* No slot free on every member for `wanted` new teams: not an error of
+ * the program's arguments, but a limit it cannot see, so it is said
+ * without SHMEM_DEBUG too, by the parent team's PE 0 only (every member
+ * fails alike), as an exhausted heap is.  Returns 1. */
+static int out_of_slots(const struct shoal_team *parent, int wanted, const char *fn)
+{
+    if (!shoal_g.debug && parent->my_pe != 0)
+        return 1;
+    shoal_warn(fn,
+               "%s free on every member of the parent team: a PE is in at most %d teams at once "
+               "(SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED and %d made by splits and not destroyed); "
+               "destroy the teams no longer used (shmem_team_destroy); the new %s",
+               wanted == 1 ? "no team slot is" : "no two team slots are", SHOAL_TEAM_SLOTS,
+               SHOAL_TEAM_SLOTS - 2,
+               wanted == 1 ? "team is SHMEM_TEAM_INVALID" : "teams are SHMEM_TEAM_INVALID");
+    return 1;
+}
+
 static int parent_ok(struct shoal_team *parent, const char *fn)
 {
     if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
@@ -214,10 +232,7 @@ int shoal_team_split_strided(struct shoal_team *parent, int start, int stride, i
     free_slots(parent, freemask, fn);
     int slot = take_slot(freemask);
     if (slot < 0) /* no slot free on every member: all of them fail */
-        return split_fails(fn,
-                           "no team slot is free on every member of the parent team "
-                           "(at most %d teams at once)",
-                           SHOAL_TEAM_SLOTS);
+        return out_of_slots(parent, 1, fn);
     long rel = (long)parent->my_pe - start;
     int idx = -1;
     if (size == 1)
@@ -255,10 +270,7 @@ int shoal_team_split_2d(struct shoal_team *parent, int xrange, const shmem_team_
     free_slots(parent, freemask, fn);
     int xslot = take_slot(freemask), yslot = take_slot(freemask);
     if (xslot < 0 || yslot < 0)
-        return split_fails(fn,
-                           "no two team slots are free on every member of the parent team "
-                           "(at most %d teams at once)",
-                           SHOAL_TEAM_SLOTS);
+        return out_of_slots(parent, 2, fn);
     const int me = parent->my_pe, x = me % xrange, y = me / xrange;
     int xsize = n - y * xrange < xrange ? n - y * xrange : xrange;
     int ysize = (n - x + xrange - 1) / xrange;

@@ -10,6 +10,7 @@
 #include "boot/boot.h"
 #include "transport/ucx/signal/ucx_signal.h"
 #include "transport/ucx/ucx_internal.h"
+#include "transport/ucx/ucx_startup.h"
 
 struct ucx_state ucx_g;
 
@@ -140,6 +141,7 @@ static void set_liveness(ucp_config_t *uc, uint64_t timeout_ns)
 /* The UCP context, with the atomics mode UCX resolved. */
 static int open_context(int n_pes, char *err, size_t errlen)
 {
+    ucx_startup_grace_back();
     ucp_config_t *uc;
     ucs_status_t st = ucp_config_read(NULL, NULL, &uc);
     if (st != UCS_OK)

@@ -16,6 +16,9 @@
  * callback), ucx_rma.c (put/get, fence/quiet), ucx_amo.c (atomics),
  * ucx_progress.c (waits on requests, progress, the progress thread),
  * ucx_lanes.c (what the endpoints' lanes leave to the CPUs),
+ * ucx_fds.c (the file descriptors a new worker needs, against
+ * RLIMIT_NOFILE), ucx_startup.c (UCX's grace for code patches, given back
+ * after oshrun started the program without it),
  * rooms config/ (its variables) and signal/ (collectives' signals as
  * tagged messages),
  * ucx_am.c (active messages: ucp_am_send_nbx, the target's receive handler). */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "transport/ucx/ucx_fds.h"
 #include "transport/ucx/ucx_internal.h"
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -121,10 +122,11 @@ static struct ucx_worker *create(ucs_thread_mode_t mode, const char *fn)
     memset(&wp, 0, sizeof wp);
     wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
     wp.thread_mode = mode;
-    ucs_status_t st = ucp_worker_create(ucx_g.ctx, &wp, &h);
+    ucs_status_t st = ucx_fds_worker_create(&wp, &h, fn);
     if (st != UCS_OK) {
-        ucx_warnf(fn, "UCX worker creation (ucp_worker_create, thread mode %s) failed: %s",
-                  mode_name(mode), ucs_status_string(st));
+        if (st != UCS_ERR_EXCEEDS_LIMIT) /* ucx_fds.c said why */
+            ucx_warnf(fn, "UCX worker creation (ucp_worker_create, thread mode %s) failed: %s",
+                      mode_name(mode), ucs_status_string(st));
         state_free(w);
         return NULL;
     }
@@ -255,6 +257,8 @@ struct ucx_worker *ucx_thread_default_worker(const char *fn)
             w->thread_owned = 1;
             ucx_g.n_in_use++;
             pthread_setspecific(tl_key, w);
+        } else {
+            w = dflt; /* no descriptors for one more (ucx_fds.c): share one, as N does */
         }
     }
     pthread_mutex_unlock(&pool_lock);

@@ -32,3 +32,10 @@ SHOAL_ENV(SIGNALS, "SHOAL_UCX_SIGNALS", NULL, STRING, "auto",
           "device, as over tcp, where UCX would emulate an atomic add with two messages; an "
           "atomic add otherwise) or amo (an atomic add always); messages only when every PE can "
           "take them")
+/* Set by oshrun (tools/oshrun/ucx_start.c), read by ucx_startup.c. */
+SHOAL_ENV(OSHRUN_UCX_GRACE, "SHOAL_OSHRUN_UCX_GRACE", NULL, STRING, "unset",
+          "Set by oshrun (UCX 1.21 and later): it started this program, whose executable links "
+          "Shoal, with UCX_MEM_BISTRO_GRACE_DURATION=0 (UCX patches libc as it loads, before any "
+          "other thread exists; its 50 ms wait after each of 8 patches cost 0.4 s per process), "
+          "as the user had not set it; Shoal gives UCX that wait back before ucp_init, for later "
+          "patches")
