@@ -375,8 +375,17 @@ def case_different_exe():
             check=False, timeout=60)
     if p.returncode == 0:
         fail("a job running two executables succeeded:\n" + p.stdout)
-    if not re.search(r"not running the same executable", p.stdout):
+    if not re.search(r"PE \d on host \S+ \(pid \d+\) runs another program than PE \d on host "
+                     r"\S+ \(pid \d+\): its ELF build id differs", p.stdout):
         fail("no message about different executables:\n" + p.stdout)
+    # A copy of the same program (another file, the same content) is the same
+    # program: as on hosts that each run their own copy.
+    copy = os.path.join(d, "copy")
+    shutil.copy2(hello_exe(), copy)
+    p = run([tool("oshrun"), "-n", "2", "/bin/sh", "-c", script, "sh", hello_exe(), copy],
+            check=False, timeout=60)
+    if p.returncode != 0:
+        fail("a job running two copies of one program failed:\n" + p.stdout)
 
 
 def install_tree(name):

@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/ops.h"
@@ -66,6 +67,20 @@ static const char *leaving_text(int how)
 
 #define GONE_KILLED 100
 
+/* A peer that failed or died is seen by the launcher too, which ends the
+ * job with that PE's own status within a second or two: let it, so that
+ * the job reports the cause, not this consequence (mpirun took the status
+ * of the first PE to fail); only a launcher cut off from it leaves the
+ * report to this PE.  The mapped peers' own message is already out. */
+#define LAUNCHER_GRACE_NS 2000000000ull
+static void launcher_grace(int pe)
+{
+    (void)pe;
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    for (uint64_t t0 = shoal_now_ns(); shoal_now_ns() - t0 < LAUNCHER_GRACE_NS;)
+        nanosleep(&ts, NULL);
+}
+
 /* How the peer stands: SHOAL_IN_JOB, a SHOAL_LEFT_*, GONE_KILLED, or -1
  * while a look through the network is on its way. */
 static int look(struct shoal_waiter *w, int pe, uint64_t now)
@@ -114,6 +129,8 @@ void shoal_peer_check(struct shoal_waiter *w, uint64_t now, int (*ready)(void *)
     int how = look(w, pe, now);
     if (how <= SHOAL_IN_JOB || (ready && ready(arg)))
         return;
+    if (how == SHOAL_LEFT_FAILED || how == GONE_KILLED)
+        launcher_grace(pe);
     if (how == SHOAL_LEFT_GLOBAL_EXIT) {
         /* Its word to this PE is on its way, or lost with the peer. */
         shoal_global_exit_notice();
