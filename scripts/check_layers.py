@@ -32,6 +32,7 @@ $<TARGET_OBJECTS:shoal_obj>) the script also reads who calls whom
     upper layer registered is a function pointer, which nm does not see);
   - a circle of mutual calls (a strongly connected set of objects) spans
     more than one room.
+Circles inside one room are allowed; the summary counts them and the rooms.
 
 usage: check_layers.py [SRC_DIR] [--objects OBJ...]
        (SRC_DIR default: the src/ next to this script)
@@ -183,9 +184,12 @@ def check_calls(objs):
             la, lb = layer(a).split("/")[0], layer(b).split("/")[0]
             if RANK.get(lb, -1) > RANK.get(la, -1):
                 bad.append("%s (%s) uses %s of %s (%s)" % (a, la, s, b, lb))
+    inside = []  # circles within one room: allowed, counted
     for comp in strongly_connected(set(uses), edges):
         rooms = sorted({room(x) for x in comp})
         if len(rooms) < 2:
+            if len(comp) > 1:
+                inside.append("%s: %d objects" % (rooms[0], len(comp)))
             continue
         members = set(comp)
         links = ["%s -> %s (%s)" % (a, b, why[(a, b)]) for a in comp
@@ -194,8 +198,10 @@ def check_calls(objs):
                    (", ".join(rooms), " ".join(comp), "; ".join(links)))
     for b in bad:
         print("upward call or circle:", b)
-    print("%d objects, %d links between them, %d not allowed" %
-          (len(uses), sum(len(e) for e in edges.values()), len(bad)))
+    print("%d objects in %d rooms, %d links between them, %d circles inside a room%s, "
+          "%d not allowed" %
+          (len(uses), len({room(x) for x in uses}), sum(len(e) for e in edges.values()),
+           len(inside), " (%s)" % "; ".join(sorted(inside)) if inside else "", len(bad)))
     return bad
 
 
