@@ -17,7 +17,9 @@ A layer includes only headers of its own layer or of layers below it:
              transport/env_rows.h, transport/env_layer.h), which every
              layer above may include;
              transport/shm: itself and the contract; transport/ucx and
-             transport/none: themselves, the contract and boot
+             transport/none: themselves, the contract and boot; inside
+             transport/ucx, its floors base/, config/ and signal/ use
+             none of its other rooms, and its top room uses them all
   boot       boot only
 Generated headers (shmem.h, shmemx.h, pshmem.h, shoal_types.h) are the
 public API or data tables and may be included anywhere.
@@ -29,9 +31,11 @@ OBJ... (the library's object files, in any order; CMake's
 $<TARGET_OBJECTS:shoal_obj>) the script also reads who calls whom
 (nm: a symbol one object uses and another defines) and fails when
   - an object calls into, or reads the data of, a higher layer (a hook the
-    upper layer registered is a function pointer, which nm does not see);
+    upper layer registered is a function pointer, which nm does not see),
+    or of another room on its floor or a higher one (FLOORS);
   - a circle of mutual calls (a strongly connected set of objects) spans
     more than one room.
+Circles inside one room are allowed; the summary counts them and the rooms.
 
 usage: check_layers.py [SRC_DIR] [--objects OBJ...]
        (SRC_DIR default: the src/ next to this script)
@@ -57,22 +61,32 @@ def room(path):
     return os.path.dirname(path) or "."
 
 
-def ext_ok(me, h):
-    """ext/requests < ext/am < ext/ (the layer's entry)."""
-    order = {"ext/requests": 0, "ext/am": 1, "ext": 2}
-    a, b = order.get(room(me)), order.get(room(h))
-    return a is not None and b is not None and b <= a
+# Rooms of one layer that stand on one another: a room includes and calls
+# its own files and the rooms of a lower floor only (rooms on one floor
+# not each other).  A room of these layers missing here includes nothing
+# of the layer's other rooms until it is given its floor.
+FLOORS = {
+    "ext/requests": 0, "ext/am": 1, "ext": 2,  # the layer's entry on top
+    "transport/ucx/base": 0, "transport/ucx/config": 0, "transport/ucx/signal": 0,
+    "transport/ucx": 1,
+}
+
+
+def floors_ok(me, h):
+    a, b = FLOORS.get(room(me)), FLOORS.get(room(h))
+    return room(me) == room(h) or (a is not None and b is not None and b < a)
 
 
 ALLOWED = {
     "api": lambda me, h: layer(h) in ("api", "coll", "ext", "core") or h in CONTRACT,
     "coll": lambda me, h: layer(h) in ("coll", "core") or h in CONTRACT,
-    "ext": lambda me, h: (layer(h) == "ext" and ext_ok(me, h)) or
+    "ext": lambda me, h: (layer(h) == "ext" and floors_ok(me, h)) or
     layer(h) in ("core", "transport/shm") or h in CONTRACT,
     "core": lambda me, h: layer(h) in ("core", "transport/shm", "boot") or h in CONTRACT,
     "transport": lambda me, h: h in CONTRACT,
     "transport/shm": lambda me, h: layer(h) == "transport/shm" or h in CONTRACT,
-    "transport/ucx": lambda me, h: layer(h) in ("transport/ucx", "boot") or h in CONTRACT,
+    "transport/ucx": lambda me, h: (layer(h) == "transport/ucx" and floors_ok(me, h)) or
+    layer(h) == "boot" or h in CONTRACT,
     "transport/none": lambda me, h: layer(h) in ("transport/none", "boot") or h in CONTRACT,
     "boot": lambda me, h: layer(h) == "boot",
 }
@@ -183,9 +197,16 @@ def check_calls(objs):
             la, lb = layer(a).split("/")[0], layer(b).split("/")[0]
             if RANK.get(lb, -1) > RANK.get(la, -1):
                 bad.append("%s (%s) uses %s of %s (%s)" % (a, la, s, b, lb))
+            elif (layer(a) == layer(b) and room(a) in FLOORS and room(b) in FLOORS and
+                  not floors_ok(a, b)):
+                bad.append("%s (floor %d) uses %s of %s (floor %d)" %
+                           (a, FLOORS[room(a)], s, b, FLOORS[room(b)]))
+    inside = []  # circles within one room: allowed, counted
     for comp in strongly_connected(set(uses), edges):
         rooms = sorted({room(x) for x in comp})
         if len(rooms) < 2:
+            if len(comp) > 1:
+                inside.append("%s: %d objects" % (rooms[0], len(comp)))
             continue
         members = set(comp)
         links = ["%s -> %s (%s)" % (a, b, why[(a, b)]) for a in comp
@@ -194,8 +215,10 @@ def check_calls(objs):
                    (", ".join(rooms), " ".join(comp), "; ".join(links)))
     for b in bad:
         print("upward call or circle:", b)
-    print("%d objects, %d links between them, %d not allowed" %
-          (len(uses), sum(len(e) for e in edges.values()), len(bad)))
+    print("%d objects in %d rooms, %d links between them, %d circle%s inside a room%s, "
+          "%d not allowed" %
+          (len(uses), len({room(x) for x in uses}), sum(len(e) for e in edges.values()),
+           len(inside), "" if len(inside) == 1 else "s", " (%s)" % "; ".join(sorted(inside)) if inside else "", len(bad)))
     return bad
 
 

@@ -1,7 +1,8 @@
 /* Progress.  Three places move UCX forward:
- *  - a thread blocked on one of its requests (ucx_wait) progresses that
- *    request's worker and, when it is idle, this PE's target worker (two
- *    PEs blocked on gets from each other must both serve the other);
+ *  - a thread blocked on one of its requests (ucx_wait, in the floor
+ *    below: base/ucx_wait.c) progresses that request's worker and, when
+ *    it is idle, this PE's target worker (two PEs blocked on gets from
+ *    each other must both serve the other);
  *  - the core's waiting loops call shoal_net_progress;
  *  - the optional progress thread progresses the target worker, so that
  *    one-sided operations complete while the target computes without
@@ -23,161 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "transport/ucx/signal/ucx_signal.h"
 #include "transport/ucx/ucx_internal.h"
-
-/* One thread at a time progresses the target worker, the progress thread
- * included; the others skip it rather than queue on the worker's lock.
- * With more threads than cores, a convoy behind a preempted holder costs
- * milliseconds, and a progress thread spinning on the lock while a waiting
- * application thread polled the sockets under it took a third of the CPU
- * of a 2-core node (bench/nbe_rate over tcp). */
-static int target_busy;
-
-static inline int target_take(void)
-{
-    return !__atomic_load_n(&target_busy, __ATOMIC_RELAXED) &&
-           !__atomic_exchange_n(&target_busy, 1, __ATOMIC_ACQUIRE);
-}
-
-static inline void target_give(void)
-{
-    __atomic_store_n(&target_busy, 0, __ATOMIC_RELEASE);
-}
-
-void shoal_net_attend(void)
-{
-    if (!__atomic_load_n(&ucx_g.app_polled, __ATOMIC_RELAXED))
-        __atomic_store_n(&ucx_g.app_polled, 1, __ATOMIC_RELAXED);
-}
-
-unsigned ucx_progress_target(void)
-{
-    /* An application thread polls: the progress thread steps back, also
-     * when it holds the worker itself (else both would poll, and on a
-     * full node the spare poller takes a core from a peer's sender). */
-    shoal_net_attend();
-    if (!target_take())
-        return 0;
-    unsigned did = ucp_worker_progress(ucx_g.target);
-    ucx_signal_repost();
-    target_give();
-    return did;
-}
-
-#define WAIT_SPIN_NS 5000u
-/* Past this much silence a waiter sleeps between looks, up to
- * WAIT_NAP_MAX_NS at a time: a request that cannot complete (a dead link)
- * costs no CPU, one that takes long costs at most a tenth of its wait. */
-#define WAIT_NAP_AFTER_NS 10000000u
-#define WAIT_NAP_MAX_NS 1000000u
-
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-/* The network brought (almost) nothing for SHOAL_PEER_TIMEOUT while this
- * request waited: its peer (or the link to it) is dead, or stopped. */
-_Noreturn void ucx_timed_out(const char *fn, int pe, const char *what)
-{
-    const double s = (double)ucx_g.peer_timeout_ns / 1e9;
-    if (pe >= 0)
-        ucx_fatalf(fn,
-                   "PE %d on host %s has not answered for %.0f s (a %s through UCX): the peer or "
-                   "the link to it is dead (SHOAL_PEER_TIMEOUT=%g)",
-                   pe, ucx_host_of(pe), s, what, s);
-    ucx_fatalf(fn,
-               "the network has brought nothing for %.0f s while this PE waited for a %s through "
-               "UCX: a peer or the link to it is dead (SHOAL_PEER_TIMEOUT=%g)",
-               s, what, s);
-}
-
-/* A wait that outlasted its spin yields, then naps, says so to the hang
- * report, and ends the job when a whole SHOAL_PEER_TIMEOUT went by with
- * fewer than UCX_ALIVE_EVENTS events on the worker: UCX's own keepalive
- * rounds make a few (two every interval, a quarter of the timeout), a
- * transfer that moves makes many (a 64 KiB fragment each). */
-struct slow_wait {
-    uint64_t idle_since, spin_end, nap_ns;
-    uint64_t window_start; /* of the current timeout window */
-    unsigned events;       /* progressed in it */
-    int noted;
-};
-
-static void slow_turn(struct slow_wait *sw, const char *fn, int pe, const char *what)
-{
-    uint64_t now = now_ns();
-    if (now <= sw->spin_end)
-        return;
-    if (!sw->noted && ucx_g.hooks && ucx_g.hooks->net_blocked) {
-        ucx_g.hooks->net_blocked(fn, pe, what);
-        sw->noted = 1;
-    }
-    const uint64_t limit = ucx_g.peer_timeout_ns;
-    if (limit && !ucx_g.finalizing && now - sw->window_start > limit) {
-        if (sw->events < UCX_ALIVE_EVENTS)
-            ucx_timed_out(fn, pe, what);
-        sw->window_start = now;
-        sw->events = 0;
-    }
-    if (now - sw->idle_since < WAIT_NAP_AFTER_NS) {
-        sched_yield();
-        return;
-    }
-    sw->nap_ns = sw->nap_ns ? sw->nap_ns * 2 : 10000;
-    if (sw->nap_ns > WAIT_NAP_MAX_NS)
-        sw->nap_ns = WAIT_NAP_MAX_NS;
-    struct timespec ts = {0, (long)sw->nap_ns};
-    nanosleep(&ts, NULL);
-}
-
-void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe, const char *what)
-{
-    if (UCX_LIKELY(req == NULL))
-        return;
-    if (UCX_UNLIKELY(UCS_PTR_IS_ERR(req)))
-        ucx_die(fn, pe, what, UCS_PTR_STATUS(req));
-    ucs_status_t st;
-    unsigned idle = 0, did;
-    struct slow_wait sw = {0, 0, 0, 0, 0, 0};
-    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
-        /* The target worker only under target_take (the progress thread
-         * arms it under the same flag). */
-        if ((did = w->is_target ? ucx_progress_target() : ucp_worker_progress(w->h)) != 0) {
-            idle = 0;
-            sw.nap_ns = 0;
-            sw.events += did;
-            continue;
-        }
-        if (!w->is_target) /* (else just progressed) */
-            ucx_progress_target();
-        /* PEs (and their threads) may outnumber cores: after a short spin,
-         * let the peer we wait for run.  A spin counted in turns was as
-         * long as the transport's polls: over tcp each turn polls two
-         * workers' sockets, and 64 turns held the CPU for some 80 us (OSU
-         * fetch-add at 4 PEs on 2 cores, each PE a pretend node, 6 rounds:
-         * 61 -> 34 us with 4 turns).  Where the waiter has a CPU of its
-         * own the yield returns at once. */
-        if (idle++ == 0) {
-            sw.idle_since = now_ns();
-            sw.spin_end = sw.idle_since + WAIT_SPIN_NS;
-            if (!sw.window_start)
-                sw.window_start = sw.idle_since;
-        } else {
-            slow_turn(&sw, fn, pe, what);
-        }
-    }
-    if (sw.noted)
-        ucx_g.hooks->net_unblocked();
-    ucp_request_free(req);
-    /* In shmem_finalize, past this PE's last operation, a peer that
-     * closes its connections fails the flushes that remain: no loss. */
-    if (UCX_UNLIKELY(st != UCS_OK) && !ucx_g.leaving)
-        ucx_die(fn, pe, what, st);
-}
 
 static void progress_one(struct ucx_worker *w, void *arg)
 {
@@ -320,11 +167,11 @@ static int sleep_on(int efd, long ns, int nap)
 static int serve_once(void)
 {
     unsigned did = 0, k;
-    if (target_take()) {
+    if (ucx_target_take()) {
         while ((k = ucp_worker_progress(ucx_g.target)) != 0)
             did += k;
-        ucx_signal_repost();
-        target_give();
+        ucx_target_progressed();
+        ucx_target_give();
     }
     if (did)
         wake_local_waiters();
@@ -372,7 +219,7 @@ static void *progress_main(void *arg)
             sched_yield();
             continue;
         }
-        if (app_active || efd < 0 || req_busy || !target_take()) {
+        if (app_active || efd < 0 || req_busy || !ucx_target_take()) {
             kicked = sleep_on(-1, app_active ? nap : base, 1);
         } else {
             /* Armed under the flag, as the worker is progressed: UCX 1.13
@@ -382,7 +229,7 @@ static void *progress_main(void *arg)
              * shmem_finalize's flush, this thread on a spinlock in
              * ucp_worker_arm, about once in 100 runs under load). */
             ucs_status_t armed = ucp_worker_arm(ucx_g.target);
-            target_give();
+            ucx_target_give();
             kicked = 0;
             if (armed == UCS_ERR_BUSY)
                 continue; /* events arrived meanwhile */

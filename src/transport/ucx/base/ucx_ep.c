@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
-#include "transport/ucx/ucx_internal.h"
+#include "transport/ucx/base/ucx_base.h"
 
 static void ep_failed(void *arg, ucp_ep_h ep, ucs_status_t st)
 {
