@@ -196,6 +196,9 @@ struct shoal_state {
     size_t data_stride;
     const int *slot_of_pe; /* NULL when every PE is on this node (slot == pe) */
     int debug;             /* SHMEM_DEBUG */
+    /* SHOAL_PROFILE is counting (core/profile/profile.h): every routine
+     * tests it first; here, beside what RMA calls read anyway. */
+    int profile;
     /* Every AMO goes through the network transport, mapped peers and self
      * included: set when some peer is reached by UCX atomics, which need
      * not be coherent with CPU atomics on the same word (transport/net.h). */

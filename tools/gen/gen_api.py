@@ -700,9 +700,14 @@ def source_plan():
 def wrapper_body(r):
     body = r.family['body']
     assert body, 'no body for %s' % r.name
-    tn = r.tn
     assert not re.search(r'\*\s*\{ESIZE\}|\{ESIZE\}\s*\*', body), (
         '%s: multiply by {ESIZE} through {NBYTES} (overflow-checked)' % r.name)
+    return fill_placeholders(r, body)
+
+
+def fill_placeholders(r, text):
+    """A body template (or a profile's byte count) with r's values."""
+    tn = r.tn
     esize = r.esize or '?'
     subs = {
         'NBYTES': 'shoal_nbytes(nelems, %s, {FN})' % esize,
@@ -716,11 +721,50 @@ def wrapper_body(r):
         'WKIND': ('SHOAL_WKIND(%d, sizeof(%s))' % (1 if T.is_signed(tn) else 0, T.c_type(tn))
                   if tn else '?'),
     }
-    text = body
     for k, v in subs.items():
         text = text.replace('{%s}' % k, v)
     assert '?' not in re.sub(r'"[^"]*"', '', text), (r.name, text)
     return text
+
+
+def profile_hooks(r):
+    """The profiled twin's first and last statements (core/profile/profile.h)."""
+    p = r.family['prof']
+    assert p, '%s: a generated family needs prof= (api_table.py)' % r.name
+    fam = 'SHOAL_PROF_' + p['fam']
+    nbytes = fill_placeholders(r, p['nbytes'])
+    if not p['target']:
+        return ('shoal_prof_call_begin(%s)' % fam,
+                'shoal_prof_call_end(%s, t0, %s);' % (fam, nbytes))
+    assert 'pe' in r.param_names(), '%s: a profile target needs a `pe` parameter' % r.name
+    assert not {'t0', 'ret'} & set(r.param_names()), r.name  # the twin's own names
+    ctx = 'ctx' if r.ctx else 'SHMEM_CTX_DEFAULT'
+    return ('shoal_prof_to_begin(%s, %s, pe)' % (fam, ctx),
+            'shoal_prof_to_end(%s, t0, %s, pe, %s);' % (fam, ctx, nbytes))
+
+
+def wrapper(r):
+    """One routine: its body (shoal_do_X, inlined twice), its profiled twin
+    (shoal_prof_X, out of line) and pshmem_X, which takes the twin only
+    while SHOAL_PROFILE counts: the cost of the profile, when it is off,
+    is one test of shoal_g.profile."""
+    body = '\n'.join('    ' + line for line in wrapper_body(r).split('\n'))
+    args = ', '.join(r.param_names())
+    do, twin = 'shoal_do_' + r.name, 'shoal_prof_' + r.name
+    begin, end = profile_hooks(r)
+    if r.ret == 'void':
+        call = '    uint64_t t0 = %s;\n    %s(%s);\n    %s' % (begin, do, args, end)
+        dispatch = ('    if (SHOAL_UNLIKELY(shoal_g.profile)) {\n        %s(%s);\n        return;\n'
+                    '    }\n    %s(%s);' % (twin, args, do, args))
+    else:
+        call = ('    uint64_t t0 = %s;\n    %s ret = %s(%s);\n    %s\n    return ret;'
+                % (begin, r.ret, do, args, end))
+        dispatch = ('    if (SHOAL_UNLIKELY(shoal_g.profile))\n        return %s(%s);\n'
+                    '    return %s(%s);' % (twin, args, do, args))
+    return ('static inline %s\n{\n%s\n}\n'
+            'static SHOAL_PROF_TWIN %s\n{\n%s\n}\n'
+            'SHOAL_EXPORT SHOAL_FLATTEN %s\n{\n%s\n}\nSHOAL_WEAK_ALIAS(%s, %s)'
+            % (r.decl(do), body, r.decl(twin), call, r.decl(r.twin), dispatch, r.name, r.twin))
 
 
 def gen_source(fname, routines):
@@ -734,11 +778,7 @@ def gen_source(fname, routines):
         if r.tn and ('{TO}' in b or '{FROM}' in b):
             if r.tn not in amo_types:
                 amo_types.append(r.tn)
-    wrappers = []
-    for r in routines:
-        body = '\n'.join('    ' + l for l in wrapper_body(r).split('\n'))
-        wrappers.append('SHOAL_EXPORT SHOAL_FLATTEN %s\n{\n%s\n}\nSHOAL_WEAK_ALIAS(%s, %s)' % (
-            r.decl(r.twin), body, r.name, r.twin))
+    wrappers = [wrapper(r) for r in routines]
     bits = [fill('tools/gen/templates/amo_bits.c.in', values={'TN': tn, 'TYPE': T.c_type(tn)})
             for tn in amo_types]
     includes = ['coll/coll.h'] if any(f['impl'] == 'coll' for f in fams) else []

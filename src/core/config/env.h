@@ -48,6 +48,7 @@ struct shoal_config {
     char transports[64];
     int net_mode;     /* enum shoal_net_mode */
     long split_nodes; /* >= 1: pretend nodes (testing the mixed path) */
+    char profile[1024]; /* SHOAL_PROFILE's file, "" when off */
 };
 
 /* Parses core's rows, then runs every registered layer's loader.

@@ -30,12 +30,22 @@ static void vreport(const char *kind, const char *routine, const char *fmt, va_l
     fflush(stderr);
 }
 
+static void (*fatal_hook)(const char *routine);
+
+void shoal_fatal_hook_set(void (*hook)(const char *routine))
+{
+    __atomic_store_n(&fatal_hook, hook, __ATOMIC_RELEASE);
+}
+
 _Noreturn void shoal_fatal(const char *routine, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vreport("", routine, fmt, ap);
     va_end(ap);
+    void (*hook)(const char *) = __atomic_exchange_n(&fatal_hook, NULL, __ATOMIC_ACQ_REL);
+    if (hook)
+        hook(routine);
     if (shoal_g.debug) {
         void *frames[64];
         int n = backtrace(frames, 64);
