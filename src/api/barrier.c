@@ -31,16 +31,16 @@ SHOAL_WEAK_ALIAS(shmem_team_sync, pshmem_team_sync)
  * first, sync does not. */
 SHOAL_EXPORT void pshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    SHOAL_PROFILED(SHOAL_PROF_BARRIER, 0,
-                   shoal_coll_aset_barrier(PE_start, logPE_stride, PE_size, pSync, 1,
-                                           "shmem_barrier"));
+    SHOAL_PROFILED(
+        SHOAL_PROF_BARRIER, 0,
+        shoal_coll_aset_barrier(PE_start, logPE_stride, PE_size, pSync, 1, "shmem_barrier"));
 }
 SHOAL_WEAK_ALIAS(shmem_barrier, pshmem_barrier)
 
 SHOAL_EXPORT void pshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    SHOAL_PROFILED(SHOAL_PROF_SYNC, 0,
-                   shoal_coll_aset_barrier(PE_start, logPE_stride, PE_size, pSync, 0,
-                                           "shmem_sync"));
+    SHOAL_PROFILED(
+        SHOAL_PROF_SYNC, 0,
+        shoal_coll_aset_barrier(PE_start, logPE_stride, PE_size, pSync, 0, "shmem_sync"));
 }
 SHOAL_WEAK_ALIAS(shmem_sync, pshmem_sync)

@@ -10,7 +10,8 @@
 SHOAL_EXPORT void *pshmem_malloc(size_t size)
 {
     void *p;
-    SHOAL_PROFILED(SHOAL_PROF_ALLOC, size, p = shoal_sym_alloc(size, NATURAL_ALIGN, "shmem_malloc"));
+    SHOAL_PROFILED(SHOAL_PROF_ALLOC, size,
+                   p = shoal_sym_alloc(size, NATURAL_ALIGN, "shmem_malloc"));
     return p;
 }
 SHOAL_WEAK_ALIAS(shmem_malloc, pshmem_malloc)
@@ -23,7 +24,8 @@ SHOAL_EXPORT void *pshmem_malloc_with_hints(size_t size, long hints)
         shoal_warn("shmem_malloc_with_hints", "argument 'hints' = %#lx has unknown bits; ignored",
                    hints);
     void *p;
-    SHOAL_PROFILED(SHOAL_PROF_ALLOC, size, p = shoal_sym_alloc(size, NATURAL_ALIGN, "shmem_malloc_with_hints"));
+    SHOAL_PROFILED(SHOAL_PROF_ALLOC, size,
+                   p = shoal_sym_alloc(size, NATURAL_ALIGN, "shmem_malloc_with_hints"));
     return p;
 }
 SHOAL_WEAK_ALIAS(shmem_malloc_with_hints, pshmem_malloc_with_hints)

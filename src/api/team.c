@@ -65,9 +65,9 @@ SHOAL_EXPORT int pshmem_team_split_strided(shmem_team_t parent_team, int start, 
 {
     int rc;
     SHOAL_PROFILED(SHOAL_PROF_TEAM, 0,
-                   rc = shoal_team_split_strided(parent_team, start, stride, size, config,
-                                                 config_mask, new_team,
-                                                 "shmem_team_split_strided"));
+                   rc =
+                       shoal_team_split_strided(parent_team, start, stride, size, config,
+                                                config_mask, new_team, "shmem_team_split_strided"));
     return rc;
 }
 SHOAL_WEAK_ALIAS(shmem_team_split_strided, pshmem_team_split_strided)

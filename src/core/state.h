@@ -3,7 +3,8 @@
  * it, api/ and coll/ reach memory and transports only through core/ops.h.
  * Its rooms (each says more in its main header): config/ (variables,
  * errors, logging: env.h), memory/ (segments.h), teams/ (teams and their
- * synchronization: sync.h), waiting/ (wait.h); the top holds this state,
+ * synchronization: sync.h), waiting/ (wait.h), profile/ (SHOAL_PROFILE:
+ * profile.h); the top holds this state,
  * contexts, operations (ops.h), the runtime, the network link and the
  * extension hooks.
  * May call: transport/shm (inline, on mapped memory), the network

@@ -46,8 +46,8 @@ struct shoal_config {
     long wait_spin_us;      /* -1 = auto */
     long wait_sleep_max_us; /* -1 = auto */
     char transports[64];
-    int net_mode;     /* enum shoal_net_mode */
-    long split_nodes; /* >= 1: pretend nodes (testing the mixed path) */
+    int net_mode;       /* enum shoal_net_mode */
+    long split_nodes;   /* >= 1: pretend nodes (testing the mixed path) */
     char profile[1024]; /* SHOAL_PROFILE's file, "" when off */
 };
 

@@ -39,8 +39,8 @@ SHOAL_PROF_FAM(SIGNAL, "signal", AMO, "amo") /* signal_add, signal_set */
 SHOAL_PROF_FAM(AM_SEND, "am_send", AM, "am") /* shmemx_am_send */
 SHOAL_PROF_FAM(AM_SEND_NBE, "am_send_nbe", AM, "am")
 /* Families without a target. */
-SHOAL_PROF_FAM(WAIT, "wait", CALL, "sync") /* wait_until*, wait, signal_wait_until */
-SHOAL_PROF_FAM(TEST, "test", POLL, "sync") /* test*, signal_fetch */
+SHOAL_PROF_FAM(WAIT, "wait", CALL, "sync")   /* wait_until*, wait, signal_wait_until */
+SHOAL_PROF_FAM(TEST, "test", POLL, "sync")   /* test*, signal_fetch */
 SHOAL_PROF_FAM(QUIET, "quiet", POLL, "sync") /* quiet, pe_quiet */
 SHOAL_PROF_FAM(FENCE, "fence", POLL, "sync")
 SHOAL_PROF_FAM(BARRIER, "barrier", CALL, "sync") /* barrier_all, barrier */
@@ -51,8 +51,8 @@ SHOAL_PROF_FAM(COLLECT, "collect", CALL, "coll")
 SHOAL_PROF_FAM(FCOLLECT, "fcollect", CALL, "coll")
 SHOAL_PROF_FAM(ALLTOALL, "alltoall", CALL, "coll")
 SHOAL_PROF_FAM(ALLTOALLS, "alltoalls", CALL, "coll")
-SHOAL_PROF_FAM(REDUCE, "reduce", CALL, "coll") /* *_reduce, *_to_all */
-SHOAL_PROF_FAM(SCAN, "scan", CALL, "coll")     /* sum_inscan, sum_exscan */
+SHOAL_PROF_FAM(REDUCE, "reduce", CALL, "coll")             /* *_reduce, *_to_all */
+SHOAL_PROF_FAM(SCAN, "scan", CALL, "coll")                 /* sum_inscan, sum_exscan */
 SHOAL_PROF_FAM(BROADCAST_MT, "broadcast_mt", CALL, "coll") /* shmemx _mt collectives */
 SHOAL_PROF_FAM(FCOLLECT_MT, "fcollect_mt", CALL, "coll")
 SHOAL_PROF_FAM(ALLTOALL_MT, "alltoall_mt", CALL, "coll")

@@ -16,12 +16,12 @@ struct shoal_prof_pe {
     uint32_t magic; /* SHOAL_PROF_MAGIC */
     uint32_t nfam;  /* SHOAL_PROF_NFAM: a PE of another build cannot mix in */
     int32_t pe;
-    int32_t node;     /* the lowest PE it reaches by load/store (itself if none) */
-    uint32_t threads; /* threads that called Shoal */
-    uint32_t npairs;  /* its non-empty (target, family) pairs */
+    int32_t node;         /* the lowest PE it reaches by load/store (itself if none) */
+    uint32_t threads;     /* threads that called Shoal */
+    uint32_t npairs;      /* its non-empty (target, family) pairs */
     uint32_t amo_via_net; /* its atomics went through the network, on-node ones too */
     uint32_t pad;
-    uint64_t wall_ns; /* from the end of shmem_init to the start of shmem_finalize */
+    uint64_t wall_ns;  /* from the end of shmem_init to the start of shmem_finalize */
     uint64_t shoal_ns; /* in timed calls, every thread's */
     char host[SHOAL_PROF_HOST_MAX];
     uint64_t calls[SHOAL_PROF_NFAM], bytes[SHOAL_PROF_NFAM], ns[SHOAL_PROF_NFAM];

@@ -68,8 +68,7 @@ static void report(const struct shoal_prof_pe *pes, int npes, const struct shoal
 
 /* The pairs exchange: every PE's list padded to the longest. */
 static struct shoal_prof_pair *gather_pairs(struct shoal_boot *boot,
-                                            const struct shoal_prof_pe *pes, int npes,
-                                            size_t *n)
+                                            const struct shoal_prof_pe *pes, int npes, size_t *n)
 {
     size_t max = 0;
     for (int p = 0; p < npes; p++)
@@ -83,7 +82,9 @@ static struct shoal_prof_pair *gather_pairs(struct shoal_boot *boot,
     while (k < max && shoal_prof_next_pair(&cursor, &mine[k]))
         k++;
     if (max && boot->allgather(mine, all, max * sizeof *mine) < 0) {
-        shoal_warn("shmem_finalize", "SHOAL_PROFILE: the bootstrap's allgather failed");
+        shoal_warn(
+            "shmem_finalize",
+            "SHOAL_PROFILE: the bootstrap's allgather failed (is SHOAL_PROFILE set for every PE?)");
         free(all);
         all = NULL;
     }
@@ -102,7 +103,9 @@ void shoal_prof_finish(struct shoal_boot *boot)
         shoal_fatal("shmem_finalize", "SHOAL_PROFILE: out of memory for %d PEs' profiles", npes);
     shoal_prof_sum_pe(&me);
     if (boot->allgather(&me, pes, sizeof me) < 0) {
-        shoal_warn("shmem_finalize", "SHOAL_PROFILE: the bootstrap's allgather failed");
+        shoal_warn(
+            "shmem_finalize",
+            "SHOAL_PROFILE: the bootstrap's allgather failed (is SHOAL_PROFILE set for every PE?)");
     } else {
         size_t n = 0;
         struct shoal_prof_pair *pairs = gather_pairs(boot, pes, npes, &n);

@@ -106,8 +106,8 @@ static void families(FILE *f, const struct shoal_prof_pe *pes, int npes, uint64_
 {
     int order[SHOAL_PROF_NFAM];
     int n = rank_families(pes, npes, order);
-    fprintf(f, "shoal:   %-15s %12s %12s   %9s %9s %9s  %s\n", "family", "calls", "bytes",
-            "min s", "median s", "max s", "furthest from median");
+    fprintf(f, "shoal:   %-15s %12s %12s   %9s %9s %9s  %s\n", "family", "calls", "bytes", "min s",
+            "median s", "max s", "furthest from median");
     for (int i = 0; i < n && i < TOP_FAMILIES; i++) {
         int fam = order[i];
         uint64_t calls = 0, bytes = 0;
@@ -182,9 +182,9 @@ static void busiest(FILE *f, const struct shoal_prof_pair *pairs, size_t n)
     fprintf(f, "shoal: busiest pairs:");
     for (int i = 0; i < ntop; i++) {
         char b[32];
-        const char *route = top[i].routes == 3                              ? "on-node+network"
+        const char *route = top[i].routes == 3                          ? "on-node+network"
                             : top[i].routes == 1u << SHOAL_PROF_ON_NODE ? "on-node"
-                                                                           : "network";
+                                                                        : "network";
         fprintf(f, "%s %u->%u %s in %llu ops (%s)", i ? "," : "", top[i].src, top[i].dst,
                 human(top[i].bytes, b, sizeof b), (unsigned long long)top[i].ops, route);
     }

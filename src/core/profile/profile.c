@@ -228,8 +228,8 @@ int shoal_prof_next_pair(size_t *cursor, struct shoal_prof_pair *out)
         if (!ops)
             continue;
         int dst = (int)(i / SHOAL_PROF_NTGT), fam = (int)(i % SHOAL_PROF_NTGT);
-        *out = (struct shoal_prof_pair){(uint32_t)shoal_g.my_pe, (uint32_t)dst, (uint16_t)fam,
-                                        (uint16_t)route_of(fam, dst), ops, bytes};
+        *out = (struct shoal_prof_pair){(uint32_t)shoal_g.my_pe,      (uint32_t)dst, (uint16_t)fam,
+                                        (uint16_t)route_of(fam, dst), ops,           bytes};
         return 1;
     }
     return 0;

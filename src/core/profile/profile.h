@@ -53,7 +53,8 @@ enum {
 #include "core/profile/prof_families.h"
 #undef SHOAL_PROF_FAM
 };
-_Static_assert((int)SHOAL_PROF_NTGT == (int)SHOAL_PROF_WAIT, "targeted families first (prof_families.h)");
+_Static_assert((int)SHOAL_PROF_NTGT == (int)SHOAL_PROF_WAIT,
+               "targeted families first (prof_families.h)");
 
 static const unsigned char shoal_prof_class_of[SHOAL_PROF_NFAM] = {
 #define SHOAL_PROF_FAM(id, name, cls, group) SHOAL_PROF_C_##cls,
@@ -164,12 +165,13 @@ static inline uint64_t shoal_prof_to_begin(int fam, shmem_ctx_t ctx, int pe)
     return shoal_prof_clock_in();
 }
 
-/* After the routine returned: ctx and pe were valid. */
+/* After the routine returned: ctx and pe were valid.  The default
+ * context's team is the world (a constant in the routines without ctx). */
 static inline void shoal_prof_to_end(int fam, uint64_t t0, shmem_ctx_t ctx, int pe, size_t nbytes)
 {
     struct shoal_prof_block *b = shoal_prof_me();
     const struct shoal_team *t = ctx->team;
-    size_t wpe = (size_t)(t->start + pe * t->stride);
+    size_t wpe = ctx == SHMEM_CTX_DEFAULT ? (size_t)pe : (size_t)(t->start + pe * t->stride);
     struct shoal_prof_cell *c = &b->cell[wpe * SHOAL_PROF_NTGT + (size_t)fam];
     c->ops++;
     c->bytes += nbytes;
@@ -181,15 +183,15 @@ static inline void shoal_prof_to_end(int fam, uint64_t t0, shmem_ctx_t ctx, int 
 
 /* `stmt`, the routine's work, counted in family `fam` with `nbytes`
  * (evaluated after it) while the profile is on; `stmt` alone otherwise. */
-#define SHOAL_PROFILED(fam, nbytes, stmt)                    \
-    do {                                                     \
-        if (SHOAL_UNLIKELY(shoal_g.profile)) {               \
+#define SHOAL_PROFILED(fam, nbytes, stmt)                         \
+    do {                                                          \
+        if (SHOAL_UNLIKELY(shoal_g.profile)) {                    \
             uint64_t shoal_prof_t0_ = shoal_prof_call_begin(fam); \
-            stmt;                                            \
-            shoal_prof_call_end(fam, shoal_prof_t0_, nbytes); \
-        } else {                                             \
-            stmt;                                            \
-        }                                                    \
+            stmt;                                                 \
+            shoal_prof_call_end(fam, shoal_prof_t0_, nbytes);     \
+        } else {                                                  \
+            stmt;                                                 \
+        }                                                         \
     } while (0)
 
 /* The same for a family with a target: `pe` of `ctx`'s team. */
