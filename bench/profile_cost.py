@@ -14,6 +14,11 @@ and takes one figure per benchmark and run (the benchmark's own median
 over its rounds).  Prints, per figure, the median and min..max over
 rounds of each configuration, and the ratio of medians to base (latency:
 time / base; rate: base / rate, so above 1 is slower either way).
+
+On a shared machine, --max-running N makes each run wait until at most N
+processes are runnable (/proc/stat's procs_running, this script's own
+included, sampled over 0.2 s) before it starts, so that the rounds fall
+into the machine's quiet moments.
 """
 
 import argparse
@@ -23,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 # figure: (benchmark, arguments, regex of the value, unit, higher is better)
 FIGURES = {
@@ -48,7 +54,24 @@ def benches():
     return out
 
 
-def run(build, bench, args, env):
+def running():
+    with open('/proc/stat') as f:
+        for line in f:
+            if line.startswith('procs_running'):
+                return int(line.split()[1])
+    return 0
+
+
+def wait_quiet(limit):
+    """Until `limit` or fewer processes are runnable, 5 looks in a row."""
+    calm = 0
+    while limit and calm < 5:
+        calm = calm + 1 if running() <= limit else 0
+        time.sleep(0.04)
+
+
+def run(build, bench, args, env, limit):
+    wait_quiet(limit)
     cmd = [os.path.join(build, 'bin', 'oshrun'), '-n', '2', os.path.join(build, 'bench', bench)]
     p = subprocess.run(cmd + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                        text=True, timeout=300)
@@ -66,7 +89,7 @@ def one_round(a, k, scratch, samples):
             env['SHOAL_PROFILE'] = os.path.join(scratch, 'p.json')
         build = a.base if cfg.startswith('base') else a.new
         for bench, args in benches().items():
-            text = run(build, bench, args, env)
+            text = run(build, bench, args, env, a.max_running)
             for name, (b, _, rx, _) in FIGURES.items():
                 if b != bench:
                     continue
@@ -94,6 +117,8 @@ def main():
     ap.add_argument('--base', required=True, help='the baseline build directory')
     ap.add_argument('--new', required=True, help='this build directory')
     ap.add_argument('--rounds', type=int, default=15)
+    ap.add_argument('--max-running', type=int, default=0,
+                    help='start a run only when at most this many processes are runnable')
     a = ap.parse_args()
     samples = {name: {c: [] for c in CONFIGS} for name in FIGURES}
     with tempfile.TemporaryDirectory() as scratch:

@@ -171,6 +171,7 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     if (init_boot_env(fn) < 0)
         return -1;
     shoal_g.debug = cfg.debug;
+    shoal_g.slow = cfg.debug;
     shoal_g.boot = &boot;
     shoal_g.n_pes = boot.size;
     shoal_g.thread_level = requested;

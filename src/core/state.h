@@ -197,9 +197,10 @@ struct shoal_state {
     size_t data_stride;
     const int *slot_of_pe; /* NULL when every PE is on this node (slot == pe) */
     int debug;             /* SHMEM_DEBUG */
-    /* SHOAL_PROFILE is counting (core/profile/profile.h): every routine
-     * tests it first; here, beside what RMA calls read anyway. */
-    int profile;
+    /* SHMEM_DEBUG or SHOAL_PROFILE (core/profile/profile.h): the one word
+     * every generated routine tests first, taking its slow twin where it
+     * is set (tools/gen/templates/api_family.c.in). */
+    int slow;
     /* Every AMO goes through the network transport, mapped peers and self
      * included: set when some peer is reached by UCX atomics, which need
      * not be coherent with CPU atomics on the same word (transport/net.h). */
@@ -221,6 +222,14 @@ struct shoal_state {
     const char *data_note; /* why not, when it is not */
 };
 extern struct shoal_state shoal_g;
+
+/* SHMEM_DEBUG as the inline operations see it (core/ops.h, the _nbe ones of
+ * ext/requests).  The generated routines' files define it as 0: a routine
+ * tests shoal_g.slow once on entry and runs its slow twin, compiled with
+ * this default, where SHMEM_DEBUG (or SHOAL_PROFILE) is on. */
+#ifndef SHOAL_OPS_DEBUG
+#define SHOAL_OPS_DEBUG (shoal_g.debug)
+#endif
 
 /* The predefined handles (the public header takes their addresses). */
 extern struct shoal_ctx shoal_ctx_default;

@@ -4,7 +4,7 @@ against the traffic the program makes, exactly.
 
     check_profile.py --oshrun OSHRUN --exe TRAFFIC --work DIR -n N
                      [--mode T|fatal|exit] [--route on-node|network|split]
-                     [--tool shoal-prof]
+                     [--tool shoal-prof] [--mpirun "MPIRUN ARGS"]
 
 --route says how PEs reach each other in this run (the environment ctest
 gives the job: nothing, SHOAL_TRANSPORTS=ucx, SHOAL_SPLIT_NODES=2).
@@ -13,7 +13,8 @@ profile (checked: the JSON, the CSV matrices, the table on stderr).
 --mode fatal|exit: PE n-1 fails after the traffic; every PE must leave its
 partial file with what it did until then.  --tool: also draws the
 pictures from the profile and checks them (sizes; the heat map's non-white
-cells are exactly the pairs that had traffic).
+cells are exactly the pairs that had traffic).  --mpirun: start the job
+with that command (and -np N: the PMIx bootstrap) instead of oshrun.
 """
 
 import argparse
@@ -60,6 +61,8 @@ def run(a):
     os.makedirs(a.work)
     env = dict(os.environ, SHOAL_PROFILE=os.path.join(a.work, 'prof.json'))
     cmd = [a.oshrun, '-n', str(a.n), a.exe, a.mode]
+    if a.mpirun:
+        cmd = a.mpirun.split() + ['-np', str(a.n), a.exe, a.mode]
     p = subprocess.run(cmd, cwd=a.work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True, timeout=240)
     sys.stderr.write(p.stderr)
@@ -246,6 +249,7 @@ def main():
     ap.add_argument('--mode', default='1')
     ap.add_argument('--route', choices=('on-node', 'network', 'split'), default='on-node')
     ap.add_argument('--tool')
+    ap.add_argument('--mpirun')
     a = ap.parse_args()
     a.oshrun, a.exe, a.work = (os.path.abspath(x) for x in (a.oshrun, a.exe, a.work))
     p = run(a)

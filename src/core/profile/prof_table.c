@@ -52,6 +52,21 @@ static const char *human(uint64_t b, char *buf, size_t len)
     return buf;
 }
 
+/* Times in the unit that suits the largest of them. */
+struct unit {
+    const char *name;
+    double per_ns;
+};
+
+static struct unit unit_for(uint64_t largest_ns)
+{
+    if (largest_ns >= 1000000000u)
+        return (struct unit){"s", 1e-9};
+    if (largest_ns >= 1000000u)
+        return (struct unit){"ms", 1e-6};
+    return (struct unit){"us", 1e-3};
+}
+
 static void header(FILE *f, const struct shoal_prof_pe *pes, int npes, uint64_t *v, uint64_t *tmp)
 {
     int nodes = 0;
@@ -65,16 +80,18 @@ static void header(FILE *f, const struct shoal_prof_pe *pes, int npes, uint64_t 
         v[p] = pes[p].shoal_ns;
     }
     struct spread s = spread_of(v, npes, tmp);
+    struct unit u = unit_for(wall > s.max ? wall : s.max);
     fprintf(f, "shoal: profile of %d PE%s (%d node%s, %u", npes, npes == 1 ? "" : "s", nodes,
             nodes == 1 ? "" : "s", tmin);
     if (tmax != tmin)
         fprintf(f, "-%u", tmax);
-    fprintf(f, " thread%s per PE), wall %.3f s\n", tmax == 1 ? "" : "s", (double)wall * 1e-9);
+    fprintf(f, " thread%s per PE), wall %.3f %s\n", tmax == 1 ? "" : "s", (double)wall * u.per_ns,
+            u.name);
     fprintf(f,
-            "shoal: time in Shoal per PE: median %.3f s (%.0f%% of wall), min %.3f s, max %.3f s "
+            "shoal: time in Shoal per PE: median %.3f %s (%.0f%% of wall), min %.3f, max %.3f "
             "(PE %d)\n",
-            (double)s.med * 1e-9, wall ? 100.0 * (double)s.med / (double)wall : 0.0,
-            (double)s.min * 1e-9, (double)s.max * 1e-9, s.outlier);
+            (double)s.med * u.per_ns, u.name, wall ? 100.0 * (double)s.med / (double)wall : 0.0,
+            (double)s.min * u.per_ns, (double)s.max * u.per_ns, s.outlier);
 }
 
 /* The families in the order the table shows them: most time (summed
@@ -106,8 +123,17 @@ static void families(FILE *f, const struct shoal_prof_pe *pes, int npes, uint64_
 {
     int order[SHOAL_PROF_NFAM];
     int n = rank_families(pes, npes, order);
-    fprintf(f, "shoal:   %-15s %12s %12s   %9s %9s %9s  %s\n", "family", "calls", "bytes", "min s",
-            "median s", "max s", "furthest from median");
+    uint64_t largest = 0;
+    for (int p = 0; p < npes; p++)
+        for (int fam = 0; fam < SHOAL_PROF_NFAM; fam++)
+            largest = pes[p].ns[fam] > largest ? pes[p].ns[fam] : largest;
+    struct unit u = unit_for(largest);
+    char hmin[16], hmed[16], hmax[16];
+    snprintf(hmin, sizeof hmin, "min %s", u.name);
+    snprintf(hmed, sizeof hmed, "median %s", u.name);
+    snprintf(hmax, sizeof hmax, "max %s", u.name);
+    fprintf(f, "shoal:   %-15s %12s %12s   %9s %9s %9s  %s\n", "family", "calls", "bytes", hmin,
+            hmed, hmax, "furthest from median");
     for (int i = 0; i < n && i < TOP_FAMILIES; i++) {
         int fam = order[i];
         uint64_t calls = 0, bytes = 0;
@@ -124,8 +150,8 @@ static void families(FILE *f, const struct shoal_prof_pe *pes, int npes, uint64_
             fprintf(f, "   %9s %9s %9s  (not timed)\n", "-", "-", "-");
             continue;
         }
-        fprintf(f, "   %9.4f %9.4f %9.4f  PE %d", (double)s.min * 1e-9, (double)s.med * 1e-9,
-                (double)s.max * 1e-9, s.outlier);
+        fprintf(f, "   %9.3f %9.3f %9.3f  PE %d", (double)s.min * u.per_ns,
+                (double)s.med * u.per_ns, (double)s.max * u.per_ns, s.outlier);
         if (s.med)
             fprintf(f, " (%.2fx median)", (double)v[s.outlier] / (double)s.med);
         fprintf(f, "\n");

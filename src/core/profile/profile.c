@@ -18,6 +18,7 @@
 
 __thread struct shoal_prof_block *shoal_prof_tl __attribute__((tls_model("initial-exec")));
 int shoal_prof_use_tsc;
+int shoal_prof_on;
 
 enum { IDLE, RUNNING, DONE };
 static int state;
@@ -146,14 +147,16 @@ void shoal_prof_start(const char *file)
     shoal_fatal_hook_set(on_fatal);
     install_term();
     state = RUNNING;
-    shoal_g.profile = 1;
+    shoal_prof_on = 1;
+    shoal_g.slow = 1;
 }
 
 void shoal_prof_stop(void)
 {
-    if (state != RUNNING || !shoal_g.profile)
+    if (state != RUNNING || !shoal_prof_on)
         return;
-    shoal_g.profile = 0;
+    shoal_prof_on = 0;
+    shoal_g.slow = shoal_g.debug;
     ns_stop = shoal_prof_clock_ns();
 }
 
@@ -269,7 +272,7 @@ void shoal_prof_abandon(const char *why)
 {
     if (state != RUNNING || __atomic_exchange_n(&abandoned, 1, __ATOMIC_ACQ_REL))
         return;
-    shoal_g.profile = 0;
+    shoal_prof_on = 0; /* (the routines still take their twins, which see it) */
     char file[sizeof stem + 32], msg[sizeof file + 128];
     size_t n = put_str(file, 0, sizeof file, stem);
     n = put_str(file, n, sizeof file, ".pe");

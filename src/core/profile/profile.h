@@ -11,12 +11,16 @@
  * finalize (profile.c: fatal errors, shmem_global_exit, SIGTERM).
  * May call: core's ground floor (state.h, config/), boot/boot.h (the
  * allgather), libc.  Called by: the generated wrappers and the routines
- * of api/ (the hooks, only while shoal_g.profile is set), runtime.c
+ * of api/ (the hooks, only while shoal_prof_on is set), runtime.c
  * (start, stop, finish, abandon).
  *
- * Cost when off: each routine tests shoal_g.profile, which shares a cache
- * line with what every RMA call reads anyway, and branches to a profiled
- * twin of itself (tools/gen/templates/api_family.c.in); nothing else. */
+ * Cost when off: nothing.  A generated routine tests shoal_g.slow (set for
+ * SHMEM_DEBUG too) and tail-calls its slow twin where it is set, which runs
+ * the hooks while shoal_prof_on is set; the routine's own body is compiled
+ * without SHMEM_DEBUG's tests (SHOAL_OPS_DEBUG, core/state.h), so that one
+ * test replaces the debug test the body had
+ * (tools/gen/templates/api_family.c.in).  The hand-written routines of
+ * api/ test shoal_prof_on (SHOAL_PROFILED). */
 #ifndef SHOAL_CORE_PROFILE_H
 #define SHOAL_CORE_PROFILE_H
 #include <stddef.h>
@@ -29,6 +33,10 @@
 #else
 #define SHOAL_PROF_HAVE_TSC 0
 #endif
+
+/* Set while SHOAL_PROFILE counts (shoal_g.slow too).  Hidden: a hand-written
+ * routine's test is one compare with a PC-relative operand. */
+extern int shoal_prof_on __attribute__((visibility("hidden")));
 
 /* A family's class (prof_families.h says what each records). */
 enum shoal_prof_class {
@@ -185,7 +193,7 @@ static inline void shoal_prof_to_end(int fam, uint64_t t0, shmem_ctx_t ctx, int 
  * (evaluated after it) while the profile is on; `stmt` alone otherwise. */
 #define SHOAL_PROFILED(fam, nbytes, stmt)                         \
     do {                                                          \
-        if (SHOAL_UNLIKELY(shoal_g.profile)) {                    \
+        if (SHOAL_UNLIKELY(shoal_prof_on)) {                    \
             uint64_t shoal_prof_t0_ = shoal_prof_call_begin(fam); \
             stmt;                                                 \
             shoal_prof_call_end(fam, shoal_prof_t0_, nbytes);     \
@@ -197,7 +205,7 @@ static inline void shoal_prof_to_end(int fam, uint64_t t0, shmem_ctx_t ctx, int 
 /* The same for a family with a target: `pe` of `ctx`'s team. */
 #define SHOAL_PROFILED_TO(fam, ctx, pe, nbytes, stmt)                    \
     do {                                                                 \
-        if (SHOAL_UNLIKELY(shoal_g.profile)) {                           \
+        if (SHOAL_UNLIKELY(shoal_prof_on)) {                           \
             uint64_t shoal_prof_t0_ = shoal_prof_to_begin(fam, ctx, pe); \
             stmt;                                                        \
             shoal_prof_to_end(fam, shoal_prof_t0_, ctx, pe, nbytes);     \
