@@ -18,7 +18,9 @@ time / base; rate: base / rate, so above 1 is slower either way).
 On a shared machine, --max-running N makes each run wait until at most N
 processes are runnable (/proc/stat's procs_running, this script's own
 included, sampled over 0.2 s) before it starts, so that the rounds fall
-into the machine's quiet moments.
+into the machine's quiet moments.  --env VAR=VALUE (repeatable) adds to
+every run's environment: SHOAL_TRANSPORTS=ucx measures the network path
+(with --only latency8,mt_rate: pingpong needs shmem_ptr, on-node only).
 """
 
 import argparse
@@ -54,6 +56,14 @@ def benches():
     return out
 
 
+def select(only):
+    """Keeps the figures of the benchmarks named in `only` (comma list)."""
+    if only:
+        keep = only.split(',')
+        for name in [n for n, f in FIGURES.items() if f[0] not in keep]:
+            del FIGURES[name]
+
+
 def running():
     with open('/proc/stat') as f:
         for line in f:
@@ -83,7 +93,7 @@ def run(build, bench, args, env, limit):
 def one_round(a, k, scratch, samples):
     order = CONFIGS[k % 4:] + CONFIGS[:k % 4]
     for cfg in order:
-        env = dict(os.environ)
+        env = dict(os.environ, **dict(e.split('=', 1) for e in a.env))
         env.pop('SHOAL_PROFILE', None)
         if cfg == 'on':
             env['SHOAL_PROFILE'] = os.path.join(scratch, 'p.json')
@@ -117,9 +127,13 @@ def main():
     ap.add_argument('--base', required=True, help='the baseline build directory')
     ap.add_argument('--new', required=True, help='this build directory')
     ap.add_argument('--rounds', type=int, default=15)
+    ap.add_argument('--only', metavar='LIST', help='these benchmarks only (comma list)')
+    ap.add_argument('--env', action='append', default=[], metavar='VAR=VALUE',
+                    help='add to every run\'s environment (repeatable)')
     ap.add_argument('--max-running', type=int, default=0,
                     help='start a run only when at most this many processes are runnable')
     a = ap.parse_args()
+    select(a.only)
     samples = {name: {c: [] for c in CONFIGS} for name in FIGURES}
     with tempfile.TemporaryDirectory() as scratch:
         for k in range(a.rounds):

@@ -785,7 +785,7 @@ def slow_wrapper(r):
     else:
         counted = ('    uint64_t t0 = %s;\n    %s ret = %s(%s);\n    %s\n    return ret;'
                    % (begin, r.ret, do, args, end))
-    return ('%s\nSHOAL_SLOW_TWIN SHOAL_FLATTEN %s\n{\n%s\n%s\n}'
+    return ('%s\nSHOAL_SLOW_TWIN %s\n{\n%s\n%s\n}'
             % (_do(r), r.decl('shoal_slow_' + r.name),
                _branch(r, '!shoal_prof_on', '%s(%s)' % (do, args)), counted))
 

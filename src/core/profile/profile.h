@@ -193,7 +193,7 @@ static inline void shoal_prof_to_end(int fam, uint64_t t0, shmem_ctx_t ctx, int 
  * (evaluated after it) while the profile is on; `stmt` alone otherwise. */
 #define SHOAL_PROFILED(fam, nbytes, stmt)                         \
     do {                                                          \
-        if (SHOAL_UNLIKELY(shoal_prof_on)) {                    \
+        if (SHOAL_UNLIKELY(shoal_prof_on)) {                      \
             uint64_t shoal_prof_t0_ = shoal_prof_call_begin(fam); \
             stmt;                                                 \
             shoal_prof_call_end(fam, shoal_prof_t0_, nbytes);     \
@@ -205,7 +205,7 @@ static inline void shoal_prof_to_end(int fam, uint64_t t0, shmem_ctx_t ctx, int 
 /* The same for a family with a target: `pe` of `ctx`'s team. */
 #define SHOAL_PROFILED_TO(fam, ctx, pe, nbytes, stmt)                    \
     do {                                                                 \
-        if (SHOAL_UNLIKELY(shoal_prof_on)) {                           \
+        if (SHOAL_UNLIKELY(shoal_prof_on)) {                             \
             uint64_t shoal_prof_t0_ = shoal_prof_to_begin(fam, ctx, pe); \
             stmt;                                                        \
             shoal_prof_to_end(fam, shoal_prof_t0_, ctx, pe, nbytes);     \
