@@ -39,8 +39,9 @@ communicate as fast as single-threaded ones.  PEs on one node share memory
 directly; across nodes it uses UCX, and jobs start with its own oshrun or
 under PMIx launchers (Open MPI's mpirun, Slurm's srun --mpi=pmix).
 This package holds the library (shared and static), the headers, the
-compiler wrappers oshcc and oshc++, the launcher oshrun, shmem-info, a
-pkg-config file and a CMake package, all under /opt/shoal.")
+compiler wrappers oshcc and oshc++, the launcher oshrun, shmem-info, the
+profile's picture tool shoal-prof, a pkg-config file and a CMake package,
+all under /opt/shoal.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /opt/shoal)
 set(CPACK_STRIP_FILES TRUE)   # Debian ships stripped binaries
 
@@ -78,7 +79,8 @@ endif()
 list(APPEND _shoal_deb_depends ${_shoal_deb_dev_depends})
 list(JOIN _shoal_deb_depends ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "gcc | c-compiler")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "g++ | c++-compiler, cmake")
+# shoal-prof (SHOAL_PROFILE's pictures) runs on Python 3 with matplotlib.
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "g++ | c++-compiler, cmake, python3-matplotlib")
 
 # `cmake --build build --target package` makes the .deb where dpkg-deb exists.
 find_program(SHOAL_DPKG_DEB dpkg-deb)

@@ -2,10 +2,14 @@
 #include "api/export.h"
 #include "core/ctx.h"
 #include "core/ops.h"
+#include "core/profile/profile.h"
 
 SHOAL_EXPORT int pshmem_ctx_create(long options, shmem_ctx_t *ctx)
 {
-    return shoal_ctx_create(&shoal_team_world, options, ctx, "shmem_ctx_create");
+    int rc;
+    SHOAL_PROFILED(SHOAL_PROF_CTX, 0,
+                   rc = shoal_ctx_create(&shoal_team_world, options, ctx, "shmem_ctx_create"));
+    return rc;
 }
 SHOAL_WEAK_ALIAS(shmem_ctx_create, pshmem_ctx_create)
 
@@ -16,13 +20,16 @@ SHOAL_EXPORT int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_c
             *ctx = SHMEM_CTX_INVALID;
         return 1;
     }
-    return shoal_ctx_create(team, options, ctx, "shmem_team_create_ctx");
+    int rc;
+    SHOAL_PROFILED(SHOAL_PROF_CTX, 0,
+                   rc = shoal_ctx_create(team, options, ctx, "shmem_team_create_ctx"));
+    return rc;
 }
 SHOAL_WEAK_ALIAS(shmem_team_create_ctx, pshmem_team_create_ctx)
 
 SHOAL_EXPORT void pshmem_ctx_destroy(shmem_ctx_t ctx)
 {
-    shoal_ctx_destroy(ctx, "shmem_ctx_destroy");
+    SHOAL_PROFILED(SHOAL_PROF_CTX, 0, shoal_ctx_destroy(ctx, "shmem_ctx_destroy"));
 }
 SHOAL_WEAK_ALIAS(shmem_ctx_destroy, pshmem_ctx_destroy)
 

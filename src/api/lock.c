@@ -4,6 +4,7 @@
  * PE 0's doorbell, which clear_lock rings. */
 #include "api/export.h"
 #include "core/ops.h"
+#include "core/profile/profile.h"
 #include "core/waiting/wait.h"
 
 struct ticket {
@@ -23,7 +24,7 @@ static void check(long *lock, const char *fn)
     (void)shoal_addr(lock, sizeof *lock, LOCK_PE, fn, "lock");
 }
 
-SHOAL_EXPORT void pshmem_set_lock(long *lock)
+static void set_lock(long *lock)
 {
     static const char fn[] = "shmem_set_lock";
     check(lock, fn);
@@ -47,9 +48,14 @@ SHOAL_EXPORT void pshmem_set_lock(long *lock)
         shoal_backoff(&w, NULL, NULL);
     shoal_waiter_done(&w);
 }
+
+SHOAL_EXPORT void pshmem_set_lock(long *lock)
+{
+    SHOAL_PROFILED(SHOAL_PROF_LOCK, 0, set_lock(lock));
+}
 SHOAL_WEAK_ALIAS(shmem_set_lock, pshmem_set_lock)
 
-SHOAL_EXPORT void pshmem_clear_lock(long *lock)
+static void clear_lock(long *lock)
 {
     static const char fn[] = "shmem_clear_lock";
     check(lock, fn);
@@ -57,9 +63,14 @@ SHOAL_EXPORT void pshmem_clear_lock(long *lock)
     shoal_quiet(SHMEM_CTX_DEFAULT, fn);
     shoal_amo(SHMEM_CTX_DEFAULT, SHOAL_AMO_ADD, &t->serving, 4, 1, 0, LOCK_PE, fn);
 }
+
+SHOAL_EXPORT void pshmem_clear_lock(long *lock)
+{
+    SHOAL_PROFILED(SHOAL_PROF_LOCK, 0, clear_lock(lock));
+}
 SHOAL_WEAK_ALIAS(shmem_clear_lock, pshmem_clear_lock)
 
-SHOAL_EXPORT int pshmem_test_lock(long *lock)
+static int test_lock(long *lock)
 {
     static const char fn[] = "shmem_test_lock";
     check(lock, fn);
@@ -75,5 +86,12 @@ SHOAL_EXPORT int pshmem_test_lock(long *lock)
      * step, only if nobody drew one since we looked. */
     uint64_t old = shoal_amo(SHMEM_CTX_DEFAULT, SHOAL_AMO_CSWAP, lock, 8, want, word, LOCK_PE, fn);
     return old == word ? 0 : 1;
+}
+
+SHOAL_EXPORT int pshmem_test_lock(long *lock)
+{
+    int busy;
+    SHOAL_PROFILED(SHOAL_PROF_LOCK, 0, busy = test_lock(lock));
+    return busy;
 }
 SHOAL_WEAK_ALIAS(shmem_test_lock, pshmem_test_lock)

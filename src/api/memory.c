@@ -2,13 +2,17 @@
 #include "api/export.h"
 #include "core/memory/heap.h"
 #include "core/ops.h"
+#include "core/profile/profile.h"
 
 /* The heap's natural alignment: what shmem_malloc gives every block. */
 #define NATURAL_ALIGN 64
 
 SHOAL_EXPORT void *pshmem_malloc(size_t size)
 {
-    return shoal_sym_alloc(size, NATURAL_ALIGN, "shmem_malloc");
+    void *p;
+    SHOAL_PROFILED(SHOAL_PROF_ALLOC, size,
+                   p = shoal_sym_alloc(size, NATURAL_ALIGN, "shmem_malloc"));
+    return p;
 }
 SHOAL_WEAK_ALIAS(shmem_malloc, pshmem_malloc)
 
@@ -19,7 +23,10 @@ SHOAL_EXPORT void *pshmem_malloc_with_hints(size_t size, long hints)
     if (hints & ~(long)(SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE))
         shoal_warn("shmem_malloc_with_hints", "argument 'hints' = %#lx has unknown bits; ignored",
                    hints);
-    return shoal_sym_alloc(size, NATURAL_ALIGN, "shmem_malloc_with_hints");
+    void *p;
+    SHOAL_PROFILED(SHOAL_PROF_ALLOC, size,
+                   p = shoal_sym_alloc(size, NATURAL_ALIGN, "shmem_malloc_with_hints"));
+    return p;
 }
 SHOAL_WEAK_ALIAS(shmem_malloc_with_hints, pshmem_malloc_with_hints)
 
@@ -31,7 +38,9 @@ SHOAL_EXPORT void *pshmem_calloc(size_t count, size_t size)
         shoal_warn("shmem_calloc", "count %zu x size %zu overflows size_t", count, size);
         return NULL;
     }
-    return shoal_sym_calloc(total, "shmem_calloc");
+    void *p;
+    SHOAL_PROFILED(SHOAL_PROF_ALLOC, total, p = shoal_sym_calloc(total, "shmem_calloc"));
+    return p;
 }
 SHOAL_WEAK_ALIAS(shmem_calloc, pshmem_calloc)
 
@@ -55,40 +64,50 @@ static void *aligned(size_t alignment, size_t size, const char *fn)
 
 SHOAL_EXPORT void *pshmem_align(size_t alignment, size_t size)
 {
-    return aligned(alignment, size, "shmem_align");
+    void *p;
+    SHOAL_PROFILED(SHOAL_PROF_ALLOC, size, p = aligned(alignment, size, "shmem_align"));
+    return p;
 }
 SHOAL_WEAK_ALIAS(shmem_align, pshmem_align)
 
 SHOAL_EXPORT void *pshmem_realloc(void *ptr, size_t size)
 {
-    return shoal_sym_realloc(ptr, size, "shmem_realloc");
+    void *p;
+    SHOAL_PROFILED(SHOAL_PROF_ALLOC, size, p = shoal_sym_realloc(ptr, size, "shmem_realloc"));
+    return p;
 }
 SHOAL_WEAK_ALIAS(shmem_realloc, pshmem_realloc)
 
 SHOAL_EXPORT void pshmem_free(void *ptr)
 {
-    shoal_sym_free(ptr, "shmem_free");
+    SHOAL_PROFILED(SHOAL_PROF_ALLOC, 0, shoal_sym_free(ptr, "shmem_free"));
 }
 SHOAL_WEAK_ALIAS(shmem_free, pshmem_free)
 
 /* Deprecated names (1.0). */
 SHOAL_EXPORT void *pshmalloc(size_t size)
 {
-    return shoal_sym_alloc(size, NATURAL_ALIGN, "shmalloc");
+    void *p;
+    SHOAL_PROFILED(SHOAL_PROF_ALLOC, size, p = shoal_sym_alloc(size, NATURAL_ALIGN, "shmalloc"));
+    return p;
 }
 SHOAL_WEAK_ALIAS(shmalloc, pshmalloc)
 SHOAL_EXPORT void pshfree(void *ptr)
 {
-    shoal_sym_free(ptr, "shfree");
+    SHOAL_PROFILED(SHOAL_PROF_ALLOC, 0, shoal_sym_free(ptr, "shfree"));
 }
 SHOAL_WEAK_ALIAS(shfree, pshfree)
 SHOAL_EXPORT void *pshrealloc(void *ptr, size_t size)
 {
-    return shoal_sym_realloc(ptr, size, "shrealloc");
+    void *p;
+    SHOAL_PROFILED(SHOAL_PROF_ALLOC, size, p = shoal_sym_realloc(ptr, size, "shrealloc"));
+    return p;
 }
 SHOAL_WEAK_ALIAS(shrealloc, pshrealloc)
 SHOAL_EXPORT void *pshmemalign(size_t alignment, size_t size)
 {
-    return aligned(alignment, size, "shmemalign");
+    void *p;
+    SHOAL_PROFILED(SHOAL_PROF_ALLOC, size, p = aligned(alignment, size, "shmemalign"));
+    return p;
 }
 SHOAL_WEAK_ALIAS(shmemalign, pshmemalign)

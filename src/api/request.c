@@ -4,6 +4,7 @@
 #include <shmemx.h>
 
 #include "api/export.h"
+#include "core/profile/profile.h"
 #include "ext/requests/request.h"
 
 SHOAL_EXPORT int pshmemx_request_alloc(const shmemx_request_params_t *params, shmemx_request_h *req)
@@ -23,30 +24,42 @@ SHOAL_WEAK_ALIAS(shmemx_request_free, pshmemx_request_free)
 SHOAL_EXPORT int pshmemx_request_test(shmemx_request_h *req, int *done)
 {
     shoal_check_init("shmemx_request_test");
-    return shoal_request_test(req, done, "shmemx_request_test");
+    int rc;
+    SHOAL_PROFILED(SHOAL_PROF_REQUEST_TEST, 0,
+                   rc = shoal_request_test(req, done, "shmemx_request_test"));
+    return rc;
 }
 SHOAL_WEAK_ALIAS(shmemx_request_test, pshmemx_request_test)
+
+static void request_wait(shmemx_request_h *req)
+{
+    if (SHOAL_LIKELY(shoal_request_wait_fast(req)))
+        return;
+    shoal_request_wait(req, "shmemx_request_wait");
+}
 
 SHOAL_EXPORT void pshmemx_request_wait(shmemx_request_h *req)
 {
     shoal_check_init("shmemx_request_wait");
-    if (SHOAL_LIKELY(shoal_request_wait_fast(req)))
-        return;
-    shoal_request_wait(req, "shmemx_request_wait");
+    SHOAL_PROFILED(SHOAL_PROF_REQUEST_WAIT, 0, request_wait(req));
 }
 SHOAL_WEAK_ALIAS(shmemx_request_wait, pshmemx_request_wait)
 
 SHOAL_EXPORT void pshmemx_request_waitall(size_t n, shmemx_request_h *reqs)
 {
     shoal_check_init("shmemx_request_waitall");
-    shoal_request_waitall(n, reqs, "shmemx_request_waitall");
+    SHOAL_PROFILED(SHOAL_PROF_REQUEST_WAIT, 0,
+                   shoal_request_waitall(n, reqs, "shmemx_request_waitall"));
 }
 SHOAL_WEAK_ALIAS(shmemx_request_waitall, pshmemx_request_waitall)
 
 SHOAL_EXPORT size_t pshmemx_request_waitany(size_t n, shmemx_request_h *reqs)
 {
     shoal_check_init("shmemx_request_waitany");
-    return shoal_request_waitany(n, reqs, "shmemx_request_waitany");
+    size_t i;
+    SHOAL_PROFILED(SHOAL_PROF_REQUEST_WAIT, 0,
+                   i = shoal_request_waitany(n, reqs, "shmemx_request_waitany"));
+    return i;
 }
 SHOAL_WEAK_ALIAS(shmemx_request_waitany, pshmemx_request_waitany)
 

@@ -8,6 +8,7 @@
 #include "ext/am/am.h"
 #include "core/config/error.h"
 #include "core/ops.h"
+#include "core/profile/profile.h"
 
 _Static_assert(SHMEMX_AM_TAG_MAX == SHOAL_AM_TAGS, "tag count");
 _Static_assert(SHMEMX_AM_MAX_INLINE == SHOAL_AM_INLINE, "inline size");
@@ -51,7 +52,8 @@ SHOAL_EXPORT void pshmemx_am_send(shmem_ctx_t ctx, int pe, int tag, const void *
     check_tag(tag, fn);
     if (SHOAL_UNLIKELY(shoal_g.debug) && len && !payload)
         shoal_fatal(fn, "argument 'payload' is a null pointer with 'len' = %zu", len);
-    shoal_am_send(ctx, pe, tag, payload, len, fn);
+    SHOAL_PROFILED_TO(SHOAL_PROF_AM_SEND, ctx, pe, len,
+                      shoal_am_send(ctx, pe, tag, payload, len, fn));
 }
 SHOAL_WEAK_ALIAS(shmemx_am_send, pshmemx_am_send)
 
@@ -62,21 +64,29 @@ SHOAL_EXPORT void pshmemx_am_send_nbe(shmem_ctx_t ctx, int pe, int tag, const vo
     check_tag(tag, fn);
     if (SHOAL_UNLIKELY(shoal_g.debug) && len && !payload)
         shoal_fatal(fn, "argument 'payload' is a null pointer with 'len' = %zu", len);
-    shoal_am_send_nbe(ctx, pe, tag, payload, len, req, fn);
+    SHOAL_PROFILED_TO(SHOAL_PROF_AM_SEND_NBE, ctx, pe, len,
+                      shoal_am_send_nbe(ctx, pe, tag, payload, len, req, fn));
 }
 SHOAL_WEAK_ALIAS(shmemx_am_send_nbe, pshmemx_am_send_nbe)
+
+static size_t am_poll(const char *fn)
+{
+    shoal_poll_network();
+    return shoal_am_run(SHOAL_AM_SLOTS, fn);
+}
 
 SHOAL_EXPORT size_t pshmemx_am_poll(void)
 {
     const char *fn = "shmemx_am_poll";
     check_live(fn);
-    shoal_poll_network();
-    return shoal_am_run(SHOAL_AM_SLOTS, fn);
+    size_t ran;
+    SHOAL_PROFILED(SHOAL_PROF_AM_POLL, 0, ran = am_poll(fn));
+    return ran;
 }
 SHOAL_WEAK_ALIAS(shmemx_am_poll, pshmemx_am_poll)
 
 SHOAL_EXPORT void pshmemx_am_quiet(shmem_ctx_t ctx)
 {
-    shoal_am_quiet(ctx, "shmemx_am_quiet");
+    SHOAL_PROFILED(SHOAL_PROF_AM_QUIET, 0, shoal_am_quiet(ctx, "shmemx_am_quiet"));
 }
 SHOAL_WEAK_ALIAS(shmemx_am_quiet, pshmemx_am_quiet)

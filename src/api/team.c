@@ -1,6 +1,7 @@
 /* Team management routines. */
 #include "api/export.h"
 #include "core/ops.h"
+#include "core/profile/profile.h"
 #include "core/teams/team.h"
 
 /* A handle a query may look at: NULL for SHMEM_TEAM_INVALID (the queries
@@ -62,8 +63,12 @@ SHOAL_EXPORT int pshmem_team_split_strided(shmem_team_t parent_team, int start, 
                                            int size, const shmem_team_config_t *config,
                                            long config_mask, shmem_team_t *new_team)
 {
-    return shoal_team_split_strided(parent_team, start, stride, size, config, config_mask, new_team,
-                                    "shmem_team_split_strided");
+    int rc;
+    SHOAL_PROFILED(SHOAL_PROF_TEAM, 0,
+                   rc =
+                       shoal_team_split_strided(parent_team, start, stride, size, config,
+                                                config_mask, new_team, "shmem_team_split_strided"));
+    return rc;
 }
 SHOAL_WEAK_ALIAS(shmem_team_split_strided, pshmem_team_split_strided)
 
@@ -73,13 +78,17 @@ SHOAL_EXPORT int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
                                       const shmem_team_config_t *yaxis_config, long yaxis_mask,
                                       shmem_team_t *yaxis_team)
 {
-    return shoal_team_split_2d(parent_team, xrange, xaxis_config, xaxis_mask, xaxis_team,
-                               yaxis_config, yaxis_mask, yaxis_team, "shmem_team_split_2d");
+    int rc;
+    SHOAL_PROFILED(SHOAL_PROF_TEAM, 0,
+                   rc = shoal_team_split_2d(parent_team, xrange, xaxis_config, xaxis_mask,
+                                            xaxis_team, yaxis_config, yaxis_mask, yaxis_team,
+                                            "shmem_team_split_2d"));
+    return rc;
 }
 SHOAL_WEAK_ALIAS(shmem_team_split_2d, pshmem_team_split_2d)
 
 SHOAL_EXPORT void pshmem_team_destroy(shmem_team_t team)
 {
-    shoal_team_destroy(team, "shmem_team_destroy");
+    SHOAL_PROFILED(SHOAL_PROF_TEAM, 0, shoal_team_destroy(team, "shmem_team_destroy"));
 }
 SHOAL_WEAK_ALIAS(shmem_team_destroy, pshmem_team_destroy)

@@ -112,7 +112,7 @@ static inline const void *shoal_user_view(const void *mapped, const void *user, 
  * there is nothing to move (n == 0), else 1 with *mapped set to where
  * `remote` lies in this process, NULL when it is reached over the network.
  * `local` is the private buffer, `remote` the symmetric object named
- * "dest" for a put, "source" for a get.  `debug` is shoal_g.debug, read
+ * "dest" for a put, "source" for a get.  `debug` is SHOAL_OPS_DEBUG, read
  * once by the caller (a form with more debug checks tests one value). */
 static inline int shoal_rma_target(int is_put, const void *local, const void *remote, size_t n,
                                    int wpe, int debug, char **mapped, const char *fn)
@@ -147,7 +147,7 @@ static inline void shoal_rma(shmem_ctx_t ctx, int is_put, int nbi, void *local, 
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
     char *r;
-    if (!shoal_rma_target(is_put, local, remote, n, wpe, shoal_g.debug, &r, fn))
+    if (!shoal_rma_target(is_put, local, remote, n, wpe, SHOAL_OPS_DEBUG, &r, fn))
         return;
     if (SHOAL_LIKELY(r != NULL))
         shoal_rma_mapped(is_put, r, local, n, wpe);
@@ -236,7 +236,7 @@ static inline uint64_t shoal_amo(shmem_ctx_t ctx, int op, const void *dest, unsi
 {
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
-    char *r = shoal_amo_target(op, dest, size, wpe, shoal_g.debug, fn);
+    char *r = shoal_amo_target(op, dest, size, wpe, SHOAL_OPS_DEBUG, fn);
     if (SHOAL_LIKELY(r != NULL))
         return shoal_shm_amo(op, r, size, value, cond, shoal_bell_of(wpe));
     return shoal_net_amo(ctx->net, op, dest, size, value, cond, wpe, fn);
@@ -249,7 +249,7 @@ static inline void shoal_amo_nbi(shmem_ctx_t ctx, int op, void *fetch, const voi
 {
     shoal_ctx_check(ctx, fn);
     int wpe = shoal_ctx_pe(ctx, pe, fn);
-    char *r = shoal_amo_target(op, dest, size, wpe, shoal_g.debug, fn);
+    char *r = shoal_amo_target(op, dest, size, wpe, SHOAL_OPS_DEBUG, fn);
     if (SHOAL_LIKELY(r != NULL)) {
         shoal_amo_store_fetch(fetch, size,
                               shoal_shm_amo(op, r, size, value, cond, shoal_bell_of(wpe)));

@@ -32,6 +32,7 @@
 #include "core/teams/team.h"
 #include "core/config/log.h"
 #include "core/net_link.h"
+#include "core/profile/profile.h"
 #include "core/waiting/wait.h"
 #include "core/waiting/wait_policy.h"
 #include "core/waiting/peer_check.h"
@@ -177,6 +178,7 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     if (init_boot_env(fn) < 0)
         return -1;
     shoal_g.debug = cfg.debug;
+    shoal_g.slow = cfg.debug;
     shoal_g.boot = &boot;
     shoal_g.n_pes = boot.size;
     shoal_g.thread_level = requested;
@@ -196,6 +198,8 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
         on_exit_registered = 1;
     }
     init_announce();
+    if (cfg.profile[0])
+        shoal_prof_start(cfg.profile);
     if (provided)
         *provided = shoal_g.thread_level;
     return 0;
@@ -212,6 +216,7 @@ void shoal_runtime_finalize(const char *fn)
     }
     SHOAL_LOG(SHOAL_LOG_BOOT, SHOAL_LOG_INFO, "%s%s", fn,
               finalizing_at_exit ? " (no shmem_finalize was called: at exit)" : "");
+    shoal_prof_stop();
     shoal_quiet(SHMEM_CTX_DEFAULT, fn);
     shoal_ctx_quiet_all(fn);
     if (shoal_ctx_default.net)
@@ -231,6 +236,7 @@ void shoal_runtime_finalize(const char *fn)
     boot_wait_since = 0;
     shoal_wait_record_end();
     shoal_wait_note_clear();
+    shoal_prof_finish(shoal_g.boot);
     shoal_ext_fini();
     if (shoal_g.net_active) {
         shoal_net_ctx_close(shoal_ctx_default.net);
@@ -273,6 +279,7 @@ static void tell_peers_global_exit(int status)
 _Noreturn void shoal_runtime_global_exit(int status)
 {
     exiting_globally = 1;
+    shoal_prof_abandon("shmem_global_exit");
     fflush(stdout);
     fflush(stderr);
     if (shoal_g.init_count > 0 && !shoal_g.finalized && shoal_g.heap_me &&

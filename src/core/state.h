@@ -3,7 +3,8 @@
  * it, api/ and coll/ reach memory and transports only through core/ops.h.
  * Its rooms (each says more in its main header): config/ (variables,
  * errors, logging: env.h), memory/ (segments.h), teams/ (teams and their
- * synchronization: sync.h), waiting/ (wait.h); the top holds this state,
+ * synchronization: sync.h), waiting/ (wait.h), profile/ (SHOAL_PROFILE:
+ * profile.h); the top holds this state,
  * contexts, operations (ops.h), the runtime, the network link and the
  * extension hooks.
  * May call: transport/shm (inline, on mapped memory), the network
@@ -209,6 +210,10 @@ struct shoal_state {
     size_t data_stride;
     const int *slot_of_pe; /* NULL when every PE is on this node (slot == pe) */
     int debug;             /* SHMEM_DEBUG */
+    /* SHMEM_DEBUG or SHOAL_PROFILE (core/profile/profile.h): the one word
+     * every generated routine tests first, taking its slow twin where it
+     * is set (tools/gen/templates/api_family.c.in). */
+    int slow;
     /* Every AMO goes through the network transport, mapped peers and self
      * included: set when some peer is reached by UCX atomics, which need
      * not be coherent with CPU atomics on the same word (transport/net.h). */
@@ -237,6 +242,14 @@ struct shoal_state {
     uint64_t peer_timeout_ns; /* SHOAL_PEER_TIMEOUT (0: never) */
 };
 extern struct shoal_state shoal_g;
+
+/* SHMEM_DEBUG as the inline operations see it (core/ops.h, the _nbe ones of
+ * ext/requests).  The generated routines' files define it as 0: a routine
+ * tests shoal_g.slow once on entry and runs its slow twin, compiled with
+ * this default, where SHMEM_DEBUG (or SHOAL_PROFILE) is on. */
+#ifndef SHOAL_OPS_DEBUG
+#define SHOAL_OPS_DEBUG (shoal_g.debug)
+#endif
 
 /* The predefined handles (the public header takes their addresses). */
 extern struct shoal_ctx shoal_ctx_default;

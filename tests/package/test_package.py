@@ -89,8 +89,8 @@ def main():
         tt.fail("no (or several) pkgconfig/shoal.pc in the package:\n" + listing)
     prefix_in_pkg = pcs[0].rsplit("/", 3)[0]      # <prefix>/<libdir>/pkgconfig/shoal.pc
     libdir_in_pkg = pcs[0].rsplit("/", 2)[0]
-    for f in ("bin/oshcc", "bin/oshc++", "bin/oshrun", "bin/shmem-info", "include/shmem.h",
-              "include/shmemx.h", "include/pshmem.h", "include/mpp/shmem.h",
+    for f in ("bin/oshcc", "bin/oshc++", "bin/oshrun", "bin/shmem-info", "bin/shoal-prof",
+              "include/shmem.h", "include/shmemx.h", "include/pshmem.h", "include/mpp/shmem.h",
               "include/mpp/shmemx.h"):
         if f"{prefix_in_pkg}/{f}" not in files:
             tt.fail(f"the package lacks {prefix_in_pkg}/{f}")

@@ -394,7 +394,7 @@ def install_tree(name):
     run(["cmake", "--install", A.build, "--prefix", prefix])
     for f in ("include/shmem.h", "include/shmemx.h", "include/pshmem.h",
               "include/mpp/shmem.h", "include/mpp/shmemx.h", "bin/oshcc", "bin/oshc++",
-              "bin/oshrun", "bin/shmem-info"):
+              "bin/oshrun", "bin/shmem-info", "bin/shoal-prof"):
         if not os.path.exists(os.path.join(prefix, f)):
             fail("install lacks %s" % f)
     return d, prefix

@@ -11,6 +11,8 @@ the page's OPTIONS section must be one the tool accepts:
     oshrun      tools/oshrun/options.c, `oshrun --help`     docs/man/oshrun.1.in
     shmem-info  tools/info/shmem_info.c, `shmem-info --help` docs/man/shmem-info.1.in
     oshcc/c++   tools/oshcc.in (its `case` patterns)         docs/man/oshcc.1.in
+    shoal-prof  tools/prof/shoal-prof (add_argument), `shoal-prof --help`
+                                                             docs/man/shoal-prof.1.in
 """
 
 import argparse
@@ -82,6 +84,7 @@ def main():
     ap.add_argument('--src', required=True)
     ap.add_argument('--oshrun', required=True)
     ap.add_argument('--shmem-info', required=True)
+    ap.add_argument('--shoal-prof', required=True)
     a = ap.parse_args()
     man = os.path.join(a.src, 'docs', 'man')
     failures = []
@@ -108,6 +111,15 @@ def main():
     if not acc:
         failures.append('found no options in tools/oshcc.in')
     check('oshcc', os.path.join(man, 'oshcc.1.in'), acc, set(), failures)
+
+    rc, helped = help_options(a.shoal_prof)
+    if rc != 0 or not helped:
+        failures.append('shoal-prof --help failed or listed no options')
+    acc = set()
+    with open(a.shoal_prof, encoding='utf-8') as f:
+        for m in re.finditer(r"add_argument\(((?:'-[^']*',\s*)+)", f.read()):
+            acc.update(re.findall(r"'(-[^']*)'", m.group(1)))
+    check('shoal-prof', os.path.join(man, 'shoal-prof.1.in'), acc, helped, failures)
 
     for f in failures:
         print('FAIL: ' + f)

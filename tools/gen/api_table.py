@@ -48,6 +48,13 @@ Body templates are C statements with these placeholders, filled per routine:
   {FROM}   name of the uint64_t raw-bits -> TYPE helper (AMOs)
   {TNU}    the TYPENAME in upper case (SHOAL_DT_INT, ...; collectives)
 Parameter names in the bodies are those of the prototype patterns.
+
+Every generated family also says what SHOAL_PROFILE counts for a call
+(`prof=`, see prof() below): its profile family (a row of
+src/core/profile/prof_families.h), the bytes of one call (a C expression
+with the body's placeholders) and whether it has a target PE (`pe` of
+{ctx}'s team).  The generator gives each routine a profiled twin
+(tools/gen/templates/api_family.c.in) and refuses a family without it.
 """
 
 # --------------------------------------------------------------- switches
@@ -299,22 +306,37 @@ def single(proto, type=None, noreturn=False, esize=None):
             'esize': esize}
 
 
+def prof(fam, nbytes='0', target=False):
+    """What SHOAL_PROFILE counts for one call of a generated routine:
+    SHOAL_PROF_<fam> (src/core/profile/prof_families.h), `nbytes` (a C
+    expression, evaluated after the call: its arguments were valid) and,
+    with `target`, the target PE `pe` of {ctx}'s team."""
+    return {'fam': fam, 'nbytes': nbytes, 'target': target}
+
+
 def family(section, name, forms, since, ctx=False, deprecated=False, impl='hand', body=None,
-           extra=False, ext=False, includes=()):
+           extra=False, ext=False, includes=(), prof=None):
     assert impl in ('hand', 'gen', 'coll'), impl
     assert section in (EXT_SECTIONS if ext else SECTIONS), section
+    assert (prof is None) == (impl == 'hand'), '%s: prof= goes with a generated body' % name
     return {'section': section, 'name': name, 'forms': forms, 'since': since, 'ctx': ctx,
             'deprecated': deprecated, 'impl': impl, 'body': body, 'extra': extra, 'ext': ext,
-            'includes': tuple(includes)}
+            'includes': tuple(includes), 'prof': prof}
 
 
-def ext_family(section, name, forms, ctx=False, impl='hand', body=None, includes=()):
+def ext_family(section, name, forms, ctx=False, impl='hand', body=None, includes=(), prof=None):
     """A Shoal extension family (shmemx.h): routine names start with
     shmemx_, ctx twins are shmemx_ctx_X, `since` is the Shoal version that
     added it.  `includes` are internal headers its generated wrappers need
     (e.g. 'ext/requests/request.h')."""
     return family(section, name, forms, 'Shoal', ctx=ctx, impl=impl, body=body, ext=True,
-                  includes=includes)
+                  includes=includes, prof=prof)
+
+
+# The profile of the element-sized transfers and atomics.
+_P_ELEM = 'sizeof({TYPE})'
+# The blocked strided forms move nblocks blocks of bsize elements.
+_P_BLOCKS = 'shoal_nbytes(shoal_nbytes(nblocks, bsize, {FN}), {ESIZE}, {FN})'
 
 
 # ---------------------------------------------------------------- families
@@ -343,26 +365,31 @@ def _rma(name, op, since, body):
         typed('stdrmatypes', 'void shmem_{T}_%s(%s)' % (name, _RMA_ARGS)),
         sized('void shmem_%s{S}%s(%s)' % (op, name[len(op):], _RMA_VARGS)),
         mem('void shmem_%smem%s(%s)' % (op, name[len(op):], _RMA_VARGS)),
-    ], since, ctx=True, impl='gen', body=body)
+    ], since, ctx=True, impl='gen', body=body,
+        prof=prof(name.upper(), '{NBYTES}', target=True))
+
+
+def _amo_prof(ret):
+    return prof('AMO_FETCH' if ret == 'TYPE' else 'AMO', _P_ELEM, target=True)
 
 
 def _amo(name, table, proto_args, ret, since, body):
     """shmem_T_atomic_<name>: ret is 'TYPE' or 'void'."""
     return family(S_AMO, 'shmem_atomic_' + name, [
         typed(table, '%s shmem_{T}_atomic_%s(%s)' % (ret, name, proto_args)),
-    ], since, ctx=True, impl='gen', body=body)
+    ], since, ctx=True, impl='gen', body=body, prof=_amo_prof(ret))
 
 
 def _amo_nbi(name, table, proto_args, body):
     return family(S_AMO, 'shmem_atomic_%s_nbi' % name, [
         typed(table, 'void shmem_{T}_atomic_%s_nbi(%s)' % (name, proto_args)),
-    ], '1.5', ctx=True, impl='gen', body=body)
+    ], '1.5', ctx=True, impl='gen', body=body, prof=prof('AMO_NBI', _P_ELEM, target=True))
 
 
 def _amo_old(name, types, proto, since, body):
     """Deprecated (1.4) pre-1.4 AMO names; no ctx twins."""
     return family(S_AMO, 'shmem_TYPENAME_' + name, [typed(types, proto)], since,
-                  deprecated=True, impl='gen', body=body)
+                  deprecated=True, impl='gen', body=body, prof=_amo_prof(proto.split()[0]))
 
 
 _OLD_EXT = ['float', 'double', 'int', 'long', 'longlong']
@@ -403,9 +430,14 @@ _WAIT_SOMEV = ('TYPE *ivars, size_t nelems, size_t *indices, const int *status, 
                'const TYPE *cmp_values')
 
 
+def _p2p_prof(name):
+    return prof('TEST' if name.startswith('test') else 'WAIT')
+
+
 def _p2p(name, ret, args, since, call):
     forms = [typed('stdamotypes', '%s shmem_{T}_%s(%s)' % (ret, name, args))]
-    return family(S_P2P, 'shmem_' + name, forms, since, impl='gen', body=call)
+    return family(S_P2P, 'shmem_' + name, forms, since, impl='gen', body=call,
+                  prof=_p2p_prof(name))
 
 
 # The deprecated point-to-point types that the multi-element routines lack
@@ -423,15 +455,22 @@ def _p2p_set(name, ret, args, call):
         _p2p(name, ret, args, '1.5', call),
         family(S_P2P, 'shmem_short_%s, shmem_ushort_%s' % (name, name),
                [typed(_P2P_OLD, '%s shmem_{T}_%s(%s)' % (ret, name, args))], '1.5',
-               deprecated=True, impl='gen', body=call, extra=True),
+               deprecated=True, impl='gen', body=call, extra=True, prof=_p2p_prof(name)),
     ]
+
+
+# A collective's bytes: its own count times the element size (the block
+# each PE sends in alltoall, what the root sends in broadcast, each PE's
+# contribution in collect/fcollect).
+_P_COLL = '{NBYTES}'
 
 
 def _coll(name, args, mem_args, body, since='1.5'):
     forms = [typed('stdrmatypes', 'int shmem_{T}_%s(shmem_team_t team, %s)' % (name, args))]
     if mem_args:
         forms.append(mem('int shmem_%smem(shmem_team_t team, %s)' % (name, mem_args)))
-    return family(S_COLL, 'shmem_' + name, forms, since, impl='coll', body=body)
+    return family(S_COLL, 'shmem_' + name, forms, since, impl='coll', body=body,
+                  prof=prof(name.upper(), _P_COLL))
 
 
 def _coll_old(name, args, esize_body):
@@ -439,7 +478,7 @@ def _coll_old(name, args, esize_body):
     forms = [single('void shmem_%s%d(%s)' % (name, bits, args), esize=bits // 8)
              for bits in (32, 64)]
     return family(S_COLL, 'shmem_%s32, shmem_%s64' % (name, name), forms, '1.0',
-                  deprecated=True, impl='coll', body=esize_body)
+                  deprecated=True, impl='coll', body=esize_body, prof=prof(name.upper(), _P_COLL))
 
 
 def _reduce(op, col):
@@ -449,7 +488,8 @@ def _reduce(op, col):
               'size_t nreduce)' % op),
     ], '1.5', impl='coll',
         body='return shoal_coll_reduce(team, dest, source, nreduce, SHOAL_RED_%s, '
-             'SHOAL_DT_{TNU}, {FN});' % col)
+             'SHOAL_DT_{TNU}, {FN});' % col,
+        prof=prof('REDUCE', 'shoal_nbytes(nreduce, {ESIZE}, {FN})'))
 
 
 def _to_all(op, col):
@@ -459,7 +499,8 @@ def _to_all(op, col):
               'int PE_start, int logPE_stride, int PE_size, TYPE *pWrk, long *pSync)' % op),
     ], '1.0', deprecated=True, impl='coll',
         body='shoal_coll_to_all(dest, source, nreduce, PE_start, logPE_stride, PE_size, pWrk, '
-             'pSync, SHOAL_RED_%s, SHOAL_DT_{TNU}, {FN});' % col)
+             'pSync, SHOAL_RED_%s, SHOAL_DT_{TNU}, {FN});' % col,
+        prof=prof('REDUCE', 'shoal_nbytes((size_t)nreduce, {ESIZE}, {FN})'))
 
 
 def _scan(kind, exclusive):
@@ -469,7 +510,7 @@ def _scan(kind, exclusive):
               'size_t nelems)' % kind),
     ], '1.6', impl='coll',
         body='return shoal_coll_scan(team, dest, source, nelems, %d, SHOAL_DT_{TNU}, {FN});'
-             % exclusive)
+             % exclusive, prof=prof('SCAN', '{NBYTES}'))
 
 
 FAMILIES = [
@@ -555,17 +596,20 @@ FAMILIES = [
     family(S_RMA, 'shmem_p', [
         typed('stdrmatypes', 'void shmem_{T}_p(TYPE *dest, TYPE value, int pe)'),
     ], '1.0', ctx=True, impl='gen',
-        body='shoal_put({ctx}, dest, &value, sizeof({TYPE}), pe, {FN});'),
+        body='shoal_put({ctx}, dest, &value, sizeof({TYPE}), pe, {FN});',
+        prof=prof('PUT', _P_ELEM, target=True)),
     family(S_RMA, 'shmem_iput', [
         typed('stdrmatypes', 'void shmem_{T}_iput(%s)' % _STRIDED),
         sized('void shmem_iput{S}(%s)' % _VSTRIDED),
     ], '1.0', ctx=True, impl='gen',
-        body='shoal_iput({ctx}, dest, source, dst, sst, nelems, {ESIZE}, pe, {FN});'),
+        body='shoal_iput({ctx}, dest, source, dst, sst, nelems, {ESIZE}, pe, {FN});',
+        prof=prof('IPUT', '{NBYTES}', target=True)),
     family(S_RMA, 'shmem_ibput', [
         typed('stdrmatypes', 'void shmem_{T}_ibput(%s)' % _BLOCKED),
         sized('void shmem_ibput{S}(%s)' % _VBLOCKED),
     ], '1.6', ctx=True, impl='gen',
-        body='shoal_ibput({ctx}, dest, source, dst, sst, bsize, nblocks, {ESIZE}, pe, {FN});'),
+        body='shoal_ibput({ctx}, dest, source, dst, sst, bsize, nblocks, {ESIZE}, pe, {FN});',
+        prof=prof('IPUT', _P_BLOCKS, target=True)),
     _rma('get', 'get', '1.0',
          'shoal_get({ctx}, dest, source, {NBYTES}, pe, {FN});'),
     family(S_RMA, 'shmem_g', [
@@ -573,17 +617,20 @@ FAMILIES = [
     ], '1.0', ctx=True, impl='gen',
         body='{TYPE} v = 0;  /* (initialized: the debug overlap check reads &v) */\n'
              'shoal_get({ctx}, &v, source, sizeof v, pe, {FN});\n'
-             'return v;'),
+             'return v;',
+        prof=prof('GET', _P_ELEM, target=True)),
     family(S_RMA, 'shmem_iget', [
         typed('stdrmatypes', 'void shmem_{T}_iget(%s)' % _STRIDED),
         sized('void shmem_iget{S}(%s)' % _VSTRIDED),
     ], '1.0', ctx=True, impl='gen',
-        body='shoal_iget({ctx}, dest, source, dst, sst, nelems, {ESIZE}, pe, {FN});'),
+        body='shoal_iget({ctx}, dest, source, dst, sst, nelems, {ESIZE}, pe, {FN});',
+        prof=prof('IGET', '{NBYTES}', target=True)),
     family(S_RMA, 'shmem_ibget', [
         typed('stdrmatypes', 'void shmem_{T}_ibget(%s)' % _BLOCKED),
         sized('void shmem_ibget{S}(%s)' % _VBLOCKED),
     ], '1.6', ctx=True, impl='gen',
-        body='shoal_ibget({ctx}, dest, source, dst, sst, bsize, nblocks, {ESIZE}, pe, {FN});'),
+        body='shoal_ibget({ctx}, dest, source, dst, sst, bsize, nblocks, {ESIZE}, pe, {FN});',
+        prof=prof('IGET', _P_BLOCKS, target=True)),
     _rma('put_nbi', 'put', '1.3',
          'shoal_put_nbi({ctx}, dest, source, {NBYTES}, pe, {FN});'),
     _rma('get_nbi', 'get', '1.3',
@@ -647,7 +694,7 @@ FAMILIES = [
         mem('void shmem_putmem_signal(%s, %s)' % (_RMA_VARGS.replace(', int pe', ''), _SIG)),
     ], '1.5', ctx=True, impl='gen',
         body='shoal_put_signal({ctx}, dest, source, {NBYTES}, sig_addr, signal, sig_op, '
-             'pe, 0, {FN});'),
+             'pe, 0, {FN});', prof=prof('PUT_SIGNAL', '{NBYTES}', target=True)),
     family(S_SIG, 'shmem_put_signal_nbi', [
         typed('stdrmatypes', 'void shmem_{T}_put_signal_nbi(%s, %s)'
               % (_RMA_ARGS.replace(', int pe', ''), _SIG)),
@@ -656,7 +703,7 @@ FAMILIES = [
         mem('void shmem_putmem_signal_nbi(%s, %s)' % (_RMA_VARGS.replace(', int pe', ''), _SIG)),
     ], '1.5', ctx=True, impl='gen',
         body='shoal_put_signal({ctx}, dest, source, {NBYTES}, sig_addr, signal, sig_op, '
-             'pe, 1, {FN});'),
+             'pe, 1, {FN});', prof=prof('PUT_SIGNAL_NBI', '{NBYTES}', target=True)),
     family(S_SIG, 'shmem_signal_add',
            [single('void shmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe)')],
            '1.6', ctx=True),
@@ -733,11 +780,11 @@ FAMILIES = [
     family(S_P2P, 'shmem_short_wait_until, shmem_ushort_wait_until', [
         typed(['short', 'ushort'], 'void shmem_{T}_wait_until(TYPE *ivar, int cmp, TYPE cmp_value)'),
     ], '1.0', deprecated=True, impl='gen',
-        body='shoal_wait_until({WKIND}, ivar, cmp, &cmp_value, {FN});'),
+        body='shoal_wait_until({WKIND}, ivar, cmp, &cmp_value, {FN});', prof=prof('WAIT')),
     family(S_P2P, 'shmem_wait_until (long-typed C routine)', [
         single('void shmem_wait_until(long *ivar, int cmp, long cmp_value)', type='long'),
     ], '1.0', deprecated=True, impl='gen',
-        body='shoal_wait_until({WKIND}, ivar, cmp, &cmp_value, {FN});'),
+        body='shoal_wait_until({WKIND}, ivar, cmp, &cmp_value, {FN});', prof=prof('WAIT')),
     *_p2p_set('wait_until_all', 'void', _WAIT_SET,
               'shoal_wait_until_all({WKIND}, ivars, nelems, status, cmp, &cmp_value, 0, {FN});'),
     *_p2p_set('wait_until_any', 'size_t', _WAIT_SET,
@@ -759,7 +806,7 @@ FAMILIES = [
     family(S_P2P, 'shmem_short_test, shmem_ushort_test', [
         typed(['short', 'ushort'], 'int shmem_{T}_test(TYPE *ivar, int cmp, TYPE cmp_value)'),
     ], '1.4', deprecated=True, impl='gen',
-        body='return shoal_test({WKIND}, ivar, cmp, &cmp_value, {FN});'),
+        body='return shoal_test({WKIND}, ivar, cmp, &cmp_value, {FN});', prof=prof('TEST')),
     *_p2p_set('test_all', 'int', _WAIT_SET,
               'return shoal_test_all({WKIND}, ivars, nelems, status, cmp, &cmp_value, 0, {FN});'),
     *_p2p_set('test_any', 'size_t', _WAIT_SET,
@@ -782,7 +829,8 @@ FAMILIES = [
         typed(['short', 'int', 'long', 'longlong'],
               'void shmem_{T}_wait(TYPE *ivar, TYPE cmp_value)'),
     ], '1.0', deprecated=True, impl='gen',
-        body='shoal_wait_until({WKIND}, ivar, SHMEM_CMP_NE, &cmp_value, {FN});'),
+        body='shoal_wait_until({WKIND}, ivar, SHMEM_CMP_NE, &cmp_value, {FN});',
+        prof=prof('WAIT')),
     # ------------------------------------------------------ memory ordering
     family(S_ORDER, 'shmem_fence', [single('void shmem_fence(void)')], '1.0', ctx=True),
     family(S_ORDER, 'shmem_quiet', [single('void shmem_quiet(void)')], '1.0', ctx=True),
@@ -947,7 +995,8 @@ def _rma_nbe(name, op, body):
         typed('stdrmatypes', 'void shmemx_{T}_%s(%s, %s)' % (name, _RMA_ARGS, _REQ)),
         sized('void shmemx_%s{S}_nbe(%s, %s)' % (op, _RMA_VARGS, _REQ)),
         mem('void shmemx_%smem_nbe(%s, %s)' % (op, _RMA_VARGS, _REQ)),
-    ], ctx=True, impl='gen', body=body, includes=_REQ_INC)
+    ], ctx=True, impl='gen', body=body, includes=_REQ_INC,
+        prof=prof(name.upper(), '{NBYTES}', target=True))
 
 
 def _amo_nbe(name, table, args, op, value='{TO}(value)', cond='0', addr='dest',
@@ -956,7 +1005,7 @@ def _amo_nbe(name, table, args, op, value='{TO}(value)', cond='0', addr='dest',
     args = ('TYPE *fetch, ' if fetching else '') + args
     return ext_family(S_X_REQ, 'shmemx_atomic_%s_nbe' % name, [
         typed(table, 'void shmemx_{T}_atomic_%s_nbe(%s, %s)' % (name, args, _REQ)),
-    ], ctx=True, impl='gen', includes=_REQ_INC,
+    ], ctx=True, impl='gen', includes=_REQ_INC, prof=prof('AMO_NBE', _P_ELEM, target=True),
         body='shoal_amo_nbe({ctx}, SHOAL_AMO_%s, %s, %s, sizeof({TYPE}), %s, %s, pe, req, {FN});'
              % (op, 'fetch' if fetching else 'NULL', addr, value, cond))
 
@@ -976,7 +1025,8 @@ _REQ_FAMILIES = [
               % (_RMA_VARGS.replace(', int pe', ''), _SIG, _REQ)),
         mem('void shmemx_putmem_signal_nbe(%s, %s, %s)'
             % (_RMA_VARGS.replace(', int pe', ''), _SIG, _REQ)),
-    ], ctx=True, impl='gen', body=_SIG_NBE_BODY, includes=_REQ_INC),
+    ], ctx=True, impl='gen', body=_SIG_NBE_BODY, includes=_REQ_INC,
+        prof=prof('PUT_SIGNAL_NBE', '{NBYTES}', target=True)),
     # Fetching AMOs (the _nbi set) ...
     _amo_nbe('fetch', 'extamotypes', 'const TYPE *source, int pe', 'FETCH', value='0',
              addr='source'),
@@ -1054,26 +1104,27 @@ EXT_FAMILIES = [
                'const void *source, size_t nelems, int PE_root, int nthreads, int thread_id)'),
     ], impl='coll',
         body='return shoal_coll_broadcast_mt(team, dest, source, nelems, PE_root, nthreads, '
-             'thread_id, {FN});'),
+             'thread_id, {FN});', prof=prof('BROADCAST_MT', 'nelems')),
     ext_family(S_X_MT, 'shmemx_team_fcollectmem_mt', [
         single('int shmemx_team_fcollectmem_mt(shmem_team_t team, void *dest, '
                'const void *source, size_t nelems, int nthreads, int thread_id)'),
     ], impl='coll',
         body='return shoal_coll_fcollect_mt(team, dest, source, nelems, nthreads, thread_id, '
-             '{FN});'),
+             '{FN});', prof=prof('FCOLLECT_MT', 'nelems')),
     ext_family(S_X_MT, 'shmemx_team_alltoallmem_mt', [
         single('int shmemx_team_alltoallmem_mt(shmem_team_t team, void *dest, '
                'const void *source, size_t nelems, int nthreads, int thread_id)'),
     ], impl='coll',
         body='return shoal_coll_alltoall_mt(team, dest, source, nelems, nthreads, thread_id, '
-             '{FN});'),
+             '{FN});', prof=prof('ALLTOALL_MT', 'nelems')),
     *[ext_family(S_X_MT, 'shmemx_%s_reduce_mt' % op, [
         typed(('teamreducetypes', col),
               'int shmemx_{T}_%s_reduce_mt(shmem_team_t team, TYPE *dest, const TYPE *source, '
               'size_t nreduce, int nthreads, int thread_id)' % op),
     ], impl='coll',
         body='return shoal_coll_reduce_mt(team, dest, source, nreduce, SHOAL_RED_%s, '
-             'SHOAL_DT_{TNU}, nthreads, thread_id, {FN});' % col)
+             'SHOAL_DT_{TNU}, nthreads, thread_id, {FN});' % col,
+        prof=prof('REDUCE_MT', 'shoal_nbytes(nreduce, {ESIZE}, {FN})'))
       for op, col in (('and', 'AND'), ('or', 'OR'), ('xor', 'XOR'), ('max', 'MAX'),
                       ('min', 'MIN'), ('sum', 'SUM'), ('prod', 'PROD'))],
 ]

@@ -700,9 +700,14 @@ def source_plan():
 def wrapper_body(r):
     body = r.family['body']
     assert body, 'no body for %s' % r.name
-    tn = r.tn
     assert not re.search(r'\*\s*\{ESIZE\}|\{ESIZE\}\s*\*', body), (
         '%s: multiply by {ESIZE} through {NBYTES} (overflow-checked)' % r.name)
+    return fill_placeholders(r, body)
+
+
+def fill_placeholders(r, text):
+    """A body template (or a profile's byte count) with r's values."""
+    tn = r.tn
     esize = r.esize or '?'
     subs = {
         'NBYTES': 'shoal_nbytes(nelems, %s, {FN})' % esize,
@@ -716,14 +721,81 @@ def wrapper_body(r):
         'WKIND': ('SHOAL_WKIND(%d, sizeof(%s))' % (1 if T.is_signed(tn) else 0, T.c_type(tn))
                   if tn else '?'),
     }
-    text = body
     for k, v in subs.items():
         text = text.replace('{%s}' % k, v)
     assert '?' not in re.sub(r'"[^"]*"', '', text), (r.name, text)
     return text
 
 
-def gen_source(fname, routines):
+def profile_hooks(r):
+    """The profiled twin's first and last statements (core/profile/profile.h)."""
+    p = r.family['prof']
+    assert p, '%s: a generated family needs prof= (api_table.py)' % r.name
+    fam = 'SHOAL_PROF_' + p['fam']
+    nbytes = fill_placeholders(r, p['nbytes'])
+    if not p['target']:
+        return ('shoal_prof_call_begin(%s)' % fam,
+                'shoal_prof_call_end(%s, t0, %s);' % (fam, nbytes))
+    assert 'pe' in r.param_names(), '%s: a profile target needs a `pe` parameter' % r.name
+    assert not {'t0', 'ret'} & set(r.param_names()), r.name  # the twin's own names
+    ctx = 'ctx' if r.ctx else 'SHMEM_CTX_DEFAULT'
+    return ('shoal_prof_to_begin(%s, %s, pe)' % (fam, ctx),
+            'shoal_prof_to_end(%s, t0, %s, pe, %s);' % (fam, ctx, nbytes))
+
+
+def _do(r):
+    """The routine's body, shoal_do_X: inlined into the routine (where
+    SHMEM_DEBUG's checks are compiled out) and into its slow twin."""
+    body = '\n'.join('    ' + line for line in wrapper_body(r).split('\n'))
+    return 'static inline %s\n{\n%s\n}' % (r.decl('shoal_do_' + r.name), body)
+
+
+def _branch(r, cond, call):
+    """`if (cond) return call;` (for a void routine: the call, then return)."""
+    if r.ret == 'void':
+        return '    if (%s) {\n        %s;\n        return;\n    }' % (cond, call)
+    return '    if (%s)\n        return %s;' % (cond, call)
+
+
+def _tail(r, call):
+    return '    %s%s;' % ('' if r.ret == 'void' else 'return ', call)
+
+
+def fast_wrapper(r):
+    """pshmem_X: one test of shoal_g.slow, then the body.  The test is the
+    one SHMEM_DEBUG's checks had inside the body: SHOAL_PROFILE costs
+    nothing more when it is off."""
+    args = ', '.join(r.param_names())
+    slow, do = 'shoal_slow_' + r.name, 'shoal_do_' + r.name
+    return ('%s\nSHOAL_SLOW_TWIN %s;\nSHOAL_EXPORT SHOAL_FLATTEN %s\n{\n%s\n%s\n}\n'
+            'SHOAL_WEAK_ALIAS(%s, %s)'
+            % (_do(r), r.decl(slow), r.decl(r.twin),
+               _branch(r, 'SHOAL_UNLIKELY(shoal_g.slow)', '%s(%s)' % (slow, args)),
+               _tail(r, '%s(%s)' % (do, args)), r.name, r.twin))
+
+
+def slow_wrapper(r):
+    """shoal_slow_X: the body with SHMEM_DEBUG's checks, between the
+    profile's hooks while SHOAL_PROFILE counts."""
+    args = ', '.join(r.param_names())
+    do = 'shoal_do_' + r.name
+    begin, end = profile_hooks(r)
+    if r.ret == 'void':
+        counted = '    uint64_t t0 = %s;\n    %s(%s);\n    %s' % (begin, do, args, end)
+    else:
+        counted = ('    uint64_t t0 = %s;\n    %s ret = %s(%s);\n    %s\n    return ret;'
+                   % (begin, r.ret, do, args, end))
+    return ('%s\nSHOAL_SLOW_TWIN %s\n{\n%s\n%s\n}'
+            % (_do(r), r.decl('shoal_slow_' + r.name),
+               _branch(r, '!shoal_prof_on', '%s(%s)' % (do, args)), counted))
+
+
+def slow_name(fname):
+    """The file of a family's slow twins: api_<area>_<family>_slow.c."""
+    return fname[:-2] + '_slow.c'
+
+
+def gen_source(fname, routines, slow=False):
     fams = []
     for r in routines:
         if r.family not in fams:
@@ -734,11 +806,7 @@ def gen_source(fname, routines):
         if r.tn and ('{TO}' in b or '{FROM}' in b):
             if r.tn not in amo_types:
                 amo_types.append(r.tn)
-    wrappers = []
-    for r in routines:
-        body = '\n'.join('    ' + l for l in wrapper_body(r).split('\n'))
-        wrappers.append('SHOAL_EXPORT SHOAL_FLATTEN %s\n{\n%s\n}\nSHOAL_WEAK_ALIAS(%s, %s)' % (
-            r.decl(r.twin), body, r.name, r.twin))
+    wrappers = [(slow_wrapper if slow else fast_wrapper)(r) for r in routines]
     bits = [fill('tools/gen/templates/amo_bits.c.in', values={'TN': tn, 'TYPE': T.c_type(tn)})
             for tn in amo_types]
     includes = ['coll/coll.h'] if any(f['impl'] == 'coll' for f in fams) else []
@@ -746,7 +814,12 @@ def gen_source(fname, routines):
         includes += [h for h in f['includes'] if h not in includes]
     if any(f['ext'] for f in fams):
         includes.insert(0, 'shmemx.h')
-    return fill_file(fname, 'tools/gen/templates/api_family.c.in', blocks={
+    prelude = ('/* SHMEM_DEBUG\'s checks are the slow twins\' (%s): this file\'s\n'
+               ' * routines test shoal_g.slow once and run the twin when it is set. */\n'
+               '#define SHOAL_OPS_DEBUG 0' % slow_name(fname))
+    return fill_file(slow_name(fname) if slow else fname,
+                     'tools/gen/templates/api_family.c.in', blocks={
+        'SHOAL_PRELUDE': '' if slow else prelude,
         'SHOAL_INCLUDES': '\n'.join('#include "%s"' % h for h in includes),
         'SHOAL_DEFINITIONS': '\n'.join(bits + ['\n\n'.join(wrappers)]),
     }, values={'SHOAL_FAMILIES': ', '.join(f['name'] for f in fams)})
@@ -778,7 +851,8 @@ def main():
     a = ap.parse_args()
 
     if a.list_sources:
-        print(';'.join(os.path.join(a.src_dir, f) for f, _ in source_plan()))
+        print(';'.join(os.path.join(a.src_dir, n) for f, _ in source_plan()
+                       for n in (f, slow_name(f))))
         return 0
     aliases = parse_aliases(a.aliases)
     errors, nspec = check_against_spec(a.symbols, a.generics)
@@ -798,11 +872,14 @@ def main():
         plan = source_plan()
         for fname, routines in plan:
             write(os.path.join(a.src_dir, fname), gen_source(fname, routines))
+            write(os.path.join(a.src_dir, slow_name(fname)),
+                  gen_source(fname, routines, slow=True))
             nwrap += len(routines)
         # Wrapper files of an earlier table (or generator) would only
         # mislead a reader who greps the build tree.
+        files = {n for f, _ in plan for n in (f, slow_name(f))}
         for old in os.listdir(a.src_dir):
-            if re.match(r'api_\w+\.c$', old) and old not in dict(plan):
+            if re.match(r'api_\w+\.c$', old) and old not in files:
                 os.remove(os.path.join(a.src_dir, old))
     if a.stamp:
         write(a.stamp, 'ok\n')

@@ -229,6 +229,17 @@ static const char *p_peer_timeout(const char *v, struct shoal_config *c)
                : NULL;
 }
 
+/* Off, on (the default file) or a file name. */
+static const char *p_profile(const char *v, struct shoal_config *c)
+{
+    int on;
+    if (shoal_parse_bool(v, &on) < 0)
+        snprintf(c->profile, sizeof c->profile, "%s", v);
+    else if (on)
+        snprintf(c->profile, sizeof c->profile, "shoal-profile.json");
+    return strlen(v) >= sizeof c->profile ? "a file name shorter than 1024 bytes" : NULL;
+}
+
 static const row_parser parsers[SHOAL_ENV_COUNT] = {
     [SHOAL_ENV_SYMMETRIC_SIZE] = p_size,
     [SHOAL_ENV_DEBUG] = p_debug,
@@ -241,6 +252,7 @@ static const row_parser parsers[SHOAL_ENV_COUNT] = {
     [SHOAL_ENV_SPLIT_NODES] = p_split,
     [SHOAL_ENV_PEER_TIMEOUT] = p_peer_timeout,
     [SHOAL_ENV_LOG] = p_log,
+    [SHOAL_ENV_PROFILE] = p_profile,
     /* The bootstrap's rows are read by boot/ itself: listed, not parsed here. */
 };
 

@@ -49,6 +49,7 @@ struct shoal_config {
     int net_mode;        /* enum shoal_net_mode */
     long split_nodes;    /* >= 1: pretend nodes (testing the mixed path) */
     long peer_timeout_s; /* SHOAL_PEER_TIMEOUT, 0: never */
+    char profile[1024];  /* SHOAL_PROFILE's file, "" when off */
 };
 
 /* Parses core's rows, then runs every registered layer's loader.

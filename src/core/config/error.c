@@ -60,6 +60,13 @@ void shoal_global_exit_notice(void)
     _exit((int)(v & 0xff));
 }
 
+static void (*fatal_hook)(const char *routine);
+
+void shoal_fatal_hook_set(void (*hook)(const char *routine))
+{
+    __atomic_store_n(&fatal_hook, hook, __ATOMIC_RELEASE);
+}
+
 _Noreturn void shoal_fatal(const char *routine, const char *fmt, ...)
 {
     /* What failed here may be a consequence of a peer's
@@ -70,6 +77,9 @@ _Noreturn void shoal_fatal(const char *routine, const char *fmt, ...)
     va_start(ap, fmt);
     vreport("", routine, fmt, ap);
     va_end(ap);
+    void (*hook)(const char *) = __atomic_exchange_n(&fatal_hook, NULL, __ATOMIC_ACQ_REL);
+    if (hook)
+        hook(routine);
     if (shoal_g.debug) {
         void *frames[64];
         int n = backtrace(frames, 64);

@@ -12,6 +12,10 @@ _Noreturn void shoal_fatal(const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), cold));
 void shoal_warn(const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), cold));
+/* Runs once, in the first shoal_fatal, after the message and before the
+ * job goes down (NULL: nothing): how core/profile writes this PE's partial
+ * profile without config/ calling up into it. */
+void shoal_fatal_hook_set(void (*hook)(const char *routine));
 
 /* The fast-path checks of core/ops.h end up here. */
 _Noreturn void shoal_err_ctx(const struct shoal_ctx *ctx, const char *routine)

@@ -204,7 +204,7 @@ static inline struct shmemx_request *shoal_request_of(shmemx_request_h *req,
  * operations that cannot complete at issue (other engines'). */
 static inline struct shmemx_request *shoal_request_join(shmemx_request_h *req, const char *fn)
 {
-    return shoal_request_of(req, shoal_request_handle(req, shoal_g.debug, fn), fn);
+    return shoal_request_of(req, shoal_request_handle(req, SHOAL_OPS_DEBUG, fn), fn);
 }
 
 /* ---- The internal entry point for other engines (active messages, a

@@ -70,7 +70,7 @@ void shoal_rma_nbe_debug(shmem_ctx_t ctx, int is_put, void *local, const void *r
 static inline void shoal_rma_nbe(shmem_ctx_t ctx, int is_put, void *local, const void *remote,
                                  size_t n, int pe, shmemx_request_h *req, const char *fn)
 {
-    if (SHOAL_UNLIKELY(shoal_g.debug))
+    if (SHOAL_UNLIKELY(SHOAL_OPS_DEBUG))
         shoal_rma_nbe_debug(ctx, is_put, local, remote, n, pe, req, fn);
     else
         shoal_rma_nbe_body(ctx, is_put, local, remote, n, pe, req, 0, fn);
@@ -113,7 +113,7 @@ static inline void shoal_amo_nbe(shmem_ctx_t ctx, int op, void *fetch, const voi
                                  unsigned size, uint64_t value, uint64_t cond, int pe,
                                  shmemx_request_h *req, const char *fn)
 {
-    if (SHOAL_LIKELY(!shoal_g.debug && !shoal_g.amo_via_net && ctx != NULL &&
+    if (SHOAL_LIKELY(!SHOAL_OPS_DEBUG && !shoal_g.amo_via_net && ctx != NULL &&
                      ctx->magic == SHOAL_CTX_LIVE && (unsigned)pe < (unsigned)ctx->team->size &&
                      req != NULL)) {
         struct shmemx_request *r = *req;

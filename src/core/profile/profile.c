@@ -1,0 +1,337 @@
+/* SHOAL_PROFILE's counters: the threads' blocks, the clock, the totals of
+ * this PE, and the partial file of a job that goes down without a
+ * finalize.  The merge and the report are prof_merge.c's. */
+#include "core/profile/prof_internal.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#if SHOAL_PROF_HAVE_TSC
+#include <cpuid.h>
+#endif
+
+#include "core/config/error.h"
+
+__thread struct shoal_prof_block *shoal_prof_tl __attribute__((tls_model("initial-exec")));
+int shoal_prof_use_tsc;
+int shoal_prof_on;
+
+enum { IDLE, RUNNING, DONE };
+static int state;
+static int abandoned; /* a partial file was written (or the report is under way) */
+
+/* Every thread's block, newest first.  Blocks are appended under the lock
+ * and published with a release store, so that a reader (the report, a
+ * signal handler) walks the list without it; they live until the report. */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shoal_prof_block *registry;
+
+static char path[1024], stem[1024];
+static char host[SHOAL_PROF_HOST_MAX];
+static int node;
+/* The clock and CLOCK_MONOTONIC read together at the start, and the
+ * monotonic clock at the stop (the wall time). */
+static uint64_t tick0, ns0, ns_stop;
+
+struct shoal_prof_block *shoal_prof_attach(void)
+{
+    size_t cells = (size_t)shoal_g.n_pes * SHOAL_PROF_NTGT;
+    struct shoal_prof_block *b = calloc(1, sizeof *b + cells * sizeof b->cell[0]);
+    if (!b)
+        shoal_fatal("SHOAL_PROFILE", "out of memory for a thread's profile (%zu bytes)",
+                    sizeof *b + cells * sizeof b->cell[0]);
+    pthread_mutex_lock(&registry_lock);
+    b->next = registry;
+    __atomic_store_n(&registry, b, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&registry_lock);
+    shoal_prof_tl = b;
+    return b;
+}
+
+uint64_t shoal_prof_clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* An invariant TSC ticks at one rate in every power state and on every
+ * core (CPUID 0x80000007, EDX bit 8); Linux then keeps the cores' counters
+ * in step. */
+static int tsc_invariant(void)
+{
+#if SHOAL_PROF_HAVE_TSC
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+        return 0;
+    __get_cpuid(0x80000007u, &a, &b, &c, &d);
+    return (d >> 8) & 1;
+#else
+    return 0;
+#endif
+}
+
+/* The PE this one is grouped with in the report: the lowest it reaches by
+ * load/store (none under SHOAL_TRANSPORTS=ucx: then itself). */
+static int node_of_me(void)
+{
+    if (shoal_slot(shoal_g.my_pe) < 0)
+        return shoal_g.my_pe;
+    int p = 0;
+    while (shoal_slot(p) < 0)
+        p++;
+    return p;
+}
+
+const char *shoal_prof_path(void)
+{
+    return path;
+}
+
+const char *shoal_prof_stem(void)
+{
+    return stem;
+}
+
+static void on_fatal(const char *routine)
+{
+    char why[160];
+    snprintf(why, sizeof why, "fatal error in %s", routine ? routine : "Shoal");
+    shoal_prof_abandon(why);
+}
+
+/* SIGTERM is how launchers end the other PEs of a failed job (oshrun,
+ * mpirun, srun): each writes its partial file, then dies of the signal. */
+static struct sigaction old_term;
+static int term_installed;
+
+static void on_term(int sig)
+{
+    shoal_prof_abandon("terminated by SIGTERM");
+    raise(sig); /* SA_RESETHAND: the default action, once this returns */
+}
+
+/* Only where the program left SIGTERM alone. */
+static void install_term(void)
+{
+    struct sigaction sa;
+    if (sigaction(SIGTERM, NULL, &old_term) != 0 || old_term.sa_handler != SIG_DFL)
+        return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_term;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    term_installed = sigaction(SIGTERM, &sa, NULL) == 0;
+}
+
+void shoal_prof_start(const char *file)
+{
+    if (state != IDLE)
+        return;
+    snprintf(path, sizeof path, "%s", file);
+    snprintf(stem, sizeof stem, "%s", file);
+    size_t n = strlen(stem);
+    if (n > 5 && !strcmp(stem + n - 5, ".json"))
+        stem[n - 5] = '\0';
+    struct utsname u;
+    if (uname(&u) == 0) /* (a longer name is cut) */
+        memcpy(host, u.nodename, strnlen(u.nodename, sizeof host - 1));
+    node = node_of_me();
+    shoal_prof_use_tsc = tsc_invariant();
+    tick0 = shoal_prof_now();
+    ns0 = shoal_prof_clock_ns();
+    shoal_fatal_hook_set(on_fatal);
+    install_term();
+    state = RUNNING;
+    shoal_prof_on = 1;
+    shoal_g.slow = 1;
+}
+
+void shoal_prof_stop(void)
+{
+    if (state != RUNNING || !shoal_prof_on)
+        return;
+    shoal_prof_on = 0;
+    shoal_g.slow = shoal_g.debug;
+    ns_stop = shoal_prof_clock_ns();
+}
+
+/* ---------------------------------------------------------- this PE's totals */
+
+/* ns per tick of shoal_prof_now, from the start to now. */
+static double ns_per_tick(void)
+{
+    if (!shoal_prof_use_tsc)
+        return 1.0;
+    uint64_t t = shoal_prof_now(), n = shoal_prof_clock_ns();
+    return t > tick0 ? (double)(n - ns0) / (double)(t - tick0) : 1.0;
+}
+
+static int route_of(int fam, int dst)
+{
+    if (shoal_prof_class_of[fam] == SHOAL_PROF_C_AMO && shoal_g.amo_via_net)
+        return SHOAL_PROF_NETWORK;
+    return shoal_slot(dst) >= 0 ? SHOAL_PROF_ON_NODE : SHOAL_PROF_NETWORK;
+}
+
+static void add_cells(struct shoal_prof_pe *out, const struct shoal_prof_block *b)
+{
+    for (size_t i = 0, n = (size_t)shoal_g.n_pes * SHOAL_PROF_NTGT; i < n; i++) {
+        const struct shoal_prof_cell *c = &b->cell[i];
+        if (c->ops) {
+            out->calls[i % SHOAL_PROF_NTGT] += c->ops;
+            out->bytes[i % SHOAL_PROF_NTGT] += c->bytes;
+        }
+    }
+}
+
+void shoal_prof_sum_pe(struct shoal_prof_pe *out)
+{
+    memset(out, 0, sizeof *out);
+    out->magic = SHOAL_PROF_MAGIC;
+    out->nfam = SHOAL_PROF_NFAM;
+    out->pe = shoal_g.my_pe;
+    out->node = node;
+    out->amo_via_net = (uint32_t)shoal_g.amo_via_net;
+    out->wall_ns = (ns_stop ? ns_stop : shoal_prof_clock_ns()) - ns0;
+    memcpy(out->host, host, sizeof host);
+    double scale = ns_per_tick();
+    for (const struct shoal_prof_block *b = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); b;
+         b = b->next) {
+        out->threads++;
+        for (int f = 0; f < SHOAL_PROF_NFAM; f++) {
+            out->calls[f] += b->fam[f].calls;
+            out->bytes[f] += b->fam[f].bytes;
+            out->ns[f] += (uint64_t)((double)b->fam[f].ticks * scale);
+        }
+        add_cells(out, b);
+    }
+    for (int f = 0; f < SHOAL_PROF_NFAM; f++)
+        out->shoal_ns += out->ns[f];
+    size_t cursor = 0;
+    struct shoal_prof_pair p;
+    while (shoal_prof_next_pair(&cursor, &p))
+        out->npairs++;
+}
+
+int shoal_prof_next_pair(size_t *cursor, struct shoal_prof_pair *out)
+{
+    const struct shoal_prof_block *head = __atomic_load_n(&registry, __ATOMIC_ACQUIRE);
+    for (size_t n = (size_t)shoal_g.n_pes * SHOAL_PROF_NTGT; *cursor < n;) {
+        size_t i = (*cursor)++;
+        uint64_t ops = 0, bytes = 0;
+        for (const struct shoal_prof_block *b = head; b; b = b->next) {
+            ops += b->cell[i].ops;
+            bytes += b->cell[i].bytes;
+        }
+        if (!ops)
+            continue;
+        int dst = (int)(i / SHOAL_PROF_NTGT), fam = (int)(i % SHOAL_PROF_NTGT);
+        *out = (struct shoal_prof_pair){(uint32_t)shoal_g.my_pe,      (uint32_t)dst, (uint16_t)fam,
+                                        (uint16_t)route_of(fam, dst), ops,           bytes};
+        return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ partial files */
+
+static size_t put_str(char *d, size_t at, size_t cap, const char *s)
+{
+    while (*s && at + 1 < cap)
+        d[at++] = *s++;
+    d[at] = '\0';
+    return at;
+}
+
+static size_t put_uint(char *d, size_t at, size_t cap, unsigned long v)
+{
+    char tmp[24];
+    int n = 0;
+    do
+        tmp[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n > 0 && at + 1 < cap)
+        d[at++] = tmp[--n];
+    d[at] = '\0';
+    return at;
+}
+
+static int next_pair_cb(void *arg, struct shoal_prof_pair *out)
+{
+    return shoal_prof_next_pair(arg, out);
+}
+
+/* Names the file, writes it and says so on stderr, all with system calls
+ * only (a signal handler may be the caller). */
+void shoal_prof_abandon(const char *why)
+{
+    if (state != RUNNING || __atomic_exchange_n(&abandoned, 1, __ATOMIC_ACQ_REL))
+        return;
+    shoal_prof_on = 0; /* (the routines still take their twins, which see it) */
+    char file[sizeof stem + 32], msg[sizeof file + 128];
+    size_t n = put_str(file, 0, sizeof file, stem);
+    n = put_str(file, n, sizeof file, ".pe");
+    n = put_uint(file, n, sizeof file, (unsigned long)shoal_g.my_pe);
+    put_str(file, n, sizeof file, ".json");
+    struct shoal_prof_pe me;
+    shoal_prof_sum_pe(&me);
+    size_t cursor = 0;
+    int rc = shoal_prof_write_json(file, shoal_g.n_pes, &me, 1, next_pair_cb, &cursor, why);
+    size_t m = put_str(msg, 0, sizeof msg, "shoal: PE ");
+    m = put_uint(msg, m, sizeof msg, (unsigned long)shoal_g.my_pe);
+    m = put_str(msg, m, sizeof msg,
+                rc == 0 ? ": SHOAL_PROFILE: this PE's profile (partial: " : ": SHOAL_PROFILE: ");
+    m = put_str(msg, m, sizeof msg, rc == 0 ? why : "cannot write ");
+    m = put_str(msg, m, sizeof msg, rc == 0 ? ") in " : "");
+    m = put_str(msg, m, sizeof msg, file);
+    m = put_str(msg, m, sizeof msg, "\n");
+    ssize_t w = write(STDERR_FILENO, msg, m);
+    (void)w;
+}
+
+/* ------------------------------------------------------------- the report */
+
+/* The calibration of a run shorter than this is too coarse: the report
+ * waits out the rest. */
+#define CALIBRATION_NS 20000000u
+
+int shoal_prof_finishing(void)
+{
+    if (state != RUNNING || __atomic_exchange_n(&abandoned, 1, __ATOMIC_ACQ_REL))
+        return 0;
+    shoal_prof_stop();
+    uint64_t elapsed = shoal_prof_clock_ns() - ns0;
+    if (shoal_prof_use_tsc && elapsed < CALIBRATION_NS) {
+        uint64_t rest = CALIBRATION_NS - elapsed;
+        struct timespec ts = {0, (long)rest};
+        nanosleep(&ts, NULL);
+    }
+    return 1;
+}
+
+void shoal_prof_release(void)
+{
+    if (term_installed) {
+        struct sigaction cur;
+        if (sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler == on_term)
+            sigaction(SIGTERM, &old_term, NULL);
+        term_installed = 0;
+    }
+    shoal_fatal_hook_set(NULL);
+    pthread_mutex_lock(&registry_lock);
+    struct shoal_prof_block *b = registry;
+    registry = NULL;
+    pthread_mutex_unlock(&registry_lock);
+    while (b) {
+        struct shoal_prof_block *next = b->next;
+        free(b);
+        b = next;
+    }
+    shoal_prof_tl = NULL; /* other threads' pointers are never read again */
+    state = DONE;
+}
