@@ -60,6 +60,20 @@ void shoal_global_exit_notice(void)
     _exit((int)(v & 0xff));
 }
 
+static void (*ending_hook)(const char *why);
+
+void shoal_ending_hook_set(void (*hook)(const char *why))
+{
+    __atomic_store_n(&ending_hook, hook, __ATOMIC_RELEASE);
+}
+
+void shoal_job_ending(const char *why)
+{
+    void (*hook)(const char *) = __atomic_exchange_n(&ending_hook, NULL, __ATOMIC_ACQ_REL);
+    if (hook)
+        hook(why);
+}
+
 static void (*fatal_hook)(const char *routine);
 
 void shoal_fatal_hook_set(void (*hook)(const char *routine))

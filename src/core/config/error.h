@@ -16,6 +16,11 @@ void shoal_warn(const char *routine, const char *fmt, ...)
  * job goes down (NULL: nothing): how core/profile writes this PE's partial
  * profile without config/ calling up into it. */
 void shoal_fatal_hook_set(void (*hook)(const char *routine));
+/* The job is going down because of another PE (`why`: "PE 2 failed"):
+ * the hook registered for that runs now, once (the profile writes this
+ * PE's partial file before the launcher's signals end it). */
+void shoal_ending_hook_set(void (*hook)(const char *why));
+void shoal_job_ending(const char *why);
 
 /* The fast-path checks of core/ops.h end up here. */
 _Noreturn void shoal_err_ctx(const struct shoal_ctx *ctx, const char *routine)

@@ -145,6 +145,7 @@ void shoal_prof_start(const char *file)
     tick0 = shoal_prof_now();
     ns0 = shoal_prof_clock_ns();
     shoal_fatal_hook_set(on_fatal);
+    shoal_ending_hook_set(shoal_prof_abandon);
     install_term();
     state = RUNNING;
     shoal_prof_on = 1;
@@ -323,6 +324,7 @@ void shoal_prof_release(void)
         term_installed = 0;
     }
     shoal_fatal_hook_set(NULL);
+    shoal_ending_hook_set(NULL);
     pthread_mutex_lock(&registry_lock);
     struct shoal_prof_block *b = registry;
     registry = NULL;

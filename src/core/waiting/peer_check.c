@@ -73,9 +73,11 @@ static const char *leaving_text(int how)
  * of the first PE to fail); only a launcher cut off from it leaves the
  * report to this PE.  The mapped peers' own message is already out. */
 #define LAUNCHER_GRACE_NS 2000000000ull
-static void launcher_grace(int pe)
+static void launcher_grace(int pe, int how)
 {
-    (void)pe;
+    char why[64];
+    snprintf(why, sizeof why, "PE %d %s", pe, how == SHOAL_LEFT_FAILED ? "failed" : "is gone");
+    shoal_job_ending(why);
     struct timespec ts = {0, 50 * 1000 * 1000};
     for (uint64_t t0 = shoal_now_ns(); shoal_now_ns() - t0 < LAUNCHER_GRACE_NS;)
         nanosleep(&ts, NULL);
@@ -130,7 +132,7 @@ void shoal_peer_check(struct shoal_waiter *w, uint64_t now, int (*ready)(void *)
     if (how <= SHOAL_IN_JOB || (ready && ready(arg)))
         return;
     if (how == SHOAL_LEFT_FAILED || how == GONE_KILLED)
-        launcher_grace(pe);
+        launcher_grace(pe, how);
     if (how == SHOAL_LEFT_GLOBAL_EXIT) {
         /* Its word to this PE is on its way, or lost with the peer. */
         shoal_global_exit_notice();
