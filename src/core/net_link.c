@@ -25,11 +25,6 @@ static int waiters_asleep(void)
     return __atomic_load_n(&shoal_my_ctl()->sleepers, __ATOMIC_RELAXED) != 0;
 }
 
-static const char *host_of(int pe)
-{
-    return shoal_g.peer_host ? shoal_g.peer_host[pe] : NULL;
-}
-
 static _Noreturn void fatal(const char *fn, const char *msg)
 {
     shoal_fatal(fn, "%s", msg);
@@ -59,7 +54,7 @@ int shoal_net_link(struct shoal_boot *b, const struct shoal_config *cfg, char *e
         .am_arrived = shoal_ext.net_am_arrived,
         .am_run = shoal_ext.net_am_run,
         .same_node = shoal_segments_same_node,
-        .host_of = host_of,
+        .host_of = shoal_peer_host,
         .net_blocked = shoal_wait_net_begin,
         .net_unblocked = shoal_wait_net_end,
         .peer_timeout_ns = shoal_g.peer_timeout_ns,

@@ -256,6 +256,12 @@ extern struct shoal_ctx shoal_ctx_default;
 extern struct shoal_team shoal_team_world;
 extern struct shoal_team shoal_team_shared;
 
+/* World PE `pe`'s host name, for messages ("?" before the cards are in). */
+static inline const char *shoal_peer_host(int pe)
+{
+    return shoal_g.peer_host && shoal_g.peer_host[pe] ? shoal_g.peer_host[pe] : "?";
+}
+
 /* Every routine but the setup queries: fatal ("called before shmem_init
  * (or after the last shmem_finalize)") outside an initialized library. */
 static inline void shoal_check_init(const char *fn)

@@ -196,6 +196,19 @@ def cgroup_mounts():
     return "".join(lines)
 
 
+
+def to_the_end(p, timeout, t0):
+    """Waits for launcher process p: (status or "timeout", output, seconds
+    since t0); past the timeout it is killed."""
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, _ = p.communicate()
+        rc = "timeout"
+    return rc, out, time.monotonic() - t0
+
 class Cluster:
     """One cluster; its state lives in DIR/state.json so that any process
     (the CLI, a watchdog) can take it down."""
@@ -348,15 +361,7 @@ class Cluster:
     def run(self, np, argv, timeout=60, **kw):
         """mpirun to the end: (status or "timeout", output, seconds)."""
         t0 = time.monotonic()
-        p = self.launch(np, argv, **kw)
-        try:
-            out, _ = p.communicate(timeout=timeout)
-            rc = p.returncode
-        except subprocess.TimeoutExpired:
-            p.kill()
-            out, _ = p.communicate()
-            rc = "timeout"
-        return rc, out, time.monotonic() - t0
+        return to_the_end(self.launch(np, argv, **kw), timeout, t0)
 
     def pe_logs(self):
         """{rank: text} of the PE log files (run with pe_logs=True)."""
@@ -477,15 +482,7 @@ InactiveLimit=0
     def srun(self, args, env=None, timeout=60):
         """srun ARGS to the end: (status or "timeout", output, seconds)."""
         t0 = time.monotonic()
-        p = self.srun_launch(args, env)
-        try:
-            out, _ = p.communicate(timeout=timeout)
-            rc = p.returncode
-        except subprocess.TimeoutExpired:
-            p.kill()
-            out, _ = p.communicate()
-            rc = "timeout"
-        return rc, out, time.monotonic() - t0
+        return to_the_end(self.srun_launch(args, env), timeout, t0)
 
     def slurm_logs(self):
         d = self.path("slurm", "log")

@@ -57,8 +57,7 @@ A = None
 failures = []
 
 
-def log(msg):
-    print(msg, flush=True)
+log = C.log
 
 
 def fail(msg):

@@ -54,10 +54,15 @@ void shoal_global_exit_notice(void)
     /* The launcher, told by the PE that called it, ends this one with the
      * job's status within moments; only where it cannot (cut off from
      * this host) does this PE end itself, with the same status. */
+    shoal_launcher_grace();
+    _exit((int)(v & 0xff));
+}
+
+void shoal_launcher_grace(void)
+{
     struct timespec ts = {0, 50 * 1000 * 1000};
     for (int i = 0; i < 40; i++)
         nanosleep(&ts, NULL);
-    _exit((int)(v & 0xff));
 }
 
 static void (*ending_hook)(const char *why);

@@ -42,6 +42,10 @@ _Noreturn void shoal_err_no_route(int pe, const char *routine) __attribute__((co
  * control block: this PE ends quietly with that status (after a grace
  * that lets the launcher end it first); returns when no PE did. */
 void shoal_global_exit_notice(void);
+/* Two seconds in which the launcher, which saw a PE fail or call
+ * shmem_global_exit, ends this PE with the job's own status (a launcher
+ * cut off from this host never does: the caller then goes on). */
+void shoal_launcher_grace(void);
 
 /* Costlier checks, called only when SHMEM_DEBUG is set. */
 void shoal_debug_check_overlap(const void *a, size_t alen, const void *b, size_t blen,

@@ -28,11 +28,6 @@
 #define PEER_CHECK_NET_NS 200000000ull  /* a network look */
 #define PEER_PID_NS 100000000ull        /* between looks at a mapped peer's process */
 
-static const char *host_of(int pe)
-{
-    return shoal_g.peer_host && shoal_g.peer_host[pe] ? shoal_g.peer_host[pe] : "?";
-}
-
 /* Killed peers write nothing: is its process gone (or a zombie)? */
 static int process_gone(int pe)
 {
@@ -72,15 +67,12 @@ static const char *leaving_text(int how)
  * the job reports the cause, not this consequence (mpirun took the status
  * of the first PE to fail); only a launcher cut off from it leaves the
  * report to this PE.  The mapped peers' own message is already out. */
-#define LAUNCHER_GRACE_NS 2000000000ull
 static void launcher_grace(int pe, int how)
 {
     char why[64];
     snprintf(why, sizeof why, "PE %d %s", pe, how == SHOAL_LEFT_FAILED ? "failed" : "is gone");
     shoal_job_ending(why);
-    struct timespec ts = {0, 50 * 1000 * 1000};
-    for (uint64_t t0 = shoal_now_ns(); shoal_now_ns() - t0 < LAUNCHER_GRACE_NS;)
-        nanosleep(&ts, NULL);
+    shoal_launcher_grace();
 }
 
 /* How the peer stands: SHOAL_IN_JOB, a SHOAL_LEFT_*, GONE_KILLED, or -1
@@ -108,7 +100,7 @@ static int look(struct shoal_waiter *w, int pe, uint64_t now)
         shoal_fatal(w->fn,
                     "PE %d on host %s has not answered for %.0f s while this PE waits for it "
                     "(%s): the peer or the link to it is dead (SHOAL_PEER_TIMEOUT=%.0f)",
-                    pe, host_of(pe), (double)age / 1e9,
+                    pe, shoal_peer_host(pe), (double)age / 1e9,
                     r->what ? r->what : "its part of a collective", (double)limit / 1e9);
     }
     return -1;
@@ -144,7 +136,7 @@ void shoal_peer_check(struct shoal_waiter *w, uint64_t now, int (*ready)(void *)
                 how == SHOAL_LEFT_FINALIZE || how == SHOAL_LEFT_EXIT
                     ? ": the PEs do not make the same collective calls"
                     : "",
-                pe, host_of(pe));
+                pe, shoal_peer_host(pe));
 }
 
 /* A bootstrap wait (the final barrier: a PMIx fence) waits for every PE
@@ -180,6 +172,6 @@ void shoal_peer_check_all(uint64_t since_ns)
                         "PE %d on host %s has not answered for %.0f s while this PE waits for "
                         "every PE (bootstrap barrier): the peer or the link to it is dead "
                         "(SHOAL_PEER_TIMEOUT=%.0f)",
-                        pe, host_of(pe), (double)age / 1e9, (double)limit / 1e9);
+                        pe, shoal_peer_host(pe), (double)age / 1e9, (double)limit / 1e9);
     }
 }

@@ -18,13 +18,6 @@ struct peek_slot {
 
 static struct peek_slot *slots;
 
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 int ucx_peek_init(void)
 {
     slots = calloc((size_t)ucx_g.n_pes, sizeof *slots);
@@ -54,7 +47,7 @@ void ucx_peek_release(void)
 static void start(struct peek_slot *s, struct ucx_worker *w, int pe, const void *addr,
                   const char *fn)
 {
-    s->t0 = now_ns();
+    s->t0 = ucx_now_ns();
     ucs_status_ptr_t r = ucx_start_get(w, &s->val, addr, sizeof s->val, pe, fn);
     if (UCS_PTR_IS_ERR(r))
         ucx_die(fn, pe, "get (a look at the peer)", UCS_PTR_STATUS(r));
@@ -76,7 +69,7 @@ int shoal_net_peek(int pe, const void *addr, uint32_t *value, uint64_t *age_ns, 
         ucx_progress_target();
         ucs_status_t st = ucp_request_check_status(s->req);
         if (st == UCS_INPROGRESS) {
-            *age_ns = now_ns() - s->t0;
+            *age_ns = ucx_now_ns() - s->t0;
         } else {
             ucp_request_free(s->req);
             s->req = NULL;

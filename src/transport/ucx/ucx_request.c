@@ -48,11 +48,9 @@ struct shoal_net_req {
     int n_ops; /* gets and fetching AMOs in flight, by their own UCP request */
     int op_pe[REQ_OPS];
     ucs_status_ptr_t ops[REQ_OPS];
-    /* Tests that found it pending: since when (the current timeout
-     * window), and the events its worker brought meanwhile (ucx_wait's
-     * rule for a peer or link that died). */
-    uint64_t window_start;
-    unsigned events;
+    /* Tests that found it pending: ucx_wait's rule for a peer or link
+     * that died (base/ucx_base.h). */
+    struct ucx_alive alive;
 };
 
 static struct req_slot *slots;
@@ -327,36 +325,17 @@ static inline int net_done(const struct shoal_net_req *r)
     return !r->n_flush && !r->n_pes && !r->n_ops;
 }
 
-static uint64_t clock_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* A request still pending after a whole SHOAL_PEER_TIMEOUT with next to
  * nothing from the network: its peer or the link died. */
 static void check_alive(struct shoal_net_req *r, unsigned did, const char *fn)
 {
-    const uint64_t limit = ucx_g.peer_timeout_ns;
-    if (!limit)
-        return;
-    r->events += did;
-    uint64_t now = clock_ns();
-    if (!r->window_start) {
-        r->window_start = now;
-        return;
-    }
-    if (now - r->window_start <= limit)
-        return;
-    if (r->events < UCX_ALIVE_EVENTS && !ucx_g.finalizing)
+    r->alive.events += did;
+    if (ucx_alive_lost(&r->alive, ucx_now_ns()))
         ucx_timed_out(fn,
                       r->n_ops          ? r->op_pe[0]
                       : r->n_flush == 1 ? r->flush_pe[0]
                                         : -1,
                       r->n_ops ? "request's get or fetching atomic" : "request's completion");
-    r->window_start = now;
-    r->events = 0;
 }
 
 int shoal_net_req_test(struct shoal_net_req *r, const char *fn)
@@ -383,8 +362,7 @@ int shoal_net_req_test(struct shoal_net_req *r, const char *fn)
     check_alive(r, did, fn);
     return 0;
 done:
-    r->window_start = 0;
-    r->events = 0;
+    r->alive = (struct ucx_alive){0, 0};
     return 1;
 }
 

@@ -12,11 +12,20 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 #include <ucp/api/ucp.h>
 
 #include "transport/net.h"
 
 #define UCX_LIKELY(x) __builtin_expect(!!(x), 1)
+
+/* CLOCK_MONOTONIC in ns: the clock of waits, looks and their timeouts. */
+static inline uint64_t ucx_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 #define UCX_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* One initiator worker: what a context issues its operations on.  Its
@@ -145,10 +154,19 @@ static inline ucp_rkey_h ucx_target(struct ucx_worker *w, int pe, const void *ad
  * the target side, so that two PEs blocked on each other both advance).
  * Fatal on error, naming `pe` (or -1 for no single peer). */
 void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe, const char *what);
-/* A request waited a whole SHOAL_PEER_TIMEOUT while its worker saw fewer
- * than this many events (UCX's keepalive rounds make a few): fatal,
- * naming the peer (-1: several) and its host. */
+/* Whether a request still pending has a live peer (ucx_wait, the _nbe
+ * requests' tests): windows of SHOAL_PEER_TIMEOUT, and the events the
+ * request's worker brought in the current one (the caller adds them).  A
+ * whole window with fewer than UCX_ALIVE_EVENTS (UCX's keepalive rounds
+ * make a few) means the peer or the link died: ucx_alive_lost says 1, and
+ * the caller ends the job with ucx_timed_out, naming the peer (-1:
+ * several) and its host.  Never while finalizing, nor with the timeout 0. */
 #define UCX_ALIVE_EVENTS 16u
+struct ucx_alive {
+    uint64_t window_start; /* 0: none yet (the first call starts it) */
+    unsigned events;
+};
+int ucx_alive_lost(struct ucx_alive *a, uint64_t now);
 _Noreturn void ucx_timed_out(const char *fn, int pe, const char *what);
 /* Posted and forgotten: the request is released, flush completes it. */
 static inline void ucx_forget(ucs_status_ptr_t req, const char *fn, int pe, const char *what)

@@ -45,13 +45,6 @@ unsigned ucx_progress_target(void)
 #define WAIT_NAP_AFTER_NS 10000000u
 #define WAIT_NAP_MAX_NS 1000000u
 
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* The network brought (almost) nothing for SHOAL_PEER_TIMEOUT while this
  * request waited: its peer (or the link to it) is dead, or stopped. */
 _Noreturn void ucx_timed_out(const char *fn, int pe, const char *what)
@@ -68,34 +61,45 @@ _Noreturn void ucx_timed_out(const char *fn, int pe, const char *what)
                s, what, s);
 }
 
+int ucx_alive_lost(struct ucx_alive *a, uint64_t now)
+{
+    const uint64_t limit = ucx_g.peer_timeout_ns;
+    if (!limit || ucx_g.finalizing)
+        return 0;
+    if (!a->window_start) {
+        a->window_start = now;
+        return 0;
+    }
+    if (now - a->window_start <= limit)
+        return 0;
+    const int lost = a->events < UCX_ALIVE_EVENTS;
+    a->window_start = now;
+    a->events = 0;
+    return lost;
+}
+
 /* A wait that outlasted its spin yields, then naps, says so to the hang
- * report, and ends the job when a whole SHOAL_PEER_TIMEOUT went by with
- * fewer than UCX_ALIVE_EVENTS events on the worker: UCX's own keepalive
- * rounds make a few (two every interval, a quarter of the timeout), a
- * transfer that moves makes many (a 64 KiB fragment each). */
+ * report, and ends the job when its peer is lost (ucx_alive_lost: UCX's
+ * own keepalive rounds make a few events, two every interval, a quarter
+ * of the timeout; a transfer that moves makes many, a 64 KiB fragment
+ * each). */
 struct slow_wait {
     uint64_t idle_since, spin_end, nap_ns;
-    uint64_t window_start; /* of the current timeout window */
-    unsigned events;       /* progressed in it */
+    struct ucx_alive alive;
     int noted;
 };
 
 static void slow_turn(struct slow_wait *sw, const char *fn, int pe, const char *what)
 {
-    uint64_t now = now_ns();
+    uint64_t now = ucx_now_ns();
     if (now <= sw->spin_end)
         return;
     if (!sw->noted && ucx_g.hooks && ucx_g.hooks->net_blocked) {
         ucx_g.hooks->net_blocked(fn, pe, what);
         sw->noted = 1;
     }
-    const uint64_t limit = ucx_g.peer_timeout_ns;
-    if (limit && !ucx_g.finalizing && now - sw->window_start > limit) {
-        if (sw->events < UCX_ALIVE_EVENTS)
-            ucx_timed_out(fn, pe, what);
-        sw->window_start = now;
-        sw->events = 0;
-    }
+    if (ucx_alive_lost(&sw->alive, now))
+        ucx_timed_out(fn, pe, what);
     if (now - sw->idle_since < WAIT_NAP_AFTER_NS) {
         sched_yield();
         return;
@@ -115,14 +119,14 @@ void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe
         ucx_die(fn, pe, what, UCS_PTR_STATUS(req));
     ucs_status_t st;
     unsigned idle = 0, did;
-    struct slow_wait sw = {0, 0, 0, 0, 0, 0};
+    struct slow_wait sw = {0, 0, 0, {0, 0}, 0};
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
         /* The target worker only under ucx_target_take (the progress
          * thread arms it under the same flag). */
         if ((did = w->is_target ? ucx_progress_target() : ucp_worker_progress(w->h)) != 0) {
             idle = 0;
             sw.nap_ns = 0;
-            sw.events += did;
+            sw.alive.events += did;
             continue;
         }
         if (!w->is_target) /* (else just progressed) */
@@ -135,10 +139,10 @@ void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe
          * 61 -> 34 us with 4 turns).  Where the waiter has a CPU of its
          * own the yield returns at once. */
         if (idle++ == 0) {
-            sw.idle_since = now_ns();
+            sw.idle_since = ucx_now_ns();
             sw.spin_end = sw.idle_since + WAIT_SPIN_NS;
-            if (!sw.window_start)
-                sw.window_start = sw.idle_since;
+            if (!sw.alive.window_start)
+                sw.alive.window_start = sw.idle_since;
         } else {
             slow_turn(&sw, fn, pe, what);
         }
