@@ -33,7 +33,7 @@ PER_THREAD = {
     'iput': (1, 16), 'amo_fetch': (4, 32), 'amo': (3, 24), 'amo_nbi': (1, 8),
     'put_signal': (1, 32), 'signal': (2, 16), 'put_nbe': (1, 40), 'am_send': (2, 48),
 }
-PER_THREAD_CALLS = {'quiet': 1, 'fence': 1, 'wait': 1, 'test': 2, 'request_wait': 1,
+PER_THREAD_CALLS = {'quiet': 2, 'fence': 1, 'wait': 1, 'test': 2, 'request_wait': 1,
                     'am_quiet': 1}
 SLOTS_BYTES = 4 * 624  # shmem_malloc(sizeof(struct slots) * MAX_THREADS)
 # The main thread's calls: family -> (calls, bytes).

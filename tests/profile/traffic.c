@@ -15,7 +15,7 @@
  *
  * The pattern of one thread (per_thread, counts in check_profile.py):
  * put 3 x 100 B + 2 x 8 B (shmem_long_p), get 64 B + 8 B (shmem_long_g),
- * put_nbi 5 x 16 B, get_nbi 2 x 8 B, iput 4 ints, fetch_add 4, inc 3,
+ * put_nbi 5 x 16 B, get_nbi 2 x 8 B, iput 4 ints, quiet, fetch_add 4, inc 3,
  * fetch_nbi 1, quiet, fence, put_signal 32 B, signal_add 2, a wait for the
  * signal from the previous PE, test 2, put_nbe 40 B and its request wait,
  * am_send 2 x 24 B and am_quiet.  Values are checked where they land. */
@@ -69,6 +69,10 @@ static void rma(int k, int t)
     shmem_getmem_nbi(buf + 8, s->put[2], 8, t);
     int src[8] = {1, 0, 2, 0, 3, 0, 4, 0};
     shmem_int_iput(s->ints, src, 2, 2, 4, t);
+    /* The gets land in buf, which ends with this function. */
+    shmem_quiet();
+    CHECK_EQ_I(buf[0], 'a' + k);
+    CHECK_EQ_I(buf[8], 'a' + k);
 }
 
 static void amo(int k, int t)
