@@ -83,6 +83,9 @@ static void usage(void)
            "  -i scale   multiply iteration counts and time budget (default 1.0)\n"
            "  -r rounds  interleaved rounds (default 7)\n"
            "  -q         quick: tiny sizes, few iterations (smoke test)\n"
+           "  --big N    the middle size in bytes instead of 64 KiB\n"
+           "  --huge N   the largest size in bytes instead of 1 MiB (with --big: how the\n"
+           "             cost of a fixed per-call step falls with size)\n"
            "  --csv FILE PE 0 appends one row per figure (metric = the operation's name,\n"
            "             e.g. barrier_all, broadcastmem; unit us)\n");
 }
@@ -332,8 +335,10 @@ int main(int argc, char **argv)
     long rounds = 7;
     int quick = 0, rounds_set = 0;
     const char *csv = NULL;
+    long big_arg = 0, huge_arg = 0;
     const struct bench_opt opts[] = {BENCH_DOUBLE("-i", NULL, scale), BENCH_STR("--csv", NULL, csv),
-                                     BENCH_END};
+                                     BENCH_LONG("--big", NULL, big_arg),
+                                     BENCH_LONG("--huge", NULL, huge_arg), BENCH_END};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage();
@@ -348,8 +353,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (!(scale > 0.0) || rounds < 1) {
-        fprintf(stderr, "coll_bench: scale must be > 0 and rounds >= 1\n");
+    if (!(scale > 0.0) || rounds < 1 || big_arg < 0 || huge_arg < 0) {
+        fprintf(stderr, "coll_bench: scale must be > 0, rounds >= 1 and sizes >= 0\n");
         return 2;
     }
     if (quick && !rounds_set)
@@ -367,7 +372,8 @@ int main(int argc, char **argv)
 
     /* Rows: nominal iteration counts shrink with size. */
     const size_t KiB = 1024, MiB = 1024 * 1024;
-    const size_t big = quick ? 1 * KiB : 64 * KiB, huge = quick ? 4 * KiB : 1 * MiB;
+    const size_t big = big_arg ? (size_t)big_arg : quick ? 1 * KiB : 64 * KiB,
+                 huge = huge_arg ? (size_t)huge_arg : quick ? 4 * KiB : 1 * MiB;
     struct row rows[] = {
         {K_PUT, "put (half RTT)", 8, 20000, 0, NULL},
         {K_BARRIER, "barrier_all", 0, 10000, 0, NULL},

@@ -163,8 +163,12 @@ static inline void shoal_group_debug_check(const struct shoal_group *g, const ch
  * too, and a member that does not compare never blocks one that does.
  * `compare` 0: post only (collect, whose sizes differ between members: a
  * member's decision to compare would not be its predecessor's to post). */
+#ifndef SHOAL_SIG_MIN_LOCAL /* a build may set them to measure the check */
 #define SHOAL_SIG_MIN_LOCAL ((size_t)64 << 10) /* previous member on this node */
-#define SHOAL_SIG_MIN_NET ((size_t)4 << 20)    /* reached through the network */
+#endif
+#ifndef SHOAL_SIG_MIN_NET
+#define SHOAL_SIG_MIN_NET ((size_t)4 << 20) /* reached through the network */
+#endif
 void shoal_group_sync_sig(const struct shoal_group *g, const char *fn, uint64_t a, uint64_t b,
                           size_t bytes, int compare);
 
