@@ -76,12 +76,15 @@ void shoal_gather_done(const struct shoal_group *g, uint64_t round, const char *
 /* The message numbers (k of shoal_group_send) of the collectives across
  * nodes, distinct per collective and phase, so that mismatched calls never
  * take each other's messages: Bruck's steps (+ step), a reduce-scatter's
- * and an allgather's senders (+ member). */
+ * and an allgather's senders (+ member).  Each collective's numbers lie in
+ * one block of core/teams/sync.h (64 numbers, or the upper half for the
+ * reduce-scatter and its allgather), so that a member waiting in one
+ * collective sees a message of another at once. */
 #define SHOAL_MSG_FCOLLECT 0x0
 #define SHOAL_MSG_REDUCE 0x40
-#define SHOAL_MSG_SCATTER 0x100
-#define SHOAL_MSG_BCAST 0x7f00
-#define SHOAL_MSG_ALLGATHER 0x8000
+#define SHOAL_MSG_BCAST 0x80
+#define SHOAL_MSG_SCATTER 0x8000
+#define SHOAL_MSG_ALLGATHER 0xc000
 
 /* Collectives of a team across nodes as messages (coll_msgs.c): usable
  * (the same answer on every member), fcollect, and a reduction (scatter:

@@ -21,18 +21,9 @@
 #include "coll/coll_internal.h"
 #include "coll/reduce_ops.h"
 
-#define MSGS_MAX_MEMBERS (SHOAL_MSG_BCAST - SHOAL_MSG_SCATTER)
-
-/* Mismatched large collectives are reported (shoal_group_sync_sig) where
- * its sync costs under 1%.  Its rule, that no member writes its next
- * signature before every member has compared, holds without an exit sync:
- * no member leaves these collectives before every member has sent its
- * data, which each does after its compare. */
-static void check_large(const struct shoal_group *g, uint64_t a, size_t bytes, const char *fn)
-{
-    if (!shoal_g.debug && bytes >= SHOAL_SIG_MIN_NET)
-        shoal_group_sync_sig(g, fn, a, 0, bytes, 1);
-}
+/* Members number their messages of a reduce-scatter from SCATTER, of its
+ * allgather from ALLGATHER.  Bruck's steps stay within their block of 64. */
+#define MSGS_MAX_MEMBERS (SHOAL_MSG_ALLGATHER - SHOAL_MSG_SCATTER)
 
 int shoal_coll_msgs_usable(const struct shoal_group *g)
 {
@@ -52,7 +43,8 @@ static void bruck_gather(const struct shoal_group *g, char *tmp, const void *sou
         struct shoal_net_coll_rx rx;
         shoal_group_recv_post(g, k0 + step, tmp + (size_t)d * nbytes, cnt * nbytes, &rx, fn);
         shoal_group_send(g, (me - d + n) % n, k0 + step, tmp, cnt * nbytes, 1, fn);
-        shoal_group_recv_wait(g, 1, (me + d) % n, "its blocks of an allgather", 1, fn);
+        shoal_group_recv_wait(g, 1, (me + d) % n, k0 + step, "its blocks of an allgather", 1,
+                              fn);
     }
 }
 
@@ -62,7 +54,6 @@ void shoal_fcollect_msgs(const struct shoal_group *g, void *dest, const void *so
     const int n = g->size;
     if (nbytes == 0)
         return;
-    check_large(g, nbytes, (size_t)n * nbytes, fn);
     char *tmp = shoal_coll_alloc((size_t)n * nbytes, "fcollect", fn);
     bruck_gather(g, tmp, source, nbytes, SHOAL_MSG_FCOLLECT, fn);
     for (int i = 0; i < n; i++)
@@ -117,7 +108,8 @@ static void reduce_scattered(const struct shoal_group *g, void *dest, const void
                              (const char *)source + jlo * es, jc * es, 1, fn);
     }
     if (posted)
-        shoal_group_recv_wait(g, posted, -1, "its chunk of a reduction's sources", 1, fn);
+        shoal_group_recv_wait(g, posted, -1, SHOAL_MSG_SCATTER,
+                              "its chunk of a reduction's sources", 1, fn);
     if (cb)
         memcpy(in + (size_t)me * cb, (const char *)source + lo * es, cb);
     /* Every source is read (sends complete, own chunk copied): dest, which
@@ -139,7 +131,7 @@ static void reduce_scattered(const struct shoal_group *g, void *dest, const void
             shoal_group_send(g, (me + k) % size, SHOAL_MSG_ALLGATHER + (unsigned)me, in, cb, 1, fn);
     }
     if (results)
-        shoal_group_recv_wait(g, results, -1, "its reduced chunk", 1, fn);
+        shoal_group_recv_wait(g, results, -1, SHOAL_MSG_ALLGATHER, "its reduced chunk", 1, fn);
     free(rx);
     free(in);
 }
@@ -147,7 +139,6 @@ static void reduce_scattered(const struct shoal_group *g, void *dest, const void
 void shoal_reduce_msgs(const struct shoal_group *g, void *dest, const void *source, size_t n,
                        int op, int type, int scatter, const char *fn)
 {
-    check_large(g, n, (size_t)g->size * n * shoal_red_size(type), fn);
     if (scatter && n >= (size_t)g->size)
         reduce_scattered(g, dest, source, n, op, type, fn);
     else

@@ -7,6 +7,7 @@
 #include "core/config/log.h"
 #include "core/ops.h"
 #include "core/memory/segments.h"
+#include "core/teams/sync.h"
 #include "core/waiting/wait_record.h"
 
 static int mapped(int pe)
@@ -56,6 +57,7 @@ int shoal_net_link(struct shoal_boot *b, const struct shoal_config *cfg, char *e
         .same_node = shoal_segments_same_node,
         .host_of = shoal_peer_host,
         .net_blocked = shoal_wait_net_begin,
+        .coll_send_waits = shoal_group_send_waits,
         .net_unblocked = shoal_wait_net_end,
         .peer_timeout_ns = shoal_g.peer_timeout_ns,
     };

@@ -80,6 +80,10 @@ struct shoal_net_init_args {
      * peers), past a short spin: the hang report names it (the calls
      * nest with core's own waits; `what` is a static text). */
     void (*net_blocked)(const char *fn, int pe, const char *what);
+    /* A collective's message (shoal_net_coll_send) still waits for its
+     * receiver to take it: the core looks for signs that the members are
+     * in different collectives, fatal if it finds them.  Every few ms. */
+    void (*coll_send_waits)(uint64_t tag, const char *fn);
     void (*net_unblocked)(void);
     /* SHOAL_PEER_TIMEOUT in ns (0: never): a request that has waited this
      * long while the network brought nothing means that the peer or the
@@ -182,6 +186,10 @@ struct shoal_net_coll_rx {
     const char *fn;
 };
 void shoal_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx *rx);
+/* Has a collective's message whose tag equals `tag` on the bits of `mask`
+ * arrived without a receive posted for it yet?  Only looks: the message
+ * stays for its receive. */
+int shoal_net_coll_waiting(uint64_t tag, uint64_t mask);
 /* Completes the signals posted through `net` (the default context: every
  * thread's): before a PE says it has left the job, since a peer still
  * waiting for its last signal must not see the departure first. */

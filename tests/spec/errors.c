@@ -109,10 +109,11 @@ int main(int argc, char **argv)
                                (size_t)1 << 40);
         survived(mode);
     } else if (!strncmp(mode, "mismatch_large", 14)) {
-        /* PE 0 reduces 10,000 ints while the others fcollect 10,000 each:
-         * once a silent success with thousands of wrong values.  Large
-         * collectives compare signatures without SHMEM_DEBUG. */
-        size_t ne = mode[14] == '_' ? (size_t)atol(mode + 15) : 10000;
+        /* PE 0 reduces 131,072 ints while the others fcollect as many
+         * each: once a silent success with thousands of wrong values.
+         * Large collectives (each member reads 512 KiB or more on one
+         * node) compare signatures without SHMEM_DEBUG. */
+        size_t ne = mode[14] == '_' ? (size_t)atol(mode + 15) : 131072;
         int *big = shmem_calloc(ne * (size_t)n, sizeof(int));
         if (!big)
             return 97;
@@ -125,7 +126,7 @@ int main(int argc, char **argv)
         shmem_finalize();
         return 0;
     } else if (!strcmp(mode, "mismatch_bcast_alltoall")) {
-        size_t ne = 65536;
+        size_t ne = 262144; /* a 1 MiB broadcast: large, it compares */
         int *big = shmem_calloc(ne * (size_t)n, sizeof(int));
         if (!big)
             return 97;

@@ -71,26 +71,62 @@ void shoal_group_recv_post(const struct shoal_group *g, unsigned k, void *buf, s
 struct msg_q {
     const struct shoal_group *g;
     uint64_t want, pending_since;
-    unsigned turn;
+    unsigned turn, k;
     int all_in, mismatch;
 };
+
+/* Has a message of this collective number come in a block other than k's?
+ * The block's complement as UCP tag masks: for each bit of the block's
+ * mask, the numbers that agree above it and differ there. */
+static int foreign_message(uint64_t base, unsigned k)
+{
+    const unsigned m = k & 0x8000u ? 0x8000u : 0xffc0u, v = k & m;
+    const uint64_t above_k = ~(uint64_t)0xffffu;
+    for (int b = 15; b >= 0; b--) {
+        const unsigned bit = 1u << b;
+        if (!(m & bit))
+            continue;
+        const unsigned upper = m & ~(bit | (bit - 1));
+        if (shoal_net_coll_waiting(base | ((v & upper) | (~v & bit)), above_k | upper | bit))
+            return 1;
+    }
+    return 0;
+}
 
 static int msgs_ready(void *p)
 {
     struct msg_q *q = p;
     if (__atomic_load_n(&q->g->ring->msgs_in, __ATOMIC_ACQUIRE) >= q->want)
         return 1;
-    if (!q->all_in || (++q->turn & 63) != 0)
+    if ((++q->turn & 63) != 0)
         return 0;
-    q->mismatch = shoal_group_other_call(q->g, &q->pending_since);
+    if (foreign_message(msg_tag(q->g, 0), q->k))
+        q->mismatch = 2;
+    else if (q->all_in)
+        q->mismatch = shoal_group_other_call(q->g, &q->pending_since);
     return q->mismatch;
 }
 
-void shoal_group_recv_wait(const struct shoal_group *g, unsigned count, int from, const char *what,
-                           int all_in, const char *fn)
+_Noreturn static void foreign_fatal(uint64_t collective, const char *what, const char *fn)
+{
+    shoal_fatal(fn,
+                "a member sent this PE a message of another collective under this one's number "
+                "(collective #%llu on the team) while it waits for %s: the PEs do not make the "
+                "same collective calls",
+                (unsigned long long)collective, what);
+}
+
+void shoal_group_send_waits(uint64_t tag, const char *fn)
+{
+    if (foreign_message(tag & ~(uint64_t)0xffffu, (unsigned)(tag & 0xffffu)))
+        foreign_fatal((tag >> 16) & 0xffffffffu, "a member to take its part of the data", fn);
+}
+
+void shoal_group_recv_wait(const struct shoal_group *g, unsigned count, int from, unsigned k,
+                           const char *what, int all_in, const char *fn)
 {
     struct shoal_bcast_ring *ring = g->ring;
-    struct msg_q q = {g, ring->msgs_taken += count, 0, 0, all_in, 0};
+    struct msg_q q = {g, ring->msgs_taken += count, 0, 0, k, all_in, 0};
     if (__atomic_load_n(&ring->msgs_in, __ATOMIC_ACQUIRE) >= q.want)
         return;
     shoal_wait_note_peer(g->team_slot, g->seq, from < 0 ? -1 : shoal_group_pe(g, from), what);
@@ -100,6 +136,8 @@ void shoal_group_recv_wait(const struct shoal_group *g, unsigned count, int from
         shoal_backoff(&w, msgs_ready, &q);
     shoal_waiter_done(&w);
     shoal_wait_note_clear();
+    if (q.mismatch == 2)
+        foreign_fatal(g->seq & 0xffffffffu, what, fn);
     if (q.mismatch)
         shoal_group_mismatch(g, what, fn);
 }
@@ -109,7 +147,7 @@ void shoal_group_recv(const struct shoal_group *g, int from, unsigned k, void *b
 {
     struct shoal_net_coll_rx rx;
     shoal_group_recv_post(g, k, buf, n, &rx, fn);
-    shoal_group_recv_wait(g, 1, from, what, 0, fn);
+    shoal_group_recv_wait(g, 1, from, k, what, 0, fn);
 }
 
 int shoal_group_other_call(const struct shoal_group *g, uint64_t *since)

@@ -73,6 +73,12 @@ void shoal_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx
     no_route(-1, rx->fn);
 }
 
+int shoal_net_coll_waiting(uint64_t tag, uint64_t mask)
+{
+    (void)tag, (void)mask;
+    return 0;
+}
+
 void shoal_net_flush_signals(struct shoal_net_ctx *net, const char *fn)
 {
     (void)net, (void)fn;

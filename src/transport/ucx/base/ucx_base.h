@@ -154,6 +154,9 @@ static inline ucp_rkey_h ucx_target(struct ucx_worker *w, int pe, const void *ad
  * the target side, so that two PEs blocked on each other both advance).
  * Fatal on error, naming `pe` (or -1 for no single peer). */
 void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe, const char *what);
+/* The same, calling check(arg) every few ms once the wait is slow. */
+void ucx_wait_check(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe,
+                    const char *what, void (*check)(void *), void *arg);
 /* Whether a request still pending has a live peer (ucx_wait, the _nbe
  * requests' tests): windows of SHOAL_PEER_TIMEOUT, and the events the
  * request's worker brought in the current one (the caller adds them).  A

@@ -84,10 +84,14 @@ int ucx_alive_lost(struct ucx_alive *a, uint64_t now)
  * of the timeout; a transfer that moves makes many, a 64 KiB fragment
  * each). */
 struct slow_wait {
-    uint64_t idle_since, spin_end, nap_ns;
+    uint64_t idle_since, spin_end, nap_ns, next_check;
     struct ucx_alive alive;
     int noted;
+    void (*check)(void *);
+    void *check_arg;
 };
+
+#define WAIT_CHECK_EVERY_NS 2000000u
 
 static void slow_turn(struct slow_wait *sw, const char *fn, int pe, const char *what)
 {
@@ -97,6 +101,10 @@ static void slow_turn(struct slow_wait *sw, const char *fn, int pe, const char *
     if (!sw->noted && ucx_g.hooks && ucx_g.hooks->net_blocked) {
         ucx_g.hooks->net_blocked(fn, pe, what);
         sw->noted = 1;
+    }
+    if (sw->check && now >= sw->next_check) {
+        sw->next_check = now + WAIT_CHECK_EVERY_NS;
+        sw->check(sw->check_arg);
     }
     if (ucx_alive_lost(&sw->alive, now))
         ucx_timed_out(fn, pe, what);
@@ -113,13 +121,19 @@ static void slow_turn(struct slow_wait *sw, const char *fn, int pe, const char *
 
 void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe, const char *what)
 {
+    ucx_wait_check(w, req, fn, pe, what, NULL, NULL);
+}
+
+void ucx_wait_check(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe,
+                    const char *what, void (*check)(void *), void *arg)
+{
     if (UCX_LIKELY(req == NULL))
         return;
     if (UCX_UNLIKELY(UCS_PTR_IS_ERR(req)))
         ucx_die(fn, pe, what, UCS_PTR_STATUS(req));
     ucs_status_t st;
     unsigned idle = 0, did;
-    struct slow_wait sw = {0, 0, 0, {0, 0}, 0};
+    struct slow_wait sw = {0, 0, 0, 0, {0, 0}, 0, check, arg};
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
         /* The target worker only under ucx_target_take (the progress
          * thread arms it under the same flag). */

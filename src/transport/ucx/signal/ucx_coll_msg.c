@@ -72,6 +72,14 @@ void ucx_coll_msg_post(ucp_worker_h target, uint64_t tag, void *buf,
         arrived(rx, 0, UCS_PTR_STATUS(q));
 }
 
+int ucx_coll_msg_waiting(ucp_worker_h target, uint64_t tag, uint64_t mask)
+{
+    ucp_tag_recv_info_t info;
+    const ucp_tag_t mark_mask = ~COLL_TAG_BITS;
+    return ucp_tag_probe_nb(target, COLL_TAG_MARK | (tag & COLL_TAG_BITS),
+                            mark_mask | (mask & COLL_TAG_BITS), 0, &info) != NULL;
+}
+
 ucs_status_ptr_t ucx_coll_msg_start(ucp_ep_h ep, uint64_t tag, const void *src, size_t n)
 {
     ucp_request_param_t p;
