@@ -372,8 +372,12 @@ int main(int argc, char **argv)
 
     /* Rows: nominal iteration counts shrink with size. */
     const size_t KiB = 1024, MiB = 1024 * 1024;
-    const size_t big = big_arg ? (size_t)big_arg : quick ? 1 * KiB : 64 * KiB,
-                 huge = huge_arg ? (size_t)huge_arg : quick ? 4 * KiB : 1 * MiB;
+    const size_t big = big_arg ? (size_t)big_arg
+                       : quick ? 1 * KiB
+                               : 64 * KiB,
+                 huge = huge_arg ? (size_t)huge_arg
+                        : quick  ? 4 * KiB
+                                 : 1 * MiB;
     struct row rows[] = {
         {K_PUT, "put (half RTT)", 8, 20000, 0, NULL},
         {K_BARRIER, "barrier_all", 0, 10000, 0, NULL},

@@ -43,8 +43,7 @@ static void bruck_gather(const struct shoal_group *g, char *tmp, const void *sou
         struct shoal_net_coll_rx rx;
         shoal_group_recv_post(g, k0 + step, tmp + (size_t)d * nbytes, cnt * nbytes, &rx, fn);
         shoal_group_send(g, (me - d + n) % n, k0 + step, tmp, cnt * nbytes, 1, fn);
-        shoal_group_recv_wait(g, 1, (me + d) % n, k0 + step, "its blocks of an allgather", 1,
-                              fn);
+        shoal_group_recv_wait(g, 1, (me + d) % n, k0 + step, "its blocks of an allgather", 1, fn);
     }
 }
 

@@ -125,6 +125,23 @@ int main(int argc, char **argv)
             survived(mode);
         shmem_finalize();
         return 0;
+    } else if (!strcmp(mode, "mismatch_collect_alltoall")) {
+        /* Across nodes: PE 0 in an alltoall that moves 16 MiB into each
+         * PE, the others collect as much; PE 0 compares its predecessor's
+         * signature at the alltoall's end. */
+        size_t ne = (((size_t)16 << 20) / sizeof(int) + (size_t)n - 1) / (size_t)n;
+        int *big = shmem_calloc(ne * (size_t)n, sizeof(int));
+        int *out = shmem_calloc(ne * (size_t)n, sizeof(int));
+        if (!big || !out)
+            return 97;
+        if (me == 0)
+            shmem_int_alltoall(SHMEM_TEAM_WORLD, out, big, ne);
+        else
+            shmem_int_collect(SHMEM_TEAM_WORLD, out, big, ne);
+        if (n > 1)
+            survived(mode);
+        shmem_finalize();
+        return 0;
     } else if (!strcmp(mode, "mismatch_bcast_alltoall")) {
         size_t ne = 262144; /* a 1 MiB broadcast: large, it compares */
         int *big = shmem_calloc(ne * (size_t)n, sizeof(int));

@@ -174,15 +174,20 @@ static inline void shoal_group_debug_check(const struct shoal_group *g, const ch
  * member's decision to compare would not be its predecessor's to post).
  *
  * The thresholds come from bench/coll_bench, built with each set to 1 and
- * to the largest size and run interleaved (2 PEs, one per core: the
- * fastest collectives, so the dearest check).  On one node the check costs
- * one cache line from the previous member's core, 40-80 ns (a 64 KiB
- * broadcast: +53 ns, 3.9%; fcollect +77 ns, 3.0%), under 1% from some 8 us
- * of collective: 512 KiB (a broadcast of 512 KiB takes 11 us, a sum whose
- * members read 512 KiB 13 us).  Through the network (UCX tcp) it costs a
- * sync and a round trip, 13-21 us (a reduce: +20.8 us), under 1% from
- * some 2 ms: 16 MiB (a sum whose members read 8 MiB took 1.8 ms). */
-#ifndef SHOAL_SIG_MIN_LOCAL /* a build may set them to measure the check */
+ * switched at run time, interleaved (2 PEs, one per core: the fastest
+ * collectives, so the dearest check).  On one node the check costs one
+ * cache line from the previous member's core, 30-120 ns (64 KiB: a
+ * broadcast +53 to +93 ns, fcollect +77 to +119 ns, 2-5%), under 1% from
+ * some 8 us of collective: 512 KiB (a broadcast of 512 KiB takes 11-12
+ * us, a sum whose members read 512 KiB 13 us).  Through the network the
+ * read is started at the sync and compared at the collective's closing
+ * sync (sync.c: late_start): a get and a quiet, 35 us over UCX tcp, under
+ * 1% from some 3.5 ms: 16 MiB (an alltoall of 8 MiB per pair, 16 MiB
+ * into each member, takes 15 ms there; waiting for the read at the start
+ * instead cost it 8%, the read queued behind the data).  Collectives by
+ * messages across nodes need no signature: their message numbers tell
+ * (shoal_group_recv_wait). */
+#ifndef SHOAL_SIG_MIN_LOCAL                     /* a build may set them to measure the check */
 #define SHOAL_SIG_MIN_LOCAL ((size_t)512 << 10) /* previous member on this node */
 #endif
 #ifndef SHOAL_SIG_MIN_NET
