@@ -44,7 +44,6 @@ cluster carries SHOAL_CLUSTER_MARK=<id> in its environment: `down` kills
 whatever still has it, whichever host it runs on.
 """
 import argparse
-import ctypes
 import json
 import os
 import random
@@ -57,6 +56,9 @@ import sys
 import tempfile
 import time
 import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import marked_procs as MP  # noqa: E402
 
 MARK_VAR = "SHOAL_CLUSTER_MARK"
 # Caller variables that reach the PEs (mpirun -x) when set.
@@ -99,65 +101,13 @@ def sh(*cmd, check=True):
     return r
 
 
-def pdeathsig():
-    # A child gets SIGTERM when whoever started it dies (even by SIGKILL).
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM), 0, 0, 0)
-    except Exception:
-        pass
-
-
-def proc_env(pid):
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as f:
-            items = f.read().split(b"\0")
-    except OSError:
-        return None
-    env = {}
-    for it in items:
-        k, sep, v = it.partition(b"=")
-        if sep:
-            env[k.decode(errors="replace")] = v.decode(errors="replace")
-    return env
-
-
-def alive(pid):
-    """Running or stopped, not a zombie and not gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as s:
-            return s.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except OSError:
-        return False
-
-
 def marked(mark):
     """{pid: environment} of the live processes carrying the mark."""
-    found = {}
-    for d in os.listdir("/proc"):
-        if not d.isdigit() or int(d) == os.getpid():
-            continue
-        env = proc_env(d)
-        if env and env.get(MARK_VAR) == mark and alive(d):
-            found[int(d)] = env
-    return found
+    return MP.marked(MARK_VAR, mark)
 
 
 def kill_marked(mark, seconds=10):
-    """SIGKILL (after SIGCONT: a stopped process dies too) every marked
-    process until none is left or the time is up.  Returns (killed, left)."""
-    killed, end = set(), time.monotonic() + seconds
-    while True:
-        left = sorted(marked(mark))
-        if not left or time.monotonic() > end:
-            return sorted(killed), left
-        for pid in left:
-            for sig in (signal.SIGKILL, signal.SIGCONT):
-                try:
-                    os.kill(pid, sig)
-                    killed.add(pid)
-                except OSError:
-                    pass
-        time.sleep(0.1)
+    return MP.kill_marked(MARK_VAR, mark, seconds)
 
 
 def used_prefixes():
@@ -356,7 +306,7 @@ class Cluster:
         self.last_command = cmd
         return subprocess.Popen(self.agent(self.hosts[0]["name"], cmd), env=self.env(),
                                 stdout=stdout, stderr=subprocess.STDOUT, text=True,
-                                stdin=subprocess.DEVNULL, preexec_fn=pdeathsig)
+                                stdin=subprocess.DEVNULL, preexec_fn=MP.pdeathsig)
 
     def run(self, np, argv, timeout=60, **kw):
         """mpirun to the end: (status or "timeout", output, seconds)."""
@@ -477,7 +427,7 @@ InactiveLimit=0
         cmd += "exec srun " + " ".join(shlex.quote(a) for a in args)
         return subprocess.Popen(self.agent(self.hosts[0]["name"], cmd), env=self.slurm_env(),
                                 stdout=stdout, stderr=subprocess.STDOUT, text=True,
-                                stdin=subprocess.DEVNULL, preexec_fn=pdeathsig)
+                                stdin=subprocess.DEVNULL, preexec_fn=MP.pdeathsig)
 
     def srun(self, args, env=None, timeout=60):
         """srun ARGS to the end: (status or "timeout", output, seconds)."""
@@ -577,11 +527,9 @@ def down_by_id(ident):
 
 # --- watchdog -------------------------------------------------------------------------
 def watchdog(dir):
-    """Waits for its stdin to close; unless "done" came first, the one who
-    started it died without taking the cluster down: take it down."""
-    os.environ.pop(MARK_VAR, None)
-    data = sys.stdin.read()
-    if data.strip() == "done" or not os.path.exists(os.path.join(dir, "state.json")):
+    """Once its stdin closes without "done" first, the one who started it
+    died without taking the cluster down: take it down."""
+    if MP.watchdog_released(MARK_VAR) or not os.path.exists(os.path.join(dir, "state.json")):
         return 0
     left, ns = Cluster(dir).down(quiet=True)
     print(f"cluster watchdog: the test died; took its cluster {dir} down"
@@ -592,11 +540,9 @@ def watchdog(dir):
 
 def start_watchdog(dir):
     """A process in its own session that takes the cluster down if this one
-    dies (even by SIGKILL, e.g. a ctest timeout).  Write "done" to its stdin
-    and close it once the cluster is down."""
-    env = {k: v for k, v in os.environ.items() if k != MARK_VAR}
-    return subprocess.Popen([sys.executable, os.path.abspath(__file__), "watchdog", dir],
-                            stdin=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    dies (even by SIGKILL, e.g. a ctest timeout); MP.release_watchdog once
+    the cluster is down."""
+    return MP.start_watchdog([os.path.abspath(__file__), "watchdog", dir], MARK_VAR)
 
 
 def skip_reason(need_mpirun=True):

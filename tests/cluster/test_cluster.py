@@ -509,9 +509,7 @@ def cluster_down():
     left, ns = c.down()
     if left or ns:
         fail(f"the cluster did not go down: processes {left}, namespaces {ns}")
-    dog.stdin.write("done\n")
-    dog.stdin.close()
-    dog.wait()
+    C.MP.release_watchdog(dog)
 
 
 def skip_reason():

@@ -21,7 +21,6 @@ plugin, Shoal was built without PMIx, or not root (slurmd runs jobs as
 their user).  Debian 12: apt-get install slurmctld slurmd slurm-client munge
 (slurm-wlm-basic-plugins, pulled in, has mpi_pmix_v4.so)."""
 import argparse
-import ctypes
 import os
 import re
 import shutil
@@ -32,6 +31,9 @@ import sys
 import tempfile
 import time
 import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import marked_procs as MP  # noqa: E402
 
 SKIP = 77
 MARK_VAR = "SHOAL_SLURM_TEST_MARK"
@@ -56,60 +58,12 @@ def free_port():
     return port
 
 
-def pdeathsig():
-    # Children get SIGTERM if this script dies, even by SIGKILL (the watchdog
-    # then kills whatever is left).
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM), 0, 0, 0)
-    except Exception:
-        pass
-
-
-def marked_pids(mark):
-    """Live processes (not this one) whose environment has the marker."""
-    found = []
-    want = f"{MARK_VAR}={mark}".encode()
-    for d in os.listdir("/proc"):
-        if not d.isdigit() or int(d) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{d}/environ", "rb") as f:
-                if want in f.read().split(b"\0"):
-                    with open(f"/proc/{d}/stat") as s:
-                        if s.read().rsplit(")", 1)[1].split()[0] != "Z":
-                            found.append(int(d))
-        except OSError:
-            pass
-    return found
-
-
-def kill_marked(mark, seconds=5):
-    """SIGKILL every process with the marker until none is left (or the time
-    is up).  Returns (killed, still alive)."""
-    killed = set()
-    end = time.monotonic() + seconds
-    while True:
-        left = marked_pids(mark)
-        if not left or time.monotonic() > end:
-            return sorted(killed), left
-        for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                killed.add(pid)
-            except OSError:
-                pass
-        time.sleep(0.1)
-
-
 def watchdog(mark, tmpdir):
-    """Runs in its own process and session: reads its stdin until the test
-    closes it.  "done" first: the test cleaned up.  Otherwise the test died
-    without cleaning up: kill its processes, remove its directory."""
-    os.environ.pop(MARK_VAR, None)
-    data = sys.stdin.read()
-    if data.strip() == "done":
+    """The watchdog process: when the test died without cleaning up, kill
+    its processes and remove its directory."""
+    if MP.watchdog_released(MARK_VAR):
         return 0
-    killed, left = kill_marked(mark, 15)
+    killed, left = MP.kill_marked(MARK_VAR, mark, 15)
     shutil.rmtree(tmpdir, ignore_errors=True)
     print(f"test_slurm watchdog: the test died; killed {len(killed)} process(es) of its "
           f"cluster" + (f", {len(left)} survive" if left else ""), file=sys.stderr)
@@ -117,11 +71,7 @@ def watchdog(mark, tmpdir):
 
 
 def start_watchdog(mark, tmpdir):
-    env = dict(os.environ)
-    env.pop(MARK_VAR, None)
-    return subprocess.Popen([sys.executable, os.path.abspath(__file__), "--watchdog", mark,
-                             tmpdir], stdin=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True)
+    return MP.start_watchdog([os.path.abspath(__file__), "--watchdog", mark, tmpdir], MARK_VAR)
 
 
 class Cluster:
@@ -192,7 +142,7 @@ PartitionName=shoal Nodes=ALL Default=YES MaxTime=5 State=UP
     def start(self, name, cmd):
         out = open(self.path("log", name + ".out"), "w")
         p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
-                             stdin=subprocess.DEVNULL, env=self.env, preexec_fn=pdeathsig)
+                             stdin=subprocess.DEVNULL, env=self.env, preexec_fn=MP.pdeathsig)
         self.procs.append((name, p))
         log(f"started {name} (pid {p.pid}): {' '.join(cmd)}")
 
@@ -233,7 +183,7 @@ PartitionName=shoal Nodes=ALL Default=YES MaxTime=5 State=UP
         t0 = time.monotonic()
         p = subprocess.Popen(cmd, env=self.env, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL,
-                             preexec_fn=pdeathsig)
+                             preexec_fn=MP.pdeathsig)
         try:
             out, _ = p.communicate(timeout=timeout)
             rc = p.returncode
@@ -260,7 +210,7 @@ PartitionName=shoal Nodes=ALL Default=YES MaxTime=5 State=UP
                     log(f"{name} ignored SIGTERM for 10 s: SIGKILL")
                     p.kill()
                     p.wait()
-        left, still = kill_marked(self.mark)
+        left, still = MP.kill_marked(MARK_VAR, self.mark, 5)
         if left:
             log(f"killed {len(left)} leftover process(es) of the test cluster: {left}")
         if still:
@@ -371,9 +321,7 @@ def main():
             c.show_logs()
         c.down()
         c.remove()
-        dog.stdin.write("done\n")
-        dog.stdin.close()
-        dog.wait()
+        MP.release_watchdog(dog)
     took = time.monotonic() - t0
     if failures:
         log(f"{len(failures)} failure(s), {took:.1f} s")
