@@ -61,6 +61,25 @@ static int fail(char *err, size_t errlen, const char *what, ucs_status_t st)
  * create a worker ("Invalid memory pool parameter(s)").  The tcp transport's settings go through the
  * environment (unset ones only): ucp_config_modify takes them but UCX 1.13
  * then calls them invalid configurations. */
+/* Does UCX_TLS leave UCX's tcp transport in?  Its variables set where it
+ * is out would be read by nobody, and UCX warns about every such variable
+ * ("unused env variables") on each PE. */
+static int tls_allow_tcp(void)
+{
+    const char *t = getenv("UCX_TLS");
+    if (!t || !*t)
+        return 1;
+    const int except = t[0] == '^';
+    int named = 0;
+    for (const char *p = t + except; *p;) {
+        size_t n = strcspn(p, ",");
+        if ((n == 3 && !strncmp(p, "tcp", 3)) || (!except && n == 3 && !strncmp(p, "all", 3)))
+            named = 1;
+        p += n + (p[n] == ',');
+    }
+    return except ? !named : named;
+}
+
 static void set_liveness(ucp_config_t *uc, uint64_t timeout_ns)
 {
     if (!timeout_ns)
@@ -71,6 +90,8 @@ static void set_liveness(ucp_config_t *uc, uint64_t timeout_ns)
         snprintf(v, sizeof v, "%.3fs", t / 4);
         ucp_config_modify(uc, "KEEPALIVE_INTERVAL", v);
     }
+    if (!tls_allow_tcp())
+        return;
     snprintf(v, sizeof v, "%.3fs", t / 4);
     setenv("UCX_TCP_KEEPIDLE", v, 0);
     snprintf(v, sizeof v, "%.3fs", t / 8);
