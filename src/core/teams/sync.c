@@ -70,10 +70,15 @@ void shoal_group_recv_post(const struct shoal_group *g, unsigned k, void *buf, s
  * this one still waits for a parent that entered late, legitimately. */
 struct msg_q {
     const struct shoal_group *g;
-    uint64_t want, pending_since;
+    uint64_t want, pending_since, next_probe;
     unsigned turn, k;
     int all_in, mismatch;
 };
+
+/* A wait looks for another collective's messages once it has lasted this
+ * long, and as often: a few UCX calls a millisecond in waits that are
+ * long already, none in short ones. */
+#define FOREIGN_PROBE_NS 1000000ull
 
 /* Has a message of this collective number come in a block other than k's?
  * The block's complement as UCP tag masks: for each bit of the block's
@@ -100,9 +105,17 @@ static int msgs_ready(void *p)
         return 1;
     if ((++q->turn & 63) != 0)
         return 0;
-    if (foreign_message(msg_tag(q->g, 0), q->k))
-        q->mismatch = 2;
-    else if (q->all_in)
+    const uint64_t now = shoal_now_ns();
+    if (!q->next_probe) {
+        q->next_probe = now + FOREIGN_PROBE_NS;
+    } else if (now >= q->next_probe) {
+        q->next_probe = now + FOREIGN_PROBE_NS;
+        if (foreign_message(msg_tag(q->g, 0), q->k))
+            q->mismatch = 2;
+    }
+    if (q->mismatch)
+        return 1;
+    if (q->all_in)
         q->mismatch = shoal_group_other_call(q->g, &q->pending_since);
     return q->mismatch;
 }
@@ -126,7 +139,7 @@ void shoal_group_recv_wait(const struct shoal_group *g, unsigned count, int from
                            const char *what, int all_in, const char *fn)
 {
     struct shoal_bcast_ring *ring = g->ring;
-    struct msg_q q = {g, ring->msgs_taken += count, 0, 0, k, all_in, 0};
+    struct msg_q q = {g, ring->msgs_taken += count, 0, 0, 0, k, all_in, 0};
     if (__atomic_load_n(&ring->msgs_in, __ATOMIC_ACQUIRE) >= q.want)
         return;
     shoal_wait_note_peer(g->team_slot, g->seq, from < 0 ? -1 : shoal_group_pe(g, from), what);

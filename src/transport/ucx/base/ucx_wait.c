@@ -157,6 +157,8 @@ void ucx_wait_check(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, 
             sw.spin_end = sw.idle_since + WAIT_SPIN_NS;
             if (!sw.alive.window_start)
                 sw.alive.window_start = sw.idle_since;
+            if (!sw.next_check) /* the first look a period into the wait */
+                sw.next_check = sw.idle_since + WAIT_CHECK_EVERY_NS;
         } else {
             slow_turn(&sw, fn, pe, what);
         }
