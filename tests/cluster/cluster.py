@@ -59,6 +59,7 @@ import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 import marked_procs as MP  # noqa: E402
+import slurm_setup as SL  # noqa: E402
 
 MARK_VAR = "SHOAL_CLUSTER_MARK"
 # Caller variables that reach the PEs (mpirun -x) when set.
@@ -360,12 +361,7 @@ ClusterName=shoal{self.mark}
 SlurmctldHost={first['name']}({first['addr']})
 SlurmctldPort=6817
 SlurmdPort=6818
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket={sock}
-SlurmUser=root
-SlurmdUser=root
-StateSaveLocation={self.path("slurm", "state")}
+{SL.auth(sock)}StateSaveLocation={self.path("slurm", "state")}
 SlurmdSpoolDir={self.path("slurm", "spool", "%n")}
 # Each host sees its own DIR/tmp: the pmix plugin's per-step directories
 # of one job do not meet.
@@ -374,29 +370,12 @@ SlurmctldPidFile={self.path("slurm", "slurmctld.pid")}
 SlurmdPidFile={self.path("slurm", "spool", "%n", "slurmd.pid")}
 SlurmctldLogFile={self.path("slurm", "log", "slurmctld.log")}
 SlurmdLogFile={self.path("slurm", "log", "slurmd.%n.log")}
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SwitchType=switch/none
-MpiDefault=none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-ReturnToService=2
-KillWait=2
-InactiveLimit=0
-{nodes}PartitionName=shoal Nodes=ALL Default=YES MaxTime=5 State=UP
-""")
-        key = self.path("slurm", "munge", "munge.key")
-        with open(key, "wb") as f:
-            f.write(os.urandom(1024))
-        os.chmod(key, 0o600)
-        self.start_daemon("munged", None, " ".join(shlex.quote(a) for a in [
-            "munged", "-F", "--key-file=" + key, "--socket=" + sock,
-            "--pid-file=" + self.path("slurm", "munged.pid"),
-            "--log-file=" + self.path("slurm", "log", "munged.log"),
-            "--seed-file=" + self.path("slurm", "munge", "munged.seed")]))
+{SL.POLICY}{nodes}{SL.PARTITION}""")
+        munged = SL.munged_argv(self.path("slurm", "munge", "munge.key"), sock,
+                                self.path("slurm", "munged.pid"),
+                                self.path("slurm", "log", "munged.log"),
+                                self.path("slurm", "munge", "munged.seed"))
+        self.start_daemon("munged", None, " ".join(shlex.quote(a) for a in munged))
         end = time.monotonic() + 10
         while not os.path.exists(sock):
             if time.monotonic() > end:

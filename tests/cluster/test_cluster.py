@@ -538,11 +538,7 @@ def main():
         log("SKIP: " + why)
         return SKIP
 
-    def on_term(signum, frame):
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, on_term)
-    signal.signal(signal.SIGINT, on_term)
+    C.MP.clean_up_on_signals()
     t0 = time.monotonic()
     try:
         rc = CASES[A.case]()

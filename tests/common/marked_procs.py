@@ -21,6 +21,17 @@ def pdeathsig():
         pass
 
 
+def clean_up_on_signals():
+    """SIGTERM and SIGINT end the script through SystemExit, so that its
+    `finally` blocks take down what it started."""
+
+    def on_term(signum, frame):
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)
+
+
 def proc_env(pid):
     """The environment of process pid as a dict, or None when unreadable."""
     try:

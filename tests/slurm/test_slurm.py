@@ -24,7 +24,6 @@ import argparse
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -34,6 +33,7 @@ import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 import marked_procs as MP  # noqa: E402
+import slurm_setup as SL  # noqa: E402
 
 SKIP = 77
 MARK_VAR = "SHOAL_SLURM_TEST_MARK"
@@ -106,12 +106,7 @@ ClusterName=shoaltest
 SlurmctldHost={self.host}(127.0.0.1)
 SlurmctldPort={free_port()}
 SlurmdPort={free_port()}
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket={sock}
-SlurmUser=root
-SlurmdUser=root
-StateSaveLocation={self.path("state")}
+{SL.auth(sock)}StateSaveLocation={self.path("state")}
 SlurmdSpoolDir={self.path("spool")}
 # Where the pmix plugin makes its per-step directories (spmix_appdir_<uid>_
 # <job>.<step>): job ids restart at 1 in every test cluster, so under /tmp
@@ -121,21 +116,8 @@ SlurmctldPidFile={self.path("run", "slurmctld.pid")}
 SlurmdPidFile={self.path("run", "slurmd.pid")}
 SlurmctldLogFile={self.path("log", "slurmctld.log")}
 SlurmdLogFile={self.path("log", "slurmd.log")}
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SwitchType=switch/none
-MpiDefault=none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-ReturnToService=2
-KillWait=2
-InactiveLimit=0
-NodeName={self.host} NodeAddr=127.0.0.1 CPUs={self.cpus} State=UNKNOWN
-PartitionName=shoal Nodes=ALL Default=YES MaxTime=5 State=UP
-"""
+{SL.POLICY}NodeName={self.host} NodeAddr=127.0.0.1 CPUs={self.cpus} State=UNKNOWN
+{SL.PARTITION}"""
         with open(self.conf, "w") as f:
             f.write(conf)
 
@@ -147,15 +129,11 @@ PartitionName=shoal Nodes=ALL Default=YES MaxTime=5 State=UP
         log(f"started {name} (pid {p.pid}): {' '.join(cmd)}")
 
     def up(self):
-        key = self.path("munge", "munge.key")
-        with open(key, "wb") as f:
-            f.write(os.urandom(1024))
-        os.chmod(key, 0o600)
-        self.start("munged", ["munged", "-F", "--key-file=" + key,
-                              "--socket=" + self.path("run", "munge.sock"),
-                              "--pid-file=" + self.path("run", "munged.pid"),
-                              "--log-file=" + self.path("log", "munged.log"),
-                              "--seed-file=" + self.path("munge", "munged.seed")])
+        self.start("munged", SL.munged_argv(self.path("munge", "munge.key"),
+                                            self.path("run", "munge.sock"),
+                                            self.path("run", "munged.pid"),
+                                            self.path("log", "munged.log"),
+                                            self.path("munge", "munged.seed")))
         end = time.monotonic() + 10
         while not os.path.exists(self.path("run", "munge.sock")):
             if time.monotonic() > end or self.procs[0][1].poll() is not None:
@@ -299,11 +277,7 @@ def main():
     c = Cluster(uuid.uuid4().hex)
     dog = start_watchdog(c.mark, c.dir)
 
-    def on_term(signum, frame):
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, on_term)
-    signal.signal(signal.SIGINT, on_term)
+    MP.clean_up_on_signals()
     try:
         c.write_conf()
         if not check_pmix_plugin(c):
