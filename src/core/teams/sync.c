@@ -44,9 +44,11 @@ void shoal_group_signal_data(const struct shoal_group *g, int i, int w, void *de
  * them, long after its messages were taken).  A team's slot is reused only
  * after every member destroyed the team, so after it took every message
  * of it. */
+#define MSG_K_MASK 0xffffu
+#define MSG_SEQ_MASK 0xffffffffu
 static uint64_t msg_tag(const struct shoal_group *g, unsigned k)
 {
-    return (uint64_t)g->team_slot << 48 | (g->seq & 0xffffffffu) << 16 | (k & 0xffffu);
+    return (uint64_t)g->team_slot << 48 | (g->seq & MSG_SEQ_MASK) << 16 | (k & MSG_K_MASK);
 }
 
 void shoal_group_send(const struct shoal_group *g, int i, unsigned k, const void *src, size_t n,
@@ -68,6 +70,7 @@ void shoal_group_recv_post(const struct shoal_group *g, unsigned k, void *buf, s
  * reductions), its check for mismatched calls.  Not for a broadcast:
  * members whose data came leave and may signal the next barrier while
  * this one still waits for a parent that entered late, legitimately. */
+enum { MATCHED, OTHER_CALL, FOREIGN_MESSAGE }; /* msg_q.mismatch */
 struct msg_q {
     const struct shoal_group *g;
     uint64_t want, pending_since, next_probe;
@@ -86,7 +89,7 @@ struct msg_q {
 static int foreign_message(uint64_t base, unsigned k)
 {
     const unsigned m = k & 0x8000u ? 0x8000u : 0xffc0u, v = k & m;
-    const uint64_t above_k = ~(uint64_t)0xffffu;
+    const uint64_t above_k = ~(uint64_t)MSG_K_MASK;
     for (int b = 15; b >= 0; b--) {
         const unsigned bit = 1u << b;
         if (!(m & bit))
@@ -111,12 +114,12 @@ static int msgs_ready(void *p)
     } else if (now >= q->next_probe) {
         q->next_probe = now + FOREIGN_PROBE_NS;
         if (foreign_message(msg_tag(q->g, 0), q->k))
-            q->mismatch = 2;
+            q->mismatch = FOREIGN_MESSAGE;
     }
     if (q->mismatch)
         return 1;
-    if (q->all_in)
-        q->mismatch = shoal_group_other_call(q->g, &q->pending_since);
+    if (q->all_in && shoal_group_other_call(q->g, &q->pending_since))
+        q->mismatch = OTHER_CALL;
     return q->mismatch;
 }
 
@@ -131,15 +134,15 @@ _Noreturn static void foreign_fatal(uint64_t collective, const char *what, const
 
 void shoal_group_send_waits(uint64_t tag, const char *fn)
 {
-    if (foreign_message(tag & ~(uint64_t)0xffffu, (unsigned)(tag & 0xffffu)))
-        foreign_fatal((tag >> 16) & 0xffffffffu, "a member to take its part of the data", fn);
+    if (foreign_message(tag & ~(uint64_t)MSG_K_MASK, (unsigned)(tag & MSG_K_MASK)))
+        foreign_fatal((tag >> 16) & MSG_SEQ_MASK, "a member to take its part of the data", fn);
 }
 
 void shoal_group_recv_wait(const struct shoal_group *g, unsigned count, int from, unsigned k,
                            const char *what, int all_in, const char *fn)
 {
     struct shoal_bcast_ring *ring = g->ring;
-    struct msg_q q = {g, ring->msgs_taken += count, 0, 0, 0, k, all_in, 0};
+    struct msg_q q = {g, ring->msgs_taken += count, 0, 0, 0, k, all_in, MATCHED};
     if (__atomic_load_n(&ring->msgs_in, __ATOMIC_ACQUIRE) >= q.want)
         return;
     shoal_wait_note_peer(g->team_slot, g->seq, from < 0 ? -1 : shoal_group_pe(g, from), what);
@@ -149,9 +152,9 @@ void shoal_group_recv_wait(const struct shoal_group *g, unsigned count, int from
         shoal_backoff(&w, msgs_ready, &q);
     shoal_waiter_done(&w);
     shoal_wait_note_clear();
-    if (q.mismatch == 2)
-        foreign_fatal(g->seq & 0xffffffffu, what, fn);
-    if (q.mismatch)
+    if (q.mismatch == FOREIGN_MESSAGE)
+        foreign_fatal(g->seq & MSG_SEQ_MASK, what, fn);
+    if (q.mismatch == OTHER_CALL)
         shoal_group_mismatch(g, what, fn);
 }
 
