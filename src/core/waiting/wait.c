@@ -15,6 +15,7 @@
 #include "core/ext_hooks.h"
 #include "core/ops.h"
 #include "core/waiting/peer_check.h"
+#include "core/waiting/wait_learn.h"
 #include "core/waiting/wait_policy.h"
 #include "core/waiting/wait_record.h"
 
@@ -42,12 +43,27 @@ void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, c
     w->fn = fn;
     w->addr = addr;
     w->looked = 0;
+    w->spin_ns = 0;
+    w->adapting = 0;
+}
+
+/* The wait's spin: its phase's, or in a learning phase what the thread
+ * learned (wait_learn.h). */
+static void choose_spin(struct shoal_waiter *w)
+{
+    w->adapting = 0;
+    w->spin_ns = w->phase->spin_ns;
+    if (w->phase->adaptive)
+        shoal_learn_choose(w);
 }
 
 void shoal_waiter_done(struct shoal_waiter *w)
 {
-    if (w->t0)
-        shoal_wait_record_end();
+    if (!w->t0)
+        return;
+    shoal_wait_record_end();
+    if (w->phase->adaptive)
+        shoal_learn_done(w);
 }
 
 void shoal_wait_counters(unsigned long long *sleeps, unsigned long long *wakes,
@@ -100,6 +116,7 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
     if (w->t0 == 0) {
         w->t0 = shoal_now_ns();
         w->phase = shoal_wait_phase_now(w->t0);
+        choose_spin(w);
         shoal_wait_record_begin(w->fn, w->addr, w->t0);
         return;
     }
@@ -127,12 +144,16 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
         return;
     }
     w->looked = 0;
-    if (dt < ph->spin_ns || shoal_wait_p.never_sleep) {
+    if (dt < w->spin_ns || shoal_wait_p.never_sleep) {
         cpu_relax();
         return;
     }
-    if (dt < ph->spin_ns + ph->yield_ns) {
+    if (w->adapting)
+        shoal_learn_spin_failed(w);
+    if (dt < w->spin_ns + ph->yield_ns) {
         sched_yield();
+        if (ph->adaptive)
+            shoal_learn_yielded(now);
         return;
     }
     /* Woken by a write: writes tend to come in bursts, so spin again
@@ -145,6 +166,8 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
     if (shoal_doorbell_sleep(&c->bell, &c->sleepers, ready_or_ext, &r, w->sleep_ns)) {
         w->t0 = shoal_now_ns();
         w->phase = shoal_wait_phase_now(w->t0);
+        w->spin_ns = w->phase->spin_ns;
+        w->adapting = 0;
     }
 }
 

@@ -40,6 +40,8 @@ struct shoal_waiter {
     const char *fn;                       /* for the wait record and errors */
     const void *addr;
     int looked; /* the last turn skipped its yield: the network had moved something */
+    uint64_t spin_ns; /* this wait's spin: its phase's, or a learned one (wait_learn.h) */
+    int adapting;     /* the spin is the learned short one: its outcome is learned */
 };
 
 /* A wait on `addr` inside routine `fn`: init, back off until ready, done

@@ -158,12 +158,18 @@ static void decide(void)
     /* Other jobs' load is the scheduler's business (it shares the CPUs
      * fairly, and a spinning waiter then only spends its own share): only
      * this job's PEs and threads decide.  The machine's count is shown. */
-    int over = shoal_wait_pes_exceed_cpus() || running > p->node_cpus;
+    int over = shoal_wait_pes_exceed_cpus() ? 1 : running > p->node_cpus ? 2 : 0;
     if (over != __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED))
         SHOAL_LOG(SHOAL_LOG_WAIT, SHOAL_LOG_DEBUG,
                   "waiting policy now %s: %d PEs, %d running threads, %d CPUs",
-                  over ? "oversubscribed" : "fits", p->node_pes, running, p->node_cpus);
+                  over == 1 ? "oversubscribed by PEs" : over ? "oversubscribed by threads" : "fits",
+                  p->node_pes, running, p->node_cpus);
     __atomic_store_n(&p->oversubscribed, over, __ATOMIC_RELAXED);
+}
+
+static const struct shoal_wait_phase *phase_of(const struct shoal_wait_policy *p, int over)
+{
+    return over == 2 ? &p->over_threads : over ? &p->over : &p->fit;
 }
 
 const struct shoal_wait_phase *shoal_wait_phase_now(uint64_t now_ns)
@@ -177,7 +183,7 @@ const struct shoal_wait_phase *shoal_wait_phase_now(uint64_t now_ns)
     if (now_ns >= due && __atomic_compare_exchange_n(&next_sample, &due, now_ns + SAMPLE_EVERY_NS,
                                                      0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         decide();
-    return __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED) ? &p->over : &p->fit;
+    return phase_of(p, __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED));
 }
 
 void shoal_wait_policy_init(const struct shoal_config *cfg)
@@ -220,11 +226,24 @@ void shoal_wait_policy_init(const struct shoal_config *cfg)
      * MPI, whose waiters yield and never sleep: 149, 76, 29). */
     p->over.yield_ns = shoal_g.net_active ? OVER_YIELD_NET_NS : OVER_YIELD_NS;
     p->over.check_every = 1;
+    /* Where only threads oversubscribe (the PEs fit the CPUs), a thread's
+     * peer is often a thread of another PE that runs on another CPU, as a
+     * ping-pong partner does: a yield then costs both a switch per message
+     * (mt_latency, 2 PEs x 2 threads on 2 cores, 300k round trips:
+     * fetch-add 1.5 us yielding, Open MPI's spinning threads 0.18-0.39).
+     * So a thread spins briefly in the waits where it has learned that the
+     * answer comes within the spin (wait.c).  Not where PEs oversubscribe:
+     * there the awaited PE mostly waits for this CPU, and a spin only
+     * delays it (the barrier above; the learned spin cost coll_bench's
+     * collectives at 4 and 8 PEs on 2 cores 7-15%). */
+    p->over_threads = p->over;
+    p->over_threads.adaptive = cfg->wait_spin_us < 0;
     long sleep_us = cfg->wait_sleep_max_us > 0 ? cfg->wait_sleep_max_us
                     : shoal_doorbell_exact()   ? 100000
                                                : 1000;
     p->sleep_ns = sleep_us * 1000;
     p->oversubscribed = p->forced == 2 || (p->forced == 0 && shoal_wait_pes_exceed_cpus());
+    p->over_threads.adaptive &= p->forced == 0;
 }
 
 void shoal_wait_describe(FILE *f, const char *prefix)
@@ -236,13 +255,20 @@ void shoal_wait_describe(FILE *f, const char *prefix)
         return;
     }
     int over = __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED);
-    const struct shoal_wait_phase *ph = over ? &p->over : &p->fit;
+    const struct shoal_wait_phase *ph = phase_of(p, over);
     const char *why = p->forced == 1   ? "SHOAL_WAIT_POLICY=spin"
                       : p->forced == 2 ? "SHOAL_WAIT_POLICY=sleep"
-                      : over           ? "now oversubscribed: more PEs or running threads than CPUs"
+                      : over == 1      ? "now oversubscribed: more PEs than CPUs"
+                      : over           ? "now oversubscribed: more running threads than CPUs"
                                        : "now the PEs and their running threads fit the CPUs";
     if (p->never_sleep)
         fprintf(f, "%sWaiting: spin with pause, never sleep (%s)\n", prefix, why);
+    else if (ph->adaptive)
+        fprintf(f,
+                "%sWaiting: spin %u us where a thread's waits show that it pays, yield %llu us, "
+                "then sleep on the doorbell (%s)\n",
+                prefix, SHOAL_WAIT_ADAPT_SPIN_NS / 1000, (unsigned long long)(ph->yield_ns / 1000),
+                why);
     else
         fprintf(f, "%sWaiting: spin %llu us, yield %llu us, then sleep on the doorbell (%s)\n",
                 prefix, (unsigned long long)(ph->spin_ns / 1000),

@@ -8,7 +8,9 @@
  *                  arrival is seen within nanoseconds;
  *   oversubscribed more PEs, or more running threads, than those CPUs: yield
  *                  for 50 us, then sleep on the doorbell, so that the thread
- *                  being waited for can run.
+ *                  being waited for can run; where only threads oversubscribe
+ *                  (the PEs fit), each thread first spins 2 us in the waits
+ *                  where it has learned that spinning pays (wait.c).
  * The masks are published in the ctl blocks at init (any launcher, any
  * binding); each PE's running threads (state R in /proc/self/task) are
  * counted by its waiters at most every 50 ms and published there too, so
@@ -29,13 +31,17 @@ struct shoal_wait_phase {
     uint64_t spin_ns;  /* pause-spin this long before yielding or sleeping */
     uint64_t yield_ns; /* then sched_yield this long */
     int check_every;   /* look at the clock every so many turns (power of 2) */
+    int adaptive;      /* spin SHOAL_WAIT_ADAPT_SPIN_NS where a thread learned it pays (wait.c) */
 };
+/* The learned spin of the over_threads phase. */
+#define SHOAL_WAIT_ADAPT_SPIN_NS 2000u
 struct shoal_wait_policy {
-    struct shoal_wait_phase fit, over;
+    /* over_threads: the PEs fit the CPUs, their running threads do not. */
+    struct shoal_wait_phase fit, over, over_threads;
     long sleep_ns;      /* longest sleep (the safety net of a lost wake-up) */
     int never_sleep;    /* SHOAL_WAIT_POLICY=spin */
     int forced;         /* 0 auto, 1 spin, 2 sleep */
-    int oversubscribed; /* the last decision (relaxed atomic) */
+    int oversubscribed; /* the last decision (relaxed atomic): 0 fits, 1 by PEs, 2 by threads */
     /* Inputs, for shmem-info. */
     int node_cpus, my_cpus, node_pes, node_running, machine_running, online_cpus;
 };

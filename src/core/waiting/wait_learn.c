@@ -1,0 +1,63 @@
+/* Per-thread learning of the over_threads phase (wait_learn.h).
+ *
+ * Short spin: a score of the waits that ended within a
+ * SHOAL_WAIT_ADAPT_SPIN_NS spin (+1) or gave the CPU away after it
+ * (-SPIN_FAIL).  From SPIN_SCORE_ON a wait spins that long first; below,
+ * every PROBE_EVERY-th wait does, to notice a change.
+ *
+ * Slow yields: a yield that kept this thread off the CPU for SLOW_YIELD_NS
+ * or more went to a thread that does not wait (a waiter gives the CPU back
+ * within its short spin) and adds SLOW_ADD; a quick one takes 1 off.  From
+ * SLOW_SCORE_ON a wait spins as long as it would where the threads fit,
+ * without yielding: with 2 PEs on 2 cores and one busy compute thread per
+ * PE, a barrier took 1350 us yielding (a slice each time) and 0.4 us
+ * spinning.  Every PROBE_EVERY-th wait yields again, to notice the compute
+ * threads leave. */
+#include "core/waiting/wait_learn.h"
+
+#include "core/waiting/wait.h"
+#include "core/waiting/wait_policy.h"
+
+#define SCORE_MAX 8
+#define SPIN_SCORE_ON 4
+#define SPIN_FAIL 4
+#define SLOW_YIELD_NS 200000u
+#define SLOW_SCORE_ON 4
+#define SLOW_ADD 4
+#define PROBE_EVERY 32u
+
+static __thread int spin_score, slow_score;
+static __thread unsigned waits;
+
+void shoal_learn_choose(struct shoal_waiter *w)
+{
+    const int probe = ++waits % PROBE_EVERY == 0;
+    if (slow_score >= SLOW_SCORE_ON && !probe) {
+        w->spin_ns = shoal_wait_p.fit.spin_ns;
+        return;
+    }
+    if (spin_score >= SPIN_SCORE_ON || probe) {
+        w->spin_ns = SHOAL_WAIT_ADAPT_SPIN_NS;
+        w->adapting = 1;
+    }
+}
+
+void shoal_learn_spin_failed(struct shoal_waiter *w)
+{
+    w->adapting = 0;
+    spin_score = spin_score > SPIN_FAIL ? spin_score - SPIN_FAIL : 0;
+}
+
+void shoal_learn_done(struct shoal_waiter *w)
+{
+    if (w->adapting)
+        spin_score += spin_score < SCORE_MAX;
+}
+
+void shoal_learn_yielded(uint64_t before_ns)
+{
+    if (shoal_now_ns() - before_ns >= SLOW_YIELD_NS)
+        slow_score = slow_score + SLOW_ADD < SCORE_MAX ? slow_score + SLOW_ADD : SCORE_MAX;
+    else if (slow_score > 0)
+        slow_score--;
+}
