@@ -39,7 +39,7 @@ struct shoal_waiter {
     const struct shoal_wait_phase *phase; /* spin/yield lengths (wait_policy.h) */
     const char *fn;                       /* for the wait record and errors */
     const void *addr;
-    int looked; /* the last turn skipped its yield: the network had moved something */
+    int looked;       /* the last turn skipped its yield: the network had moved something */
     uint64_t spin_ns; /* this wait's spin: its phase's, or a learned one (wait_learn.h) */
     int adapting;     /* the spin is the learned short one: its outcome is learned */
 };

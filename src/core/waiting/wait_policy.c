@@ -162,7 +162,9 @@ static void decide(void)
     if (over != __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED))
         SHOAL_LOG(SHOAL_LOG_WAIT, SHOAL_LOG_DEBUG,
                   "waiting policy now %s: %d PEs, %d running threads, %d CPUs",
-                  over == 1 ? "oversubscribed by PEs" : over ? "oversubscribed by threads" : "fits",
+                  over == 1 ? "oversubscribed by PEs"
+                  : over    ? "oversubscribed by threads"
+                            : "fits",
                   p->node_pes, running, p->node_cpus);
     __atomic_store_n(&p->oversubscribed, over, __ATOMIC_RELAXED);
 }
