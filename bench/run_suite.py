@@ -149,6 +149,13 @@ SUITE = {
         about="Collectives latency on SHMEM_TEAM_WORLD (barrier, team sync, broadcast, "
               "sum reduction, alltoall, fcollect) next to the 8-byte put latency measured "
               "in the same run."),
+    "busy_threads": Bench(
+        csv=True, fixed_pes=2,
+        headline=[("barrier_time", 8), ("pingpong_latency", 8)],
+        about="Barrier and 8-byte put ping-pong of each PE's main thread while one compute "
+              "thread per PE keeps the CPUs busy (busy) and without it (idle), interleaved: "
+              "what a library's waiting costs where the program's threads outnumber the "
+              "cores (a waiter that yields or sleeps hands its CPU to a busy thread)."),
     "mt_bcast": Bench(
         csv=True, shoal_only=True,
         headline=[("broadcastmem_mt", 1 << 20), ("broadcastmem", 1 << 20)],

@@ -53,7 +53,7 @@ static void choose_spin(struct shoal_waiter *w)
 {
     w->adapting = 0;
     w->spin_ns = w->phase->spin_ns;
-    if (w->phase->adaptive)
+    if (w->phase->learn)
         shoal_learn_choose(w);
 }
 
@@ -62,7 +62,7 @@ void shoal_waiter_done(struct shoal_waiter *w)
     if (!w->t0)
         return;
     shoal_wait_record_end();
-    if (w->phase->adaptive)
+    if (w->adapting)
         shoal_learn_done(w);
 }
 
@@ -152,7 +152,7 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
         shoal_learn_spin_failed(w);
     if (dt < w->spin_ns + ph->yield_ns) {
         sched_yield();
-        if (ph->adaptive)
+        if (ph->learn & SHOAL_LEARN_SLOW_YIELDS)
             shoal_learn_yielded(now);
         return;
     }

@@ -31,12 +31,13 @@ static __thread unsigned waits;
 
 void shoal_learn_choose(struct shoal_waiter *w)
 {
+    const unsigned learn = w->phase->learn;
     const int probe = ++waits % PROBE_EVERY == 0;
-    if (slow_score >= SLOW_SCORE_ON && !probe) {
+    if ((learn & SHOAL_LEARN_SLOW_YIELDS) && slow_score >= SLOW_SCORE_ON && !probe) {
         w->spin_ns = shoal_wait_p.fit.spin_ns;
         return;
     }
-    if (spin_score >= SPIN_SCORE_ON || probe) {
+    if ((learn & SHOAL_LEARN_SHORT_SPIN) && (spin_score >= SPIN_SCORE_ON || probe)) {
         w->spin_ns = SHOAL_WAIT_ADAPT_SPIN_NS;
         w->adapting = 1;
     }

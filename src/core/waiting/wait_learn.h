@@ -1,13 +1,18 @@
-/* What a thread learns from its own waits in the phase where threads, not
- * PEs, oversubscribe the CPUs (wait_policy.h, over_threads): the PEs fit,
- * so a thread's partner is often a thread of another PE that runs on
- * another CPU (a yield then costs both a switch per message), or the CPUs
- * are shared with the program's compute threads (a yield then hands the
- * CPU to one of them for its whole time slice, 0.75 ms or more).  Yielding
- * pays only where the threads that share this CPU wait too: they give it
- * back at once, and the one waited for may run.  Each thread keeps two
- * scores (wait_learn.c) and picks each wait's spin from them.  Called by
- * wait.c only. */
+/* What a thread learns from its own waits where its PE's threads, not the
+ * PEs, oversubscribe the CPUs (wait_policy.h's over_threads phase, whose
+ * `learn` names what it allows; where PEs oversubscribe, nothing is
+ * learned: the awaited PE mostly waits for this CPU, so a spin delays it):
+ *   slow yields  a yield that keeps the thread off its CPU for a time
+ *                slice (0.75 ms or more) went to a thread that does not
+ *                wait, such as the program's compute threads; yielding
+ *                pays only where the threads that share the CPU wait too
+ *                (they give it back at once, and the one waited for may
+ *                run), so where yields are slow the thread spins instead;
+ *   short spin   where only threads oversubscribe (the PEs fit), a
+ *                thread's partner is often a thread of another PE running
+ *                on another CPU, whose answer a short spin catches.
+ * Each thread keeps a score for each (wait_learn.c) and picks each wait's
+ * spin from them.  Called by wait.c only. */
 #ifndef SHOAL_CORE_WAIT_LEARN_H
 #define SHOAL_CORE_WAIT_LEARN_H
 #include <stdint.h>

@@ -228,24 +228,27 @@ void shoal_wait_policy_init(const struct shoal_config *cfg)
      * MPI, whose waiters yield and never sleep: 149, 76, 29). */
     p->over.yield_ns = shoal_g.net_active ? OVER_YIELD_NET_NS : OVER_YIELD_NS;
     p->over.check_every = 1;
-    /* Where only threads oversubscribe (the PEs fit the CPUs), a thread's
-     * peer is often a thread of another PE that runs on another CPU, as a
-     * ping-pong partner does: a yield then costs both a switch per message
-     * (mt_latency, 2 PEs x 2 threads on 2 cores, 300k round trips:
-     * fetch-add 1.5 us yielding, Open MPI's spinning threads 0.18-0.39).
-     * So a thread spins briefly in the waits where it has learned that the
-     * answer comes within the spin (wait.c).  Not where PEs oversubscribe:
-     * there the awaited PE mostly waits for this CPU, and a spin only
-     * delays it (the barrier above; the learned spin cost coll_bench's
-     * collectives at 4 and 8 PEs on 2 cores 7-15%). */
+    /* Where only threads oversubscribe (the PEs fit the CPUs), each thread
+     * learns from its waits (wait_learn.h): a short spin where its partner
+     * answers within it (mt_latency, 2 PEs x 2 threads on 2 cores, 300k
+     * round trips: fetch-add 1.5 us yielding, Open MPI's spinning threads
+     * 0.18-0.39), and spinning instead of yielding where yields hand the
+     * CPU to the program's compute threads (bench/busy_threads, 2 PEs with
+     * one busy thread each: a barrier took 1.2 ms, a ping-pong 1.4 ms).
+     * Not where PEs oversubscribe: there the awaited PE mostly waits for
+     * this CPU, and a spin only delays it (the barrier above; the short
+     * spin cost coll_bench's collectives at 4 and 8 PEs on 2 cores 7-15%,
+     * and spinning where yields were slow made busy_threads' barrier at 3
+     * PEs on 2 cores 11.7 ms, against 4.3 yielding). */
     p->over_threads = p->over;
-    p->over_threads.adaptive = cfg->wait_spin_us < 0;
+    p->over_threads.learn = SHOAL_LEARN_SHORT_SPIN | SHOAL_LEARN_SLOW_YIELDS;
+    if (cfg->wait_spin_us >= 0 || cfg->wait_policy != 0)
+        p->over_threads.learn = 0; /* the user chose */
     long sleep_us = cfg->wait_sleep_max_us > 0 ? cfg->wait_sleep_max_us
                     : shoal_doorbell_exact()   ? 100000
                                                : 1000;
     p->sleep_ns = sleep_us * 1000;
     p->oversubscribed = p->forced == 2 || (p->forced == 0 && shoal_wait_pes_exceed_cpus());
-    p->over_threads.adaptive &= p->forced == 0;
 }
 
 void shoal_wait_describe(FILE *f, const char *prefix)
@@ -265,12 +268,13 @@ void shoal_wait_describe(FILE *f, const char *prefix)
                                        : "now the PEs and their running threads fit the CPUs";
     if (p->never_sleep)
         fprintf(f, "%sWaiting: spin with pause, never sleep (%s)\n", prefix, why);
-    else if (ph->adaptive)
+    else if (ph->learn)
         fprintf(f,
-                "%sWaiting: spin %u us where a thread's waits show that it pays, yield %llu us, "
-                "then sleep on the doorbell (%s)\n",
-                prefix, SHOAL_WAIT_ADAPT_SPIN_NS / 1000, (unsigned long long)(ph->yield_ns / 1000),
-                why);
+                "%sWaiting: spin %llu us (or %u, or %llu us where a thread's waits show that "
+                "it pays), yield %llu us, then sleep on the doorbell (%s)\n",
+                prefix, (unsigned long long)(ph->spin_ns / 1000), SHOAL_WAIT_ADAPT_SPIN_NS / 1000,
+                (unsigned long long)(p->fit.spin_ns / 1000),
+                (unsigned long long)(ph->yield_ns / 1000), why);
     else
         fprintf(f, "%sWaiting: spin %llu us, yield %llu us, then sleep on the doorbell (%s)\n",
                 prefix, (unsigned long long)(ph->spin_ns / 1000),

@@ -31,9 +31,13 @@ struct shoal_wait_phase {
     uint64_t spin_ns;  /* pause-spin this long before yielding or sleeping */
     uint64_t yield_ns; /* then sched_yield this long */
     int check_every;   /* look at the clock every so many turns (power of 2) */
-    int adaptive;      /* spin SHOAL_WAIT_ADAPT_SPIN_NS where a thread learned it pays (wait.c) */
+    unsigned learn;    /* SHOAL_LEARN_*: what each thread learns from its waits (wait_learn.h) */
 };
-/* The learned spin of the over_threads phase. */
+/* Learned: a SHOAL_WAIT_ADAPT_SPIN_NS spin where waits end within it; and
+ * spinning for fit.spin_ns instead of yielding where yields lose the CPU
+ * to threads that keep it. */
+#define SHOAL_LEARN_SHORT_SPIN 1u
+#define SHOAL_LEARN_SLOW_YIELDS 2u
 #define SHOAL_WAIT_ADAPT_SPIN_NS 2000u
 struct shoal_wait_policy {
     /* over_threads: the PEs fit the CPUs, their running threads do not. */
