@@ -2,7 +2,9 @@
  *
  * Owns: the wait engine and the point-to-point wait/test routines
  * (wait.c: spin, yield, then sleep on a doorbell), the policy that says
- * how long each phase lasts, from the PEs' placement (wait_policy.c), and
+ * how long each phase lasts, from the PEs' placement (wait_policy.c) and,
+ * where threads oversubscribe the CPUs, from each thread's own waits
+ * (wait_learn.c), and
  * the hang records that say where each thread waits (wait_record.c).  Its
  * doorbell use: a waiter sleeps on the owner's doorbell and is woken by
  * the writer (transport/shm/shm_doorbell.h).

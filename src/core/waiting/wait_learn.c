@@ -1,15 +1,14 @@
 /* Per-thread learning of the over_threads phase (wait_learn.h).
  *
  * Short spin: a score of the waits that ended within a
- * SHOAL_WAIT_ADAPT_SPIN_NS spin (+1) or gave the CPU away after it
+ * SHOAL_LEARN_SHORT_SPIN_NS spin (+1) or gave the CPU away after it
  * (-SPIN_FAIL).  From SPIN_SCORE_ON a wait spins that long first; below,
  * every PROBE_EVERY-th wait does, to notice a change.
  *
  * Slow yields: a yield that kept this thread off the CPU for SLOW_YIELD_NS
  * or more went to a thread that does not wait (a waiter gives the CPU back
  * within its short spin) and adds SLOW_ADD; a quick one takes 1 off.  From
- * SLOW_SCORE_ON a wait spins as long as it would where the threads fit,
- * without yielding: with 2 PEs on 2 cores and one busy compute thread per
+ * SLOW_SCORE_ON a wait spins SHOAL_LEARN_LONG_SPIN_NS before it yields: with 2 PEs on 2 cores and one busy compute thread per
  * PE, a barrier took 1350 us yielding (a slice each time) and 0.4 us
  * spinning.  Every PROBE_EVERY-th wait yields again, to notice the compute
  * threads leave. */
@@ -34,11 +33,11 @@ void shoal_learn_choose(struct shoal_waiter *w)
     const unsigned learn = w->phase->learn;
     const int probe = ++waits % PROBE_EVERY == 0;
     if ((learn & SHOAL_LEARN_SLOW_YIELDS) && slow_score >= SLOW_SCORE_ON && !probe) {
-        w->spin_ns = shoal_wait_p.fit.spin_ns;
+        w->spin_ns = SHOAL_LEARN_LONG_SPIN_NS;
         return;
     }
     if ((learn & SHOAL_LEARN_SHORT_SPIN) && (spin_score >= SPIN_SCORE_ON || probe)) {
-        w->spin_ns = SHOAL_WAIT_ADAPT_SPIN_NS;
+        w->spin_ns = SHOAL_LEARN_SHORT_SPIN_NS;
         w->adapting = 1;
     }
 }

@@ -19,6 +19,14 @@
 
 struct shoal_waiter;
 
+/* The learned spins: the short one catches a partner running on another
+ * CPU; the long one lasts about a time slice, the wait a partner behind
+ * a compute thread may need (past it, the thread yields and sleeps as
+ * usual: a spinning waiter takes its CPU share from the threads that
+ * work). */
+#define SHOAL_LEARN_SHORT_SPIN_NS 2000u
+#define SHOAL_LEARN_LONG_SPIN_NS 1000000u
+
 /* The spin of a wait that begins to block in a learning phase: sets
  * w->spin_ns and what the wait's outcome teaches. */
 void shoal_learn_choose(struct shoal_waiter *w);

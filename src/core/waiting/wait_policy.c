@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/waiting/wait_learn.h"
 #include "transport/shm/shm_doorbell.h"
 #include "core/config/env.h"
 #include "core/config/log.h"
@@ -270,11 +271,10 @@ void shoal_wait_describe(FILE *f, const char *prefix)
         fprintf(f, "%sWaiting: spin with pause, never sleep (%s)\n", prefix, why);
     else if (ph->learn)
         fprintf(f,
-                "%sWaiting: spin %llu us (or %u, or %llu us where a thread's waits show that "
+                "%sWaiting: spin %llu us (or %u, or %u us where a thread's waits show that "
                 "it pays), yield %llu us, then sleep on the doorbell (%s)\n",
-                prefix, (unsigned long long)(ph->spin_ns / 1000), SHOAL_WAIT_ADAPT_SPIN_NS / 1000,
-                (unsigned long long)(p->fit.spin_ns / 1000),
-                (unsigned long long)(ph->yield_ns / 1000), why);
+                prefix, (unsigned long long)(ph->spin_ns / 1000), SHOAL_LEARN_SHORT_SPIN_NS / 1000,
+                SHOAL_LEARN_LONG_SPIN_NS / 1000, (unsigned long long)(ph->yield_ns / 1000), why);
     else
         fprintf(f, "%sWaiting: spin %llu us, yield %llu us, then sleep on the doorbell (%s)\n",
                 prefix, (unsigned long long)(ph->spin_ns / 1000),

@@ -33,12 +33,11 @@ struct shoal_wait_phase {
     int check_every;   /* look at the clock every so many turns (power of 2) */
     unsigned learn;    /* SHOAL_LEARN_*: what each thread learns from its waits (wait_learn.h) */
 };
-/* Learned: a SHOAL_WAIT_ADAPT_SPIN_NS spin where waits end within it; and
- * spinning for fit.spin_ns instead of yielding where yields lose the CPU
- * to threads that keep it. */
+/* Learned (wait_learn.h): a short spin where waits end within it; a long
+ * one instead of yielding where yields lose the CPU to threads that keep
+ * it. */
 #define SHOAL_LEARN_SHORT_SPIN 1u
 #define SHOAL_LEARN_SLOW_YIELDS 2u
-#define SHOAL_WAIT_ADAPT_SPIN_NS 2000u
 struct shoal_wait_policy {
     /* over_threads: the PEs fit the CPUs, their running threads do not. */
     struct shoal_wait_phase fit, over, over_threads;

@@ -1,0 +1,171 @@
+/* What a waiting thread learns where its PE's threads oversubscribe the
+ * CPUs (core/waiting/wait_learn.c): the spin each wait gets from the
+ * outcomes of earlier waits and yields, thread by thread. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/waiting/wait.h"
+#include "core/waiting/wait_learn.h"
+#include "core/waiting/wait_policy.h"
+
+#define LONG_SPIN SHOAL_LEARN_LONG_SPIN_NS
+#define SLOW 300000u /* a yield that kept the thread off its CPU this long */
+
+static int failures;
+#define CHECK(c, ...)                                       \
+    do {                                                    \
+        if (!(c)) {                                         \
+            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                   \
+            fprintf(stderr, "\n");                          \
+            failures++;                                     \
+        }                                                   \
+    } while (0)
+
+static struct shoal_wait_phase learning = {.spin_ns = 0,
+                                           .yield_ns = 50000,
+                                           .check_every = 1,
+                                           .learn =
+                                               SHOAL_LEARN_SHORT_SPIN | SHOAL_LEARN_SLOW_YIELDS};
+static struct shoal_wait_phase yields_only = {
+    .spin_ns = 0, .yield_ns = 50000, .check_every = 1, .learn = SHOAL_LEARN_SLOW_YIELDS};
+
+/* This thread's waits so far (wait_learn.c counts them too, for its
+ * probes: every 32nd wait). */
+static __thread unsigned n_waits;
+
+static void learn_choose(struct shoal_waiter *w)
+{
+    n_waits++;
+    shoal_learn_choose(w);
+}
+
+/* One wait's choice in `ph`: its spin, and whether its outcome is learned. */
+static uint64_t choose(struct shoal_wait_phase *ph, int *adapting)
+{
+    struct shoal_waiter w = {.phase = ph, .spin_ns = ph->spin_ns};
+    learn_choose(&w);
+    *adapting = w.adapting;
+    return w.spin_ns;
+}
+
+/* A wait that ends within its short spin (it was learning it). */
+static void wait_ends_in_spin(struct shoal_wait_phase *ph)
+{
+    struct shoal_waiter w = {.phase = ph, .spin_ns = ph->spin_ns};
+    learn_choose(&w);
+    w.adapting = 1; /* as if the choice had been the short spin */
+    shoal_learn_done(&w);
+}
+
+static void yield_took(uint64_t ns)
+{
+    shoal_learn_yielded(shoal_now_ns() - ns);
+}
+
+/* Waits up to a probe (every 32nd wait): the next wait is not one. */
+static void pass_probe(struct shoal_wait_phase *ph)
+{
+    int a;
+    while (n_waits % 32 != 0)
+        choose(ph, &a);
+}
+
+static void *fresh_thread(void *arg)
+{
+    int *out = arg, a;
+    /* Another thread's learning does not carry over: no spin yet. */
+    out[0] = (int)(choose(&learning, &a) / 1000);
+    out[1] = a;
+    return NULL;
+}
+
+int main(void)
+{
+    int a, probes = 0;
+
+    /* Nothing learned: every wait yields at once, but every 32nd probes
+     * the short spin. */
+    for (int i = 0; i < 64; i++) {
+        uint64_t s = choose(&learning, &a);
+        CHECK(s == (a ? SHOAL_LEARN_SHORT_SPIN_NS : 0), "wait %d: spin %llu, adapting %d", i,
+              (unsigned long long)s, a);
+        probes += a;
+    }
+    CHECK(probes == 2, "64 waits probed the short spin %d times, want 2", probes);
+
+    /* Waits that end within the short spin: from the 4th on, every wait
+     * spins it. */
+    for (int i = 0; i < 4; i++)
+        wait_ends_in_spin(&learning);
+    CHECK(choose(&learning, &a) == SHOAL_LEARN_SHORT_SPIN_NS && a,
+          "after 4 waits that ended in the spin, a wait should spin %u ns",
+          SHOAL_LEARN_SHORT_SPIN_NS);
+    /* One that had to give the CPU away after the spin: back to yielding. */
+    {
+        struct shoal_waiter w = {.phase = &learning};
+        learn_choose(&w);
+        CHECK(w.adapting, "the learned spin should be on");
+        shoal_learn_spin_failed(&w);
+        CHECK(!w.adapting, "a failed spin is no longer learning");
+    }
+    pass_probe(&learning);
+    CHECK(choose(&learning, &a) == 0 && !a, "after a failed spin a wait should yield at once");
+
+    /* A yield that kept the thread off its CPU for a time slice: the
+     * waits spin a time slice before they yield, without learning the
+     * short spin; every 32nd yields again to look. */
+    yield_took(SLOW);
+    int long_spins = 0, looks = 0;
+    for (int i = 0; i < 64; i++) {
+        uint64_t s = choose(&learning, &a);
+        long_spins += s == LONG_SPIN && !a;
+        looks += s != LONG_SPIN;
+    }
+    CHECK(long_spins == 62 && looks == 2,
+          "after a slow yield: %d long spins, %d looks (want 62, 2)", long_spins, looks);
+    /* Quick yields take it back: one is enough after a single slow one. */
+    yield_took(1000);
+    pass_probe(&learning);
+    CHECK(choose(&learning, &a) != LONG_SPIN, "after a quick yield the long spin should be off");
+    /* Several slow yields need as many quick ones (x4) to undo. */
+    yield_took(SLOW);
+    yield_took(SLOW);
+    for (int i = 0; i < 4; i++)
+        yield_took(1000);
+    pass_probe(&learning);
+    CHECK(choose(&learning, &a) == LONG_SPIN, "2 slow yields, 4 quick: still spinning");
+    for (int i = 0; i < 4; i++)
+        yield_took(1000);
+    pass_probe(&learning);
+    CHECK(choose(&learning, &a) != LONG_SPIN, "2 slow yields, 8 quick: the long spin is off");
+
+    /* A phase that allows only the slow-yield rule never spins briefly. */
+    for (int i = 0; i < 4; i++)
+        wait_ends_in_spin(&learning);
+    for (int i = 0; i < 64; i++) {
+        uint64_t s = choose(&yields_only, &a);
+        CHECK(s == 0 && !a, "yields_only phase, wait %d: spin %llu adapting %d", i,
+              (unsigned long long)s, a);
+    }
+
+    /* Scores are per thread. */
+    yield_took(SLOW);
+    int got[2] = {-1, -1};
+    pthread_t t;
+    if (pthread_create(&t, NULL, fresh_thread, got) != 0 || pthread_join(t, NULL) != 0) {
+        fprintf(stderr, "pthread_create failed\n");
+        return 1;
+    }
+    CHECK(got[0] == 0 && got[1] == 0, "a new thread's first wait: spin %d us, adapting %d", got[0],
+          got[1]);
+    pass_probe(&learning);
+    CHECK(choose(&learning, &a) == LONG_SPIN, "this thread's slow yield still counts");
+
+    if (failures)
+        fprintf(stderr, "test_wait_learn: %d failure(s)\n", failures);
+    else
+        printf("test_wait_learn: ok\n");
+    return failures != 0;
+}
