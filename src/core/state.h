@@ -162,11 +162,8 @@ struct shoal_ctl {
      * the node (core/waiting/wait_policy.h); cpu_mask_cpus 0: unknown. */
     _Alignas(SHOAL_CACHELINE) uint64_t cpu_mask[SHOAL_CPU_MASK_WORDS];
     int cpu_mask_cpus;
-    /* Its threads in state R at its waiters' last look (wait_policy.c),
-     * and how many of them have never waited in Shoal (the program's
-     * compute threads). */
+    /* Its threads in state R at its waiters' last look (wait_policy.c). */
     int running_threads;
-    int compute_threads;
     /* enum shoal_leaving (below): set once this PE has left
      * the job, after its last operations are complete; read by peers that
      * still wait for it in a collective. */

@@ -9,9 +9,6 @@
 #include "core/waiting/wait_learn.h"
 #include "core/waiting/wait_policy.h"
 
-/* Read: node_compute, the node's threads that never waited in Shoal. */
-struct shoal_wait_policy shoal_wait_p;
-
 #define LONG_SPIN SHOAL_LEARN_LONG_SPIN_NS
 #define SLOW 300000u /* a yield that kept the thread off its CPU this long */
 
@@ -115,18 +112,6 @@ int main(void)
     }
     pass_probe(&learning);
     CHECK(choose(&learning, &a) == 0 && !a, "after a failed spin a wait should yield at once");
-
-    /* Slow yields where every running thread waits in Shoal at times: the
-     * thread that took the CPU may be the one waited for, so no long
-     * spin. */
-    yield_took(SLOW);
-    for (int i = 0; i < 64; i++)
-        CHECK(choose(&learning, &a) != LONG_SPIN, "no compute threads, wait %d: long spin", i);
-    yield_took(1000);
-    yield_took(1000);
-    yield_took(1000);
-    yield_took(1000);
-    shoal_wait_p.node_compute = 1;
 
     /* A yield that kept the thread off its CPU for a time slice: the
      * waits spin a time slice before they yield, without learning the

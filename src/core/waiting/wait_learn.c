@@ -8,16 +8,10 @@
  * Slow yields: a yield that kept this thread off the CPU for SLOW_YIELD_NS
  * or more went to a thread that does not wait (a waiter gives the CPU back
  * within its short spin) and adds SLOW_ADD; a quick one takes 1 off.  From
- * SLOW_SCORE_ON a wait spins SHOAL_LEARN_LONG_SPIN_NS before it yields:
- * with 2 PEs on 2 cores and one busy compute thread per PE
- * (bench/busy_threads), a ping-pong took 1336 us yielding (a time slice
- * each time) and 0.3-0.4 us spinning.  Every PROBE_EVERY-th wait yields
- * again, to notice the compute threads leave.  Only while the node runs
- * threads that have never waited in Shoal (wait_policy.c counts them every
- * 50 ms): where every running thread waits in Shoal at times, the thread
- * that took the CPU may be the one this wait is for, computing what it
- * will then write (a producer thread of the same PE, 500 us per item: 1.8
- * ms per item yielding, 4.0 spinning), and yielding is right. */
+ * SLOW_SCORE_ON a wait spins SHOAL_LEARN_LONG_SPIN_NS before it yields: with 2 PEs on 2 cores and one busy compute thread per
+ * PE, a barrier took 1350 us yielding (a slice each time) and 0.4 us
+ * spinning.  Every PROBE_EVERY-th wait yields again, to notice the compute
+ * threads leave. */
 #include "core/waiting/wait_learn.h"
 
 #include "core/waiting/wait.h"
@@ -38,8 +32,7 @@ void shoal_learn_choose(struct shoal_waiter *w)
 {
     const unsigned learn = w->phase->learn;
     const int probe = ++waits % PROBE_EVERY == 0;
-    if ((learn & SHOAL_LEARN_SLOW_YIELDS) && slow_score >= SLOW_SCORE_ON && !probe &&
-        __atomic_load_n(&shoal_wait_p.node_compute, __ATOMIC_RELAXED) > 0) {
+    if ((learn & SHOAL_LEARN_SLOW_YIELDS) && slow_score >= SLOW_SCORE_ON && !probe) {
         w->spin_ns = SHOAL_LEARN_LONG_SPIN_NS;
         return;
     }

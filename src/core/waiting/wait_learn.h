@@ -2,13 +2,12 @@
  * PEs, oversubscribe the CPUs (wait_policy.h's over_threads phase, whose
  * `learn` names what it allows; where PEs oversubscribe, nothing is
  * learned: the awaited PE mostly waits for this CPU, so a spin delays it):
- *   slow yields  where the node runs threads that never wait in Shoal
- *                (the program's compute threads), a yield that keeps the
- *                thread off its CPU for most of a time slice went to one
- *                of them; yielding pays only where the threads that share
- *                the CPU wait too (they give it back at once, and the one
- *                waited for may run), so where yields are slow the thread
- *                spins instead;
+ *   slow yields  a yield that keeps the thread off its CPU for a time
+ *                slice (0.75 ms or more) went to a thread that does not
+ *                wait, such as the program's compute threads; yielding
+ *                pays only where the threads that share the CPU wait too
+ *                (they give it back at once, and the one waited for may
+ *                run), so where yields are slow the thread spins instead;
  *   short spin   where only threads oversubscribe (the PEs fit), a
  *                thread's partner is often a thread of another PE running
  *                on another CPU, whose answer a short spin catches.

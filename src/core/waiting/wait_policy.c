@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "core/waiting/wait_learn.h"
-#include "core/waiting/wait_record.h"
 #include "transport/shm/shm_doorbell.h"
 #include "core/config/env.h"
 #include "core/config/log.h"
@@ -87,11 +86,9 @@ static int node_cpus(void)
 }
 
 /* Threads of this process that are running or runnable now (state R),
- * the network transport's helper threads not counted; *compute: how many
- * of those have never waited in Shoal (wait_record.h). */
-static int running_threads(int *compute)
+ * the network transport's helper threads not counted. */
+static int running_threads(void)
 {
-    *compute = 0;
     DIR *d = opendir("/proc/self/task");
     if (!d)
         return 1;
@@ -116,10 +113,8 @@ static int running_threads(int *compute)
             continue;
         if (shoal_net_helper_thread(name + 1, (size_t)(paren - name - 1)))
             continue; /* the transport's threads sleep while we poll */
-        if (paren[1] == ' ' && paren[2] == 'R') {
+        if (paren[1] == ' ' && paren[2] == 'R')
             n++;
-            *compute += !shoal_wait_record_waited(atoi(e->d_name));
-        }
     }
     closedir(d);
     return n > 0 ? n : 1;
@@ -148,23 +143,16 @@ static int machine_running(void)
 
 static void add_running(const struct shoal_ctl *c, void *arg)
 {
-    int *sum = arg;
     int r = __atomic_load_n(&c->running_threads, __ATOMIC_RELAXED);
-    sum[0] += r > 0 ? r : 1; /* a PE that never looked runs one at least */
-    sum[1] += __atomic_load_n(&c->compute_threads, __ATOMIC_RELAXED);
+    *(int *)arg += r > 0 ? r : 1; /* a PE that never looked runs one at least */
 }
 
 static void decide(void)
 {
     struct shoal_wait_policy *p = &shoal_wait_p;
-    int compute;
-    struct shoal_ctl *me = shoal_my_ctl();
-    __atomic_store_n(&me->running_threads, running_threads(&compute), __ATOMIC_RELAXED);
-    __atomic_store_n(&me->compute_threads, compute, __ATOMIC_RELAXED);
-    int sum[2] = {0, 0};
-    for_each_local(add_running, sum);
-    const int running = sum[0];
-    __atomic_store_n(&p->node_compute, sum[1], __ATOMIC_RELAXED);
+    __atomic_store_n(&shoal_my_ctl()->running_threads, running_threads(), __ATOMIC_RELAXED);
+    int running = 0;
+    for_each_local(add_running, &running);
     __atomic_store_n(&p->node_running, running, __ATOMIC_RELAXED);
     int machine = machine_running();
     __atomic_store_n(&p->machine_running, machine, __ATOMIC_RELAXED);
@@ -172,16 +160,13 @@ static void decide(void)
      * fairly, and a spinning waiter then only spends its own share): only
      * this job's PEs and threads decide.  The machine's count is shown. */
     int over = shoal_wait_pes_exceed_cpus() ? 1 : running > p->node_cpus ? 2 : 0;
-    const int was = __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED);
-    if (over != was || (sum[1] > 0) != (p->last_compute > 0))
+    if (over != __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED))
         SHOAL_LOG(SHOAL_LOG_WAIT, SHOAL_LOG_DEBUG,
-                  "waiting policy now %s: %d PEs, %d running threads (%d never waited in "
-                  "Shoal), %d CPUs",
+                  "waiting policy now %s: %d PEs, %d running threads, %d CPUs",
                   over == 1 ? "oversubscribed by PEs"
                   : over    ? "oversubscribed by threads"
                             : "fits",
-                  p->node_pes, running, sum[1], p->node_cpus);
-    p->last_compute = sum[1];
+                  p->node_pes, running, p->node_cpus);
     __atomic_store_n(&p->oversubscribed, over, __ATOMIC_RELAXED);
 }
 

@@ -47,10 +47,6 @@ struct shoal_wait_policy {
     int oversubscribed; /* the last decision (relaxed atomic): 0 fits, 1 by PEs, 2 by threads */
     /* Inputs, for shmem-info. */
     int node_cpus, my_cpus, node_pes, node_running, machine_running, online_cpus;
-    /* Of node_running, the threads that have never waited in Shoal: the
-     * program's compute threads (relaxed atomic; wait_learn.c). */
-    int node_compute;
-    int last_compute; /* the decider's last sum, for the log */
 };
 extern struct shoal_wait_policy shoal_wait_p;
 

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -73,7 +72,6 @@ static void release(void *arg)
 {
     struct shoal_wait_record *r = arg;
     STORE(r->fn, (const char *)NULL);
-    STORE(r->tid, 0);
     __atomic_store_n(&r->pub->blocked, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&r->used, 0, __ATOMIC_RELEASE);
 }
@@ -117,22 +115,10 @@ struct shoal_wait_record *shoal_wait_record_mine(void)
         return mine;
     mine = claim();
     if (mine != &records[RECORDS_MAX]) {
-        STORE(mine->tid, (int)syscall(SYS_gettid));
         pthread_once(&key_once, make_key);
         pthread_setspecific(release_key, mine);
     }
     return mine;
-}
-
-int shoal_wait_record_waited(int tid)
-{
-    int n = __atomic_load_n(&n_claimed, __ATOMIC_ACQUIRE);
-    if (n >= RECORDS_MAX)
-        return 1;
-    for (int i = 0; i < n; i++)
-        if (__atomic_load_n(&records[i].used, __ATOMIC_ACQUIRE) && LOAD(records[i].tid) == tid)
-            return 1;
-    return 0;
 }
 
 void shoal_wait_note_peer(int team_slot, uint64_t seq, int peer, const char *what)

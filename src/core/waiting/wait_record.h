@@ -38,7 +38,6 @@ struct shoal_wait_record {
     uint64_t seq;      /* a collective's number on that team, from 1 */
     uint64_t since_ns; /* CLOCK_MONOTONIC when the wait began to block */
     int thread;        /* index of this record: thread 0 registered first */
-    int tid;           /* the kernel's id of the thread that holds it */
     int used;          /* claimed by a live thread */
     /* its copy in the hang page, and which texts that copy holds */
     struct shoal_hang_rec *pub;
@@ -49,10 +48,6 @@ struct shoal_wait_record {
 /* The calling thread's record (claimed on first use; a thread beyond the
  * table's capacity shares one spare record, which is then approximate). */
 struct shoal_wait_record *shoal_wait_record_mine(void);
-/* Whether the live thread with kernel id `tid` has waited in Shoal (holds
- * a record; with more threads than records, every thread past them
- * counts as having waited). */
-int shoal_wait_record_waited(int tid);
 
 /* The collective the calling thread is in, and the peer and word its next
  * wait is for: set before the wait, cleared after it. */
