@@ -9,6 +9,14 @@
 #include "core/waiting/wait_learn.h"
 #include "core/waiting/wait_policy.h"
 
+/* wait_record.c's answer: another thread of the PE that waits in Shoal
+ * at times is outside a wait. */
+static int others_working;
+int shoal_wait_record_others_working(void)
+{
+    return others_working;
+}
+
 #define LONG_SPIN SHOAL_LEARN_LONG_SPIN_NS
 #define SLOW 300000u /* a yield that kept the thread off its CPU this long */
 
@@ -112,6 +120,17 @@ int main(void)
     }
     pass_probe(&learning);
     CHECK(choose(&learning, &a) == 0 && !a, "after a failed spin a wait should yield at once");
+
+    /* Slow yields while a sibling that waits in Shoal at times is busy
+     * outside a wait: it may be computing what this wait is for, so no
+     * long spin. */
+    others_working = 1;
+    yield_took(SLOW);
+    for (int i = 0; i < 64; i++)
+        CHECK(choose(&learning, &a) != LONG_SPIN, "a sibling works, wait %d: long spin", i);
+    for (int i = 0; i < 4; i++)
+        yield_took(1000);
+    others_working = 0;
 
     /* A yield that kept the thread off its CPU for a time slice: the
      * waits spin a time slice before they yield, without learning the

@@ -8,14 +8,21 @@
  * Slow yields: a yield that kept this thread off the CPU for SLOW_YIELD_NS
  * or more went to a thread that does not wait (a waiter gives the CPU back
  * within its short spin) and adds SLOW_ADD; a quick one takes 1 off.  From
- * SLOW_SCORE_ON a wait spins SHOAL_LEARN_LONG_SPIN_NS before it yields: with 2 PEs on 2 cores and one busy compute thread per
- * PE, a barrier took 1350 us yielding (a slice each time) and 0.4 us
- * spinning.  Every PROBE_EVERY-th wait yields again, to notice the compute
- * threads leave. */
+ * SLOW_SCORE_ON a wait spins SHOAL_LEARN_LONG_SPIN_NS before it yields:
+ * with 2 PEs on 2 cores and one busy compute thread per PE
+ * (bench/busy_threads), a ping-pong took 1336 us yielding (a time slice
+ * each time) and 0.3-0.4 us spinning; threads of 2 PEs in pairs
+ * (mt_latency) 1.5 us and 0.15-0.6.  Every PROBE_EVERY-th wait yields
+ * again, to notice the compute threads leave.  Not while another thread
+ * of this PE that waits in Shoal at times is outside a wait (wait
+ * records): that one may be computing what this wait is for, on this
+ * CPU, and yielding lets it run (a producer thread of the same PE, 500 us
+ * per item: 1.7-3.4 ms per item yielding, 2.7-7.1 spinning). */
 #include "core/waiting/wait_learn.h"
 
 #include "core/waiting/wait.h"
 #include "core/waiting/wait_policy.h"
+#include "core/waiting/wait_record.h"
 
 #define SCORE_MAX 8
 #define SPIN_SCORE_ON 4
@@ -32,7 +39,8 @@ void shoal_learn_choose(struct shoal_waiter *w)
 {
     const unsigned learn = w->phase->learn;
     const int probe = ++waits % PROBE_EVERY == 0;
-    if ((learn & SHOAL_LEARN_SLOW_YIELDS) && slow_score >= SLOW_SCORE_ON && !probe) {
+    if ((learn & SHOAL_LEARN_SLOW_YIELDS) && slow_score >= SLOW_SCORE_ON && !probe &&
+        !shoal_wait_record_others_working()) {
         w->spin_ns = SHOAL_LEARN_LONG_SPIN_NS;
         return;
     }

@@ -7,7 +7,10 @@
  *                wait, such as the program's compute threads; yielding
  *                pays only where the threads that share the CPU wait too
  *                (they give it back at once, and the one waited for may
- *                run), so where yields are slow the thread spins instead;
+ *                run), so where yields are slow the thread spins instead,
+ *                unless another thread of its PE that waits in Shoal at
+ *                times is busy outside a wait (it may be computing what
+ *                this wait is for, on this CPU);
  *   short spin   where only threads oversubscribe (the PEs fit), a
  *                thread's partner is often a thread of another PE running
  *                on another CPU, whose answer a short spin catches.

@@ -121,6 +121,16 @@ struct shoal_wait_record *shoal_wait_record_mine(void)
     return mine;
 }
 
+int shoal_wait_record_others_working(void)
+{
+    int n = __atomic_load_n(&n_claimed, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        if (&records[i] != mine && __atomic_load_n(&records[i].used, __ATOMIC_ACQUIRE) &&
+            LOAD(records[i].fn) == NULL)
+            return 1;
+    return 0;
+}
+
 void shoal_wait_note_peer(int team_slot, uint64_t seq, int peer, const char *what)
 {
     struct shoal_wait_record *r = shoal_wait_record_mine();

@@ -48,6 +48,9 @@ struct shoal_wait_record {
 /* The calling thread's record (claimed on first use; a thread beyond the
  * table's capacity shares one spare record, which is then approximate). */
 struct shoal_wait_record *shoal_wait_record_mine(void);
+/* Whether another live thread of this PE that has waited in Shoal before
+ * is outside a wait now (computing, or issuing operations). */
+int shoal_wait_record_others_working(void);
 
 /* The collective the calling thread is in, and the peer and word its next
  * wait is for: set before the wait, cleared after it. */
