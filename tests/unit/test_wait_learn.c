@@ -83,7 +83,7 @@ static void pass_probe(struct shoal_wait_phase *ph)
 static void *fresh_thread(void *arg)
 {
     int *out = arg, a;
-    /* Another thread's learning does not carry over: no spin yet. */
+    /* Another thread's learning does not carry over: it starts afresh. */
     out[0] = (int)(choose(&learning, &a) / 1000);
     out[1] = a;
     return NULL;
@@ -92,6 +92,18 @@ static void *fresh_thread(void *arg)
 int main(void)
 {
     int a, probes = 0;
+
+    /* A new thread starts with the short spin on; the first wait that
+     * outlasts it turns it off. */
+    {
+        struct shoal_waiter w = {.phase = &learning};
+        learn_choose(&w);
+        CHECK(w.spin_ns == SHOAL_LEARN_SHORT_SPIN_NS && w.adapting,
+              "a new thread's first wait: spin %llu, adapting %d", (unsigned long long)w.spin_ns,
+              w.adapting);
+        shoal_learn_spin_failed(&w);
+    }
+    pass_probe(&learning);
 
     /* Nothing learned: every wait yields at once, but every 32nd probes
      * the short spin. */
@@ -177,8 +189,10 @@ int main(void)
         fprintf(stderr, "pthread_create failed\n");
         return 1;
     }
-    CHECK(got[0] == 0 && got[1] == 0, "a new thread's first wait: spin %d us, adapting %d", got[0],
-          got[1]);
+    CHECK(got[0] == (int)(SHOAL_LEARN_SHORT_SPIN_NS / 1000) && got[1] == 1,
+          "a new thread's first wait: spin %d us, adapting %d (its own scores: the short "
+          "spin on, no slow yields)",
+          got[0], got[1]);
     pass_probe(&learning);
     CHECK(choose(&learning, &a) == LONG_SPIN, "this thread's slow yield still counts");
 

@@ -32,7 +32,10 @@
 #define SLOW_ADD 4
 #define PROBE_EVERY 32u
 
-static __thread int spin_score, slow_score;
+/* A new thread starts with the short spin on (a short job would otherwise
+ * measure mostly the learning: 4 successful probes, one per PROBE_EVERY
+ * waits); the first wait that outlasts it turns it off. */
+static __thread int spin_score = SPIN_SCORE_ON, slow_score;
 static __thread unsigned waits;
 
 void shoal_learn_choose(struct shoal_waiter *w)
