@@ -2,9 +2,10 @@
  * PEs, oversubscribe the CPUs (wait_policy.h's over_threads phase, whose
  * `learn` names what it allows; where PEs oversubscribe, nothing is
  * learned: the awaited PE mostly waits for this CPU, so a spin delays it):
- *   slow yields  a yield that keeps the thread off its CPU for a time
- *                slice (0.75 ms or more) went to a thread that does not
- *                wait, such as the program's compute threads; yielding
+ *   slow yields  a yield that keeps the thread off its CPU for 200 us or
+ *                more (a time slice is 0.75 ms or more) went to a thread
+ *                that does not wait, such as the program's compute
+ *                threads; yielding
  *                pays only where the threads that share the CPU wait too
  *                (they give it back at once, and the one waited for may
  *                run), so where yields are slow the thread spins instead,
@@ -35,7 +36,8 @@ struct shoal_waiter;
 void shoal_learn_choose(struct shoal_waiter *w);
 /* The wait ran out of its short spin: it gives the CPU away after all. */
 void shoal_learn_spin_failed(struct shoal_waiter *w);
-/* The wait ended (within its short spin, if it was still learning that). */
+/* The wait ended within its learned short spin (w->adapting still set;
+ * called only then). */
 void shoal_learn_done(struct shoal_waiter *w);
 /* A sched_yield of this thread, begun at `before_ns`, has returned. */
 void shoal_learn_yielded(uint64_t before_ns);
