@@ -45,6 +45,7 @@ void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, c
     w->looked = 0;
     w->spin_ns = 0;
     w->adapting = 0;
+    w->relooked = 0;
 }
 
 /* The wait's spin: its phase's, or in a learning phase what the thread
@@ -144,6 +145,13 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
         return;
     }
     w->looked = 0;
+    if (SHOAL_UNLIKELY(dt >= SHOAL_WAIT_RELOOK_NS) && ph == &shoal_wait_p.fit && !w->relooked) {
+        w->relooked = 1;
+        if ((w->phase = shoal_wait_phase_relook(now)) != ph) {
+            choose_spin(w);
+            return;
+        }
+    }
     if (dt < w->spin_ns || shoal_wait_p.never_sleep) {
         cpu_relax();
         return;

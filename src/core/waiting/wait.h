@@ -44,6 +44,7 @@ struct shoal_waiter {
     int looked;       /* the last turn skipped its yield: the network had moved something */
     uint64_t spin_ns; /* this wait's spin: its phase's, or a learned one (wait_learn.h) */
     int adapting;     /* the spin is the learned short one: its outcome is learned */
+    int relooked;     /* its fitting spin looked at the placement again (wait_policy.h) */
 };
 
 /* A wait on `addr` inside routine `fn`: init, back off until ready, done

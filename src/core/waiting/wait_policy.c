@@ -85,20 +85,21 @@ static int node_cpus(void)
     return n;
 }
 
-/* Threads of this process that are running or runnable now (state R),
- * the network transport's helper threads not counted. */
-static int running_threads(void)
+/* Threads of the process whose task directory is `dir` ("/proc/self/task",
+ * "/proc/<pid>/task") that are running or runnable now (state R), the
+ * network transport's helper threads not counted; -1 if it cannot be read. */
+static int running_threads_in(const char *dir)
 {
-    DIR *d = opendir("/proc/self/task");
+    DIR *d = opendir(dir);
     if (!d)
-        return 1;
+        return -1;
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9')
             continue;
-        char path[300], buf[256];
-        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        char path[340], buf[256];
+        snprintf(path, sizeof path, "%s/%s/stat", dir, e->d_name);
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             continue;
@@ -117,7 +118,50 @@ static int running_threads(void)
             n++;
     }
     closedir(d);
+    return n;
+}
+
+static int running_threads(void)
+{
+    int n = running_threads_in("/proc/self/task");
     return n > 0 ? n : 1;
+}
+
+/* Running threads of this machine's PEs that this PE does not map (each a
+ * pretend node of its own, SHOAL_SPLIT_NODES; SHOAL_TRANSPORTS=ucx): they
+ * run on the same CPUs, so they count as the mapped PEs' do (a producer
+ * and a consumer thread per PE, 2 PEs on 2 cores as pretend nodes: each PE
+ * saw its own 2 threads fit, and the threads spun 1 s for a partner
+ * queued behind the spinners, 2.8 ms per item, against 2.3 us yielding).
+ * Read from /proc/<pid>/task, at most UNMAPPED_READS of them per look in
+ * turn (the others counted as the mean of those read); a PE whose pid is
+ * not known here (another PID namespace) counts one. */
+#define UNMAPPED_READS 8
+static int unmapped_running(void)
+{
+    const int unmapped = shoal_g.n_host - shoal_g.n_local;
+    if (unmapped <= 0)
+        return 0;
+    static int next_start; /* where the next look begins (two may overlap) */
+    const int n = shoal_g.n_pes, start = __atomic_load_n(&next_start, __ATOMIC_RELAXED);
+    int reads = 0, sum = 0, with_pid = 0;
+    for (int k = 0; k < n && shoal_g.peer_pid; k++) {
+        const int pe = (start + k) % n;
+        const long pid = shoal_g.peer_pid[pe];
+        if (pe == shoal_g.my_pe || shoal_slot(pe) >= 0 || pid <= 0)
+            continue;
+        with_pid++;
+        if (reads == UNMAPPED_READS)
+            continue;
+        char dir[64];
+        snprintf(dir, sizeof dir, "/proc/%ld/task", pid);
+        int r = running_threads_in(dir);
+        sum += r > 0 ? r : 1;
+        if (++reads == UNMAPPED_READS)
+            __atomic_store_n(&next_start, (pe + 1) % n, __ATOMIC_RELAXED);
+    }
+    const int estimated = reads ? (int)((long)sum * with_pid / reads) : 0;
+    return estimated + (unmapped > with_pid ? unmapped - with_pid : 0);
 }
 
 /* Runnable threads on the whole machine now (the 4th field of
@@ -151,7 +195,7 @@ static void decide(void)
 {
     struct shoal_wait_policy *p = &shoal_wait_p;
     __atomic_store_n(&shoal_my_ctl()->running_threads, running_threads(), __ATOMIC_RELAXED);
-    int running = 0;
+    int running = unmapped_running();
     for_each_local(add_running, &running);
     __atomic_store_n(&p->node_running, running, __ATOMIC_RELAXED);
     int machine = machine_running();
@@ -175,17 +219,44 @@ static const struct shoal_wait_phase *phase_of(const struct shoal_wait_policy *p
     return over == 2 ? &p->over_threads : over ? &p->over : &p->fit;
 }
 
+static uint64_t next_sample, last_sample;
+
+/* Looks at the placement now, unless another waiter of the PE has looked
+ * since this one read `seen_next` (the others use the last decision). */
+static void look(uint64_t now_ns, uint64_t seen_next)
+{
+    if (__atomic_compare_exchange_n(&next_sample, &seen_next, now_ns + SAMPLE_EVERY_NS, 0,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+        __atomic_store_n(&last_sample, now_ns, __ATOMIC_RELAXED);
+        decide();
+    }
+}
+
+static const struct shoal_wait_phase *forced_phase(const struct shoal_wait_policy *p)
+{
+    return p->forced == 2 ? &p->over : &p->fit;
+}
+
 const struct shoal_wait_phase *shoal_wait_phase_now(uint64_t now_ns)
 {
     struct shoal_wait_policy *p = &shoal_wait_p;
     if (p->forced)
-        return p->forced == 2 ? &p->over : &p->fit;
-    static uint64_t next_sample;
-    uint64_t due = __atomic_load_n(&next_sample, __ATOMIC_RELAXED);
-    /* One waiter of the PE looks; the others use the last decision. */
-    if (now_ns >= due && __atomic_compare_exchange_n(&next_sample, &due, now_ns + SAMPLE_EVERY_NS,
-                                                     0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        decide();
+        return forced_phase(p);
+    uint64_t next = __atomic_load_n(&next_sample, __ATOMIC_RELAXED);
+    if (now_ns >= next)
+        look(now_ns, next);
+    return phase_of(p, __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED));
+}
+
+const struct shoal_wait_phase *shoal_wait_phase_relook(uint64_t now_ns)
+{
+    struct shoal_wait_policy *p = &shoal_wait_p;
+    if (p->forced)
+        return forced_phase(p);
+    uint64_t next = __atomic_load_n(&next_sample, __ATOMIC_RELAXED);
+    if (now_ns >= next ||
+        now_ns >= __atomic_load_n(&last_sample, __ATOMIC_RELAXED) + SHOAL_WAIT_RELOOK_NS)
+        look(now_ns, next);
     return phase_of(p, __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED));
 }
 

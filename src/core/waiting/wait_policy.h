@@ -14,8 +14,10 @@
  *                  (wait_learn.h).
  * The masks are published in the ctl blocks at init (any launcher, any
  * binding); each PE's running threads (state R in /proc/self/task) are
- * counted by its waiters at most every 50 ms and published there too, so
- * the choice follows threads that come and go.  Other jobs' load does not
+ * counted by its waiters at most every 50 ms (and by a fitting wait that
+ * has spun 1 ms) and published there too, so the choice follows threads
+ * that come and go; this machine's PEs that a PE does not map (pretend
+ * nodes, SHOAL_TRANSPORTS=ucx) count through /proc/<pid>/task.  Other jobs' load does not
  * count: the scheduler shares the CPUs fairly, and a waiter that spins
  * then spends only its own share, whereas yielding or sleeping would leave
  * an arrival unseen for a time slice (shmem-info shows the machine's
@@ -60,6 +62,13 @@ static inline int shoal_wait_pes_exceed_cpus(void)
 
 /* The phases of a wait that begins to block now. */
 const struct shoal_wait_phase *shoal_wait_phase_now(uint64_t now_ns);
+/* A wait that has spun SHOAL_WAIT_RELOOK_NS where the threads fitted the
+ * CPUs at the last look: threads may have started since (a job's first
+ * look is often made before its threads exist, and the next comes 50 ms
+ * later), so it looks again unless the last look is more recent than that,
+ * and goes on in the phase that the look gives. */
+#define SHOAL_WAIT_RELOOK_NS 1000000u
+const struct shoal_wait_phase *shoal_wait_phase_relook(uint64_t now_ns);
 
 /* Before the init barrier: this PE's affinity mask into its ctl block. */
 void shoal_wait_publish_placement(void);
