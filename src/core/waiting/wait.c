@@ -18,6 +18,7 @@
 #include "core/waiting/wait_learn.h"
 #include "core/waiting/wait_policy.h"
 #include "core/waiting/wait_record.h"
+#include "core/waiting/wait_slice.h"
 
 static inline void cpu_relax(void)
 {
@@ -45,6 +46,8 @@ void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, c
     w->looked = 0;
     w->spin_ns = 0;
     w->adapting = 0;
+    w->sleep_now = 0;
+    w->short_slice = 0;
     w->relooked = 0;
 }
 
@@ -53,6 +56,7 @@ void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, c
 static void choose_spin(struct shoal_waiter *w)
 {
     w->adapting = 0;
+    w->sleep_now = 0;
     w->spin_ns = w->phase->spin_ns;
     if (w->phase->learn)
         shoal_learn_choose(w);
@@ -65,6 +69,8 @@ void shoal_waiter_done(struct shoal_waiter *w)
     shoal_wait_record_end();
     if (w->adapting)
         shoal_learn_done(w);
+    if (w->short_slice)
+        shoal_slice_restore(w);
 }
 
 void shoal_wait_counters(unsigned long long *sleeps, unsigned long long *wakes,
@@ -158,7 +164,7 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
     }
     if (w->adapting)
         shoal_learn_spin_failed(w);
-    if (dt < w->spin_ns + ph->yield_ns) {
+    if (dt < w->spin_ns + ph->yield_ns && !w->sleep_now) {
         sched_yield();
         if (ph->learn & SHOAL_LEARN_SLOW_YIELDS)
             shoal_learn_yielded(now);
@@ -171,6 +177,8 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
     struct ready_or_ext r = {ready, arg};
     if (shoal_g.net_active)
         shoal_net_idle();
+    if (w->sleep_now && !w->short_slice)
+        shoal_slice_shorten(w);
     if (shoal_doorbell_sleep(&c->bell, &c->sleepers, ready_or_ext, &r, w->sleep_ns)) {
         w->t0 = shoal_now_ns();
         w->phase = shoal_wait_phase_now(w->t0);

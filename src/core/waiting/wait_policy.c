@@ -343,7 +343,8 @@ void shoal_wait_describe(FILE *f, const char *prefix)
     else if (ph->learn)
         fprintf(f,
                 "%sWaiting: spin %llu us (or %u, or %u us where a thread's waits show that "
-                "it pays), yield %llu us, then sleep on the doorbell (%s)\n",
+                "it pays), yield %llu us (none where yields lose the CPU to compute threads), "
+                "then sleep on the doorbell (%s)\n",
                 prefix, (unsigned long long)(ph->spin_ns / 1000), SHOAL_LEARN_SHORT_SPIN_NS / 1000,
                 SHOAL_LEARN_LONG_SPIN_NS / 1000, (unsigned long long)(ph->yield_ns / 1000), why);
     else

@@ -10,8 +10,9 @@
  *                  for 50 us, then sleep on the doorbell, so that the thread
  *                  being waited for can run; where only threads oversubscribe
  *                  (the PEs fit), each thread first spins 2 us, or 1 ms, in
- *                  the waits where it has learned that spinning pays
- *                  (wait_learn.h).
+ *                  the waits where it has learned that spinning pays, and
+ *                  sleeps without yielding where yields lose the CPU to
+ *                  threads that keep it (wait_learn.h).
  * The masks are published in the ctl blocks at init (any launcher, any
  * binding); each PE's running threads (state R in /proc/self/task) are
  * counted by its waiters at most every 50 ms (and by a fitting wait that
