@@ -6,7 +6,9 @@
  *     is this process's threads again.
  *   - A wait that has spun a while where the threads fitted looks again (a
  *     job's first look is often made before its threads exist), at most
- *     once per SHOAL_WAIT_RELOOK_NS; a wait that begins looks every 50 ms. */
+ *     once per SHOAL_WAIT_RELOOK_NS; a wait that begins looks every 50 ms.
+ *   - Once the threads oversubscribed the CPUs, looks that see them fit
+ *     change nothing for half a second. */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -129,15 +131,24 @@ int main(void)
           "over_threads, 4: PE 1's threads count)",
           name_of(ph), p->node_running);
 
-    /* PE 1's pid unknown here (another PID namespace): it counts one. */
+    /* PE 1's pid unknown here (another PID namespace): it counts one.  3
+     * threads on 3 CPUs fit, but a PE that saw its threads oversubscribe
+     * the CPUs keeps that for half a second of looks that see them fit
+     * (threads that take turns may all be asleep at one look). */
     pids[1] = -1;
     shoal_wait_p.node_cpus = 3;
     ph = shoal_wait_phase_now(t0 + 100 * MS);
+    CHECK(ph == &p->over_threads && p->node_running == 3,
+          "PE 1's pid unknown, 0.1 s after the CPUs were oversubscribed: phase %s, %d running "
+          "threads (want over_threads kept, 3)",
+          name_of(ph), p->node_running);
+    ph = shoal_wait_phase_now(t0 + 600 * MS);
     CHECK(ph == &p->fit && p->node_running == 3,
-          "PE 1's pid unknown: phase %s, %d running threads (want fits, 3 on 3 CPUs)", name_of(ph),
-          p->node_running);
+          "PE 1's pid unknown, 0.6 s after: phase %s, %d running threads (want fits, 3 on 3 "
+          "CPUs)",
+          name_of(ph), p->node_running);
     pids[1] = (long)getpid();
-    ph = shoal_wait_phase_now(t0 + 200 * MS);
+    ph = shoal_wait_phase_now(t0 + 700 * MS);
     CHECK(ph == &p->over_threads && p->node_running == 4,
           "PE 1's pid known again: phase %s, %d running threads (want over_threads, 4)",
           name_of(ph), p->node_running);

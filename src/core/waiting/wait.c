@@ -109,6 +109,22 @@ static int ready_or_ext(void *p)
     return shoal_ext_pending() || (r->ready && r->ready(r->arg));
 }
 
+/* A thread's first wait that blocks looks at the placement again (unless
+ * the last look is a relook's time old at most): the job's threads have
+ * changed since it began.  A job's first look is often made before its
+ * threads exist, and the next one came 50 ms later: in thread_handoff (2
+ * PEs as pretend nodes, 3000 items in 5-10 ms) the PEs found their threads
+ * oversubscribed 25-55 ms after start, now at the threads' first waits. */
+static __thread int thread_has_waited;
+
+static const struct shoal_wait_phase *first_phase(uint64_t now_ns)
+{
+    if (SHOAL_LIKELY(thread_has_waited))
+        return shoal_wait_phase_now(now_ns);
+    thread_has_waited = 1;
+    return shoal_wait_phase_relook(now_ns);
+}
+
 void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
 {
     w->iter++;
@@ -122,7 +138,7 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
         shoal_ext_serve(w->fn);
     if (w->t0 == 0) {
         w->t0 = shoal_now_ns();
-        w->phase = shoal_wait_phase_now(w->t0);
+        w->phase = first_phase(w->t0);
         choose_spin(w);
         shoal_wait_record_begin(w->fn, w->addr, w->t0);
         return;

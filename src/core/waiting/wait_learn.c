@@ -30,9 +30,9 @@
  * records): that one may be computing what this wait is for, on this
  * CPU, and giving the CPU away lets it run.  That does not cover a
  * producer thread of the same PE that is itself in a wait when its
- * consumer needs the CPU: a
- * consumer/producer pair per PE, 500 us per item, took 1.6-3.4 ms per
- * item always yielding and 2.7-6.0 with this learning. */
+ * consumer needs the CPU: a consumer/producer pair per PE, 500 us per
+ * item, took 1.6-3.4 ms per item always yielding and 2.7-6.0 with this
+ * learning. */
 #include "core/waiting/wait_learn.h"
 
 #include "core/waiting/wait.h"

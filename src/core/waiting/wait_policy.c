@@ -191,7 +191,26 @@ static void add_running(const struct shoal_ctl *c, void *arg)
     *(int *)arg += r > 0 ? r : 1; /* a PE that never looked runs one at least */
 }
 
-static void decide(void)
+/* A look counts the threads running at one instant, and misses those
+ * asleep for a moment: threads that hand work to each other sleep and wake
+ * by turns, so a look may find them asleep and the CPUs "fitting", and the
+ * PE then spins while they queue for its CPUs (thread_handoff, 2 PEs as
+ * pretend nodes: one PE's looks counted 2 running threads, then 4, then 2;
+ * one run in 15 took 127 us per item, against 1.5-21).  A PE that has seen
+ * its threads oversubscribe the CPUs keeps that decision until its looks
+ * have seen them fit for OVER_THREADS_KEEP_NS. */
+#define OVER_THREADS_KEEP_NS 500000000ull
+
+static int keep_over_threads(int over, uint64_t now_ns)
+{
+    static uint64_t last_seen_ns;
+    uint64_t seen = __atomic_load_n(&last_seen_ns, __ATOMIC_RELAXED);
+    if (over == 2)
+        __atomic_store_n(&last_seen_ns, now_ns, __ATOMIC_RELAXED);
+    return over == 0 && seen && now_ns - seen < OVER_THREADS_KEEP_NS ? 2 : over;
+}
+
+static void decide(uint64_t now_ns)
 {
     struct shoal_wait_policy *p = &shoal_wait_p;
     __atomic_store_n(&shoal_my_ctl()->running_threads, running_threads(), __ATOMIC_RELAXED);
@@ -204,6 +223,7 @@ static void decide(void)
      * fairly, and a spinning waiter then only spends its own share): only
      * this job's PEs and threads decide.  The machine's count is shown. */
     int over = shoal_wait_pes_exceed_cpus() ? 1 : running > p->node_cpus ? 2 : 0;
+    over = keep_over_threads(over, now_ns);
     if (over != __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED))
         SHOAL_LOG(SHOAL_LOG_WAIT, SHOAL_LOG_DEBUG,
                   "waiting policy now %s: %d PEs, %d running threads, %d CPUs",
@@ -228,7 +248,7 @@ static void look(uint64_t now_ns, uint64_t seen_next)
     if (__atomic_compare_exchange_n(&next_sample, &seen_next, now_ns + SAMPLE_EVERY_NS, 0,
                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
         __atomic_store_n(&last_sample, now_ns, __ATOMIC_RELAXED);
-        decide();
+        decide(now_ns);
     }
 }
 
