@@ -15,10 +15,12 @@
  *                  threads that keep it (wait_learn.h).
  * The masks are published in the ctl blocks at init (any launcher, any
  * binding); each PE's running threads (state R in /proc/self/task) are
- * counted by its waiters at most every 50 ms (and by a fitting wait that
- * has spun 1 ms) and published there too, so the choice follows threads
- * that come and go; this machine's PEs that a PE does not map (pretend
- * nodes, SHOAL_TRANSPORTS=ucx) count through /proc/<pid>/task.  Other jobs' load does not
+ * counted by its waiters at most every 50 ms (and by a thread's first
+ * wait, and a fitting wait that has spun 1 ms) and published there too, so
+ * the choice follows threads that come and go; this machine's PEs that a
+ * PE does not map (pretend nodes, SHOAL_TRANSPORTS=ucx) count through
+ * /proc/<pid>/task.  Threads found oversubscribing the CPUs stay so for
+ * 500 ms of looks that find them fitting (wait_policy.c).  Other jobs' load does not
  * count: the scheduler shares the CPUs fairly, and a waiter that spins
  * then spends only its own share, whereas yielding or sleeping would leave
  * an arrival unseen for a time slice (shmem-info shows the machine's
