@@ -8,6 +8,7 @@
 #include "core/ops.h"
 #include "core/memory/segments.h"
 #include "core/teams/sync.h"
+#include "core/waiting/peer_check.h"
 #include "core/waiting/wait_record.h"
 
 static int mapped(int pe)
@@ -59,6 +60,7 @@ int shoal_net_link(struct shoal_boot *b, const struct shoal_config *cfg, char *e
         .net_blocked = shoal_wait_net_begin,
         .coll_send_waits = shoal_group_send_waits,
         .net_unblocked = shoal_wait_net_end,
+        .peer_watch = shoal_peer_watch,
         .peer_timeout_ns = shoal_g.peer_timeout_ns,
     };
     struct shoal_net_init_result r;

@@ -35,7 +35,9 @@
 #include "core/profile/profile.h"
 #include "core/waiting/wait.h"
 #include "core/waiting/wait_policy.h"
+#include "core/memory/pe_card.h"
 #include "core/waiting/peer_check.h"
+#include "core/waiting/peer_reach.h"
 #include "core/waiting/wait_record.h"
 
 static struct shoal_boot boot;
@@ -128,9 +130,18 @@ static void init_layers(const char *fn)
     char err[512];
     shoal_g.owner_pid = (long)getpid();
     shoal_g.peer_timeout_ns = (uint64_t)cfg.peer_timeout_s * 1000000000u;
+    /* Where this PE's host answers for it, told to the peers with its card
+     * (core/waiting/peer_reach.h): only where a network may serve them. */
+    struct pe_reach reach = {0};
+    if (cfg.net_mode != SHOAL_NET_OFF)
+        shoal_reach_listen(&reach);
     if (shoal_segments_setup(&boot, cfg.symmetric_size, cfg.net_mode == SHOAL_NET_ALL,
-                             cfg.split_nodes, err, sizeof err) < 0)
+                             cfg.split_nodes, &reach, err, sizeof err) < 0)
         init_failed(fn, err, "symmetric memory setup failed");
+    if (shoal_g.n_local == shoal_g.n_pes && cfg.net_mode != SHOAL_NET_ALL)
+        shoal_reach_close(); /* nobody to watch through the network */
+    else if (shoal_reach_start(shoal_g.n_pes) < 0)
+        init_failed(fn, "out of memory", "out of memory");
     if (shoal_heap_setup() < 0)
         init_failed(fn, NULL, "out of memory");
     /* Collective: every PE calls it, whether or not it has remote peers. */
@@ -244,6 +255,7 @@ void shoal_runtime_finalize(const char *fn)
         shoal_ctx_release_net();
         shoal_net_fini();
     }
+    shoal_reach_close();
     shoal_boot_set_progress(NULL);
     shoal_ext_teardown();
     shoal_ctx_teardown();

@@ -85,10 +85,17 @@ struct shoal_net_init_args {
      * in different collectives, fatal if it finds them.  Every few ms. */
     void (*coll_send_waits)(uint64_t tag, const char *fn);
     void (*net_unblocked)(void);
-    /* SHOAL_PEER_TIMEOUT in ns (0: never): a request that has waited this
-     * long while the network brought nothing means that the peer or the
-     * link to it died; the transport's own liveness checks (keepalive,
-     * connection set-up) are set to notice within it. */
+    /* A request to `pe` (-1: several peers) is still blocked a second into
+     * its wait: the core asks whether the peer is still there (its process,
+     * and its host at the TCP level: core/waiting/peer_reach.h), never
+     * blocking, and ends the job naming the peer when it is not.  Silence
+     * of the network is no sign of death (the peer may compute without
+     * progressing, or be stopped in a debugger); call it every few ms at
+     * most. */
+    void (*peer_watch)(int pe, const char *fn, const char *what);
+    /* SHOAL_PEER_TIMEOUT in ns (0: never): the transport's own checks of a
+     * host or link (keepalive, connection set-up) are set to notice within
+     * it; a peer that answers at the transport's level is never dead. */
     uint64_t peer_timeout_ns;
 };
 
@@ -230,9 +237,11 @@ void shoal_net_worker_counts(long *created, long *in_use, long *reused);
  * peer `pe` that never blocks, for the checks of a peer's liveness: the
  * first call starts it and returns 0; later calls return 0 while it is on
  * its way, or 1 with *value once the answer arrived (the next call starts
- * another).  *age_ns: how long the look in flight has been on its way.
- * Any thread; one look per peer at a time. */
-int shoal_net_peek(int pe, const void *addr, uint32_t *value, uint64_t *age_ns, const char *fn);
+ * another).  A look that does not come back says nothing of the peer's
+ * life (it may compute without progressing): the core asks its host for
+ * that (net_init_args.peer_watch).  Any thread; one look per peer at a
+ * time. */
+int shoal_net_peek(int pe, const void *addr, uint32_t *value, const char *fn);
 /* ---------------------------------------------------------------- requests
  * The network part of an explicit non-blocking request (shmemx _nbe,
  * ext/requests/request.h).  The request extension embeds

@@ -42,13 +42,6 @@
  *                           the others wait in shmem_barrier_all: run through
  *                           the network (SHOAL_TRANSPORTS=ucx), the report
  *                           must say that PE 0 waits for PE 1 in a get
- *   exit_paths peer_timeout PE 1 stops itself; PE 0 gets from it, the others
- *                           wait in a barrier: through the network with a
- *                           short SHOAL_PEER_TIMEOUT, PE 0's get must end the
- *                           job, naming PE 1 and its host
- *   exit_paths peer_timeout_coll
- *                           PE 1 stops itself, the others wait for it in a
- *                           barrier: their looks at it must end the job
  *   exit_paths hang_mt      every PE calls shmemx_team_broadcastmem_mt with
  *                           nthreads 2 from one thread only (thread_id 0 on
  *                           even PEs, 1 on odd ones): the report must say which
@@ -217,17 +210,12 @@ int main(int argc, char **argv)
             shmem_long_wait_until(&flag, SHMEM_CMP_EQ, 1);
         else
             shmem_barrier_all();
-    } else if (!strcmp(mode, "hang_net") || !strcmp(mode, "peer_timeout")) {
+    } else if (!strcmp(mode, "hang_net")) {
         shmem_barrier_all();
         if (me == 1)
             raise(SIGSTOP);
         else if (me == 0)
             flag = shmem_long_g(&target[0], 1);
-        shmem_barrier_all();
-    } else if (!strcmp(mode, "peer_timeout_coll")) {
-        shmem_barrier_all();
-        if (me == 1)
-            raise(SIGSTOP);
         shmem_barrier_all();
     } else if (!strcmp(mode, "hang_sleep")) {
         if (me == 0) {

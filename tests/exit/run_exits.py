@@ -39,12 +39,6 @@ ERROR_TEXT = {
     "early_exit": [r"PE 1 exited without calling shmem_finalize"],
     "early_finalize": [r"PE 1 entered shmem_finalize"],
     "mismatch": [r"do not make the same collective calls"],
-    # PE 0 blocks in a get; from 3 PEs another PE's barrier may name PE 1
-    # first, and the launcher then ends PE 0 before its own line.
-    "peer_timeout": [r"shoal: PE (0: shmem_long_g|[2-9]: shmem_barrier_all): PE 1 on host \S+ "
-                     r"has not answered for \d+ s"],
-    "peer_timeout_coll": [r"shoal: PE \d+: shmem_barrier_all: PE 1 on host \S+ has not answered "
-                          r"for \d+ s while this PE waits for it"],
     "mismatch_debug": [r"SHMEM_DEBUG: collectives do not match on SHMEM_TEAM_WORLD: this PE "
                        r"\(PE \d+\) is in shmem_(barrier_all|int_sum_reduce) \(collective #1, "
                        r"sizes \d+, 0\), PE \d+ is in shmem_(barrier_all|int_sum_reduce) "],

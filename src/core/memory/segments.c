@@ -308,7 +308,7 @@ static int share_fds(struct shoal_boot *b, const struct shoal_data_segment *ds, 
 }
 
 int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote, long split,
-                         char *err, size_t errlen)
+                         const struct pe_reach *reach, char *err, size_t errlen)
 {
     const struct shoal_data_segment *ds = shoal_data_segment();
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -330,7 +330,7 @@ int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote,
         return -1;
     }
     struct pe_card mine;
-    pe_card_fill(&mine, heap_size, ds->size);
+    pe_card_fill(&mine, heap_size, ds->size, reach);
     if (b->allgather(&mine, cards, sizeof mine) < 0) {
         snprintf(err, errlen, "bootstrap allgather failed");
         return -1;
@@ -376,6 +376,14 @@ out:
 int shoal_segments_same_node(int pe)
 {
     return cards && pe_card_same_node(&cards[pe], &cards[shoal_g.my_pe]);
+}
+
+const struct pe_reach *shoal_segments_reach(int pe, int *same_net)
+{
+    if (!cards)
+        return NULL;
+    *same_net = pe_card_same_net(&cards[pe], &cards[shoal_g.my_pe]);
+    return &cards[pe].reach;
 }
 
 int shoal_segments_pe_local(int pe)

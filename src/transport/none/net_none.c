@@ -248,13 +248,12 @@ void shoal_net_req_quiet_all(const char *fn)
 }
 
 /* Never called: init refused every peer off this node. */
-int shoal_net_peek(int pe, const void *addr, uint32_t *value, uint64_t *age_ns, const char *fn)
+int shoal_net_peek(int pe, const void *addr, uint32_t *value, const char *fn)
 {
     (void)pe;
     (void)addr;
     (void)fn;
     *value = 0;
-    *age_ns = 0;
     return 1;
 }
 

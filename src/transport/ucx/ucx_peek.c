@@ -1,16 +1,14 @@
-/* Looks at a peer's word that never block (shoal_net_peek, for the
- * checks of a peer's liveness): a get on the target worker's sender,
- * tested on later calls instead of waited for, so that a peer or link
- * that died leaves the caller free to notice it (the age of the look)
- * rather than spinning in a wait that never ends. */
+/* Looks at a peer's word that never block (shoal_net_peek: whether a
+ * peer a collective waits for has left the job): a get on the target
+ * worker's sender, tested on later calls instead of waited for, so that a
+ * peer that does not answer (computing, stopped, or dead) leaves the
+ * caller free to go on with its wait and its other checks. */
 #include <stdlib.h>
-#include <time.h>
 
 #include "transport/ucx/ucx_internal.h"
 
 struct peek_slot {
     ucs_status_ptr_t req; /* in flight (NULL: none, or done at once) */
-    uint64_t t0;          /* when it was posted */
     uint32_t val;         /* the get's destination */
     int busy;             /* a thread is using this slot */
     int done;             /* val holds an answer not yet returned */
@@ -47,7 +45,6 @@ void ucx_peek_release(void)
 static void start(struct peek_slot *s, struct ucx_worker *w, int pe, const void *addr,
                   const char *fn)
 {
-    s->t0 = ucx_now_ns();
     ucs_status_ptr_t r = ucx_start_get(w, &s->val, addr, sizeof s->val, pe, fn);
     if (UCS_PTR_IS_ERR(r))
         ucx_die(fn, pe, "get (a look at the peer)", UCS_PTR_STATUS(r));
@@ -55,22 +52,22 @@ static void start(struct peek_slot *s, struct ucx_worker *w, int pe, const void 
     s->done = r == NULL;
 }
 
-int shoal_net_peek(int pe, const void *addr, uint32_t *value, uint64_t *age_ns, const char *fn)
+int shoal_net_peek(int pe, const void *addr, uint32_t *value, const char *fn)
 {
     struct peek_slot *s = &slots[pe];
-    *age_ns = 0;
     if (__atomic_exchange_n(&s->busy, 1, __ATOMIC_ACQUIRE))
         return 0; /* another thread looks at this peer */
     struct ucx_worker *w = ucx_target_sender(fn);
     int got = 0;
-    if (!s->req && !s->done) {
+    /* A peer that cannot be connected to any more (it left: under mpirun,
+     * "Destination is unreachable" once its process ended) has no answer;
+     * whether it is gone is the core's question (peer_reach.h). */
+    if (!s->req && !s->done && ucx_ep_try(w, pe, fn)) {
         start(s, w, pe, addr, fn);
     } else if (s->req) {
         ucx_progress_target();
         ucs_status_t st = ucp_request_check_status(s->req);
-        if (st == UCS_INPROGRESS) {
-            *age_ns = ucx_now_ns() - s->t0;
-        } else {
+        if (st != UCS_INPROGRESS) {
             ucp_request_free(s->req);
             s->req = NULL;
             if (st != UCS_OK && !ucx_g.leaving)
