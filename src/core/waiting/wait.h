@@ -5,11 +5,13 @@
  * how long each phase lasts, from the PEs' placement (wait_policy.c) and,
  * where threads oversubscribe the CPUs, from each thread's own waits
  * (wait_learn.c), and
- * the hang records that say where each thread waits (wait_record.c).  Its
- * doorbell use: a waiter sleeps on the owner's doorbell and is woken by
+ * the hang records that say where each thread waits (wait_record.c),
+ * whether the peer a wait depends on is still there (peer_check.c) and,
+ * for a peer through the network, what its host says at the TCP level
+ * (peer_reach.c).  Its doorbell use: a waiter sleeps on the owner's doorbell and is woken by
  * the writer (transport/shm/shm_doorbell.h).
  * May call: core's ground floor (state.h; config/: error.h, log.h,
- * env.h), ops.h for addressing, the network's progress
+ * env.h), ops.h for addressing, memory/segments.h (the peers' cards), the network's progress
  * (transport/net.h), the extension layer only through core/ext_hooks.h
  * (serve pending work while waiting), transport/shm's doorbells,
  * boot/hang_page.h.  Called by every layer above that waits (ops, sync,
