@@ -20,6 +20,7 @@
 #include "core/memory/pe_card.h"
 #include "core/memory/segments.h"
 #include "core/state.h"
+#include "core/waiting/wait.h"
 
 /* Between attempts that failed at once (no route yet, refused). */
 #define REACH_RETRY_NS 500000000ull
@@ -40,6 +41,14 @@ static int listen_fd = -1;
 static struct pe_reach my_reach;
 static struct probe *probes;
 static int n_probes;
+/* A connection to a peer's port was made once (any peer): the port is
+ * reachable here.  Until then a host that cannot be connected to may only
+ * sit behind a firewall that lets the transport through, and nothing is
+ * taken for unreachable; the first is tried at start, to the next PE
+ * through the network (first_pe), so that a link cut later is told from a
+ * port that was never open. */
+static int proven;
+static int first_pe = -1;
 
 static int open_listener(int family)
 {
@@ -115,22 +124,6 @@ void shoal_reach_listen(struct pe_reach *mine)
             list_addrs(&my_reach, v6);
     }
     *mine = my_reach;
-}
-
-int shoal_reach_start(int n_pes)
-{
-    if (listen_fd < 0)
-        return 0;
-    probes = calloc((size_t)n_pes, sizeof *probes);
-    if (!probes)
-        return -1;
-    n_probes = n_pes;
-    for (int pe = 0; pe < n_pes; pe++) {
-        probes[pe].up = -1;
-        for (int k = 0; k < PE_REACH_ADDRS; k++)
-            probes[pe].fd[k] = -1;
-    }
-    return 0;
 }
 
 /* Keepalive from SHOAL_PEER_TIMEOUT T: a quarter of it idle, then probes
@@ -222,6 +215,29 @@ static int start_attempts(struct probe *p, int pe)
     return n;
 }
 
+int shoal_reach_start(int n_pes)
+{
+    if (listen_fd < 0)
+        return 0;
+    probes = calloc((size_t)n_pes, sizeof *probes);
+    if (!probes)
+        return -1;
+    n_probes = n_pes;
+    for (int pe = 0; pe < n_pes; pe++) {
+        probes[pe].up = -1;
+        for (int k = 0; k < PE_REACH_ADDRS; k++)
+            probes[pe].fd[k] = -1;
+    }
+    for (int k = 1; k < n_pes && first_pe < 0; k++)
+        if (shoal_slot((shoal_g.my_pe + k) % n_pes) < 0)
+            first_pe = (shoal_g.my_pe + k) % n_pes;
+    if (first_pe >= 0) {
+        start_attempts(&probes[first_pe], first_pe);
+        probes[first_pe].retry_at = shoal_now_ns() + REACH_RETRY_NS;
+    }
+    return 0;
+}
+
 static int sock_error(int fd)
 {
     int e = 0;
@@ -254,6 +270,7 @@ static int attempts_in_flight(struct probe *p)
         }
         int e = sock_error(p->fd[k]);
         if (e == 0) {
+            __atomic_store_n(&proven, 1, __ATOMIC_RELAXED);
             p->up = p->fd[k];
             p->fd[k] = -1;
             close_attempts(p);
@@ -264,6 +281,23 @@ static int attempts_in_flight(struct probe *p)
         p->fd[k] = -1;
     }
     return left;
+}
+
+/* Is the port reachable here (`proven`)?  Moves the first attempt on. */
+static int proven_here(uint64_t now)
+{
+    if (__atomic_load_n(&proven, __ATOMIC_RELAXED) || first_pe < 0)
+        return __atomic_load_n(&proven, __ATOMIC_RELAXED);
+    struct probe *p = &probes[first_pe];
+    if (__atomic_exchange_n(&p->busy, 1, __ATOMIC_ACQUIRE))
+        return 0; /* (the caller's own probe: it just looked) */
+    if (p->up < 0 && p->verdict == SHOAL_REACH_UNKNOWN && !attempts_in_flight(p) && p->up < 0 &&
+        now >= p->retry_at) {
+        start_attempts(p, first_pe);
+        p->retry_at = now + REACH_RETRY_NS;
+    }
+    __atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE);
+    return __atomic_load_n(&proven, __ATOMIC_RELAXED);
 }
 
 static enum shoal_reach connecting(struct probe *p, int pe, uint64_t now)
@@ -285,7 +319,7 @@ static enum shoal_reach connecting(struct probe *p, int pe, uint64_t now)
      * (elsewhere a refusal may come from another host with that address). */
     if (!left && p->same_kernel && p->last_err == ECONNREFUSED)
         return SHOAL_REACH_GONE;
-    if (!p->since || now - p->since <= shoal_g.peer_timeout_ns)
+    if (!p->since || now - p->since <= shoal_g.peer_timeout_ns || !proven_here(now))
         return SHOAL_REACH_UNKNOWN;
     close_attempts(p);
     p->lost_for = now - p->since;
