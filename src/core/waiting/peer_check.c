@@ -93,6 +93,14 @@ static _Noreturn void unreachable(const char *fn, int pe, const char *what, cons
                 pe, shoal_peer_host(pe), what, why, (double)shoal_g.peer_timeout_ns / 1e9);
 }
 
+/* Its process ended (GONE) while a request or the final barrier waits. */
+static _Noreturn void gone(const char *fn, int pe, const char *what, const char *why)
+{
+    launcher_grace(pe, GONE_KILLED);
+    shoal_fatal(fn, "PE %d on host %s is gone while this PE waits for it (%s): %s", pe,
+                shoal_peer_host(pe), what, why);
+}
+
 /* Asks `pe`'s host (peer_reach.h): SHOAL_IN_JOB, or GONE_KILLED; fatal
  * when the host does not answer. */
 static int ask_host(int pe, uint64_t now, const char *fn, const char *what)
@@ -189,11 +197,8 @@ static void ask_hosts_in_turn(int *cursor, uint64_t now, const char *fn, const c
         enum shoal_reach st = shoal_reach_look(pe, now, why, sizeof why);
         if (st == SHOAL_REACH_LOST)
             unreachable(fn, pe, what, why);
-        if (st == SHOAL_REACH_GONE && gone_fatal) {
-            launcher_grace(pe, GONE_KILLED);
-            shoal_fatal(fn, "PE %d on host %s is gone while this PE waits for it (%s): %s", pe,
-                        shoal_peer_host(pe), what, why);
-        }
+        if (st == SHOAL_REACH_GONE && gone_fatal)
+            gone(fn, pe, what, why);
         if (st == SHOAL_REACH_UP)
             *cursor = (pe + 1) % shoal_g.n_pes;
     }
@@ -222,11 +227,10 @@ void shoal_peer_watch(int pe, const char *fn, const char *what)
         ask_hosts_in_turn(&cursor, now, fn, what, 1);
         return;
     }
-    if (ask_host(pe, now, fn, what) == GONE_KILLED) {
-        launcher_grace(pe, GONE_KILLED);
-        char why[160];
-        shoal_reach_look(pe, now, why, sizeof why);
-        shoal_fatal(fn, "PE %d on host %s is gone while this PE waits for it (%s): %s", pe,
-                    shoal_peer_host(pe), what, why);
-    }
+    char why[160];
+    enum shoal_reach st = shoal_reach_look(pe, now, why, sizeof why);
+    if (st == SHOAL_REACH_LOST)
+        unreachable(fn, pe, what, why);
+    if (st == SHOAL_REACH_GONE)
+        gone(fn, pe, what, why);
 }
