@@ -15,6 +15,9 @@
 
 struct shoal_boot {
     const char *name; /* "local", "pmix", "singleton" for shmem-info */
+    /* What carries its collective calls, for the hang report: "oshrun's
+     * socket", "PMIx", "no launcher". */
+    const char *channel;
     /* Names this job's objects on a node (segments' sockets): the same on
      * every PE of the job, different from every other job running on the
      * node; at most 64 characters of A-Z a-z 0-9 . _ -. */

@@ -387,6 +387,7 @@ static void local_global_exit(int status)
 static void fill(struct shoal_boot *b)
 {
     b->name = "local";
+    b->channel = "oshrun's socket";
     b->jobid = L.jobid;
     b->rank = L.rank;
     b->size = L.size;

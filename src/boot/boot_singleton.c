@@ -42,6 +42,7 @@ int shoal_boot_singleton_open(struct shoal_boot *b, char *errbuf, size_t errlen)
     static char jobid[32];
     snprintf(jobid, sizeof jobid, "single-%ld", (long)getpid());
     b->name = "singleton";
+    b->channel = "no launcher";
     b->jobid = jobid;
     b->rank = 0;
     b->size = 1;

@@ -52,7 +52,14 @@
  *   exit_paths hang_mt      every PE calls shmemx_team_broadcastmem_mt with
  *                           nthreads 2 from one thread only (thread_id 0 on
  *                           even PEs, 1 on odd ones): the report must say which
- *                           thread of the PE it waits for */
+ *                           thread of the PE it waits for
+ *   exit_paths hang_init    PE 1 (oshrun's SHOAL_RANK) waits in pause() before
+ *                           shmem_init: the report must say that the others
+ *                           wait in shmem_init's bootstrap call, through
+ *                           oshrun's socket
+ *   exit_paths hang_finalize
+ *                           PE 1 waits in pause() before shmem_finalize: the
+ *                           others wait in its bootstrap barrier */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <shmem.h>
@@ -148,6 +155,9 @@ static void one_put(void)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "hello";
+    const char *rank = getenv("SHOAL_RANK");
+    if (!strcmp(mode, "hang_init") && rank && atoi(rank) == 1)
+        pause();
     if (!strcmp(mode, "hang_mt")) {
         int provided;
         if (shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) != 0 ||
@@ -240,6 +250,11 @@ int main(int argc, char **argv)
         } else {
             shmem_barrier_all();
         }
+    } else if (!strcmp(mode, "hang_init")) {
+        fprintf(stderr, "exit_paths: PE %d: shmem_init returned\n", me);
+    } else if (!strcmp(mode, "hang_finalize")) {
+        if (me == 1)
+            pause();
     } else if (!strcmp(mode, "hang_mt")) {
         shmemx_team_broadcastmem_mt(SHMEM_TEAM_WORLD, bc_dst, bc_src, sizeof bc_src, 0, 2, me % 2);
     } else {

@@ -18,6 +18,8 @@ killed (its whole process group) and reported as a hang.  Expected outcomes:
   hang (oshrun only, run with --timeout): status 124 and every PE's report
       of where it waits
   hang_mt (the same): the report names the thread of the PE each waits for
+  hang_init, hang_finalize (oshrun only, run with --timeout): status 124
+      and the report of every PE but PE 1 names its bootstrap call
   hang_sleep (oshrun only, with --timeout and perhaps --dump-on-hang and
       --quit-at): status 124 after the timeout, a report at every request,
       and nothing the reports changed: no sleep or pause cut short, no PE
@@ -156,6 +158,24 @@ def check_mt_report(err, np):
     return problems
 
 
+def check_boot_report(err, np, routine, calls):
+    """hang_init, hang_finalize: PE 1 waits in pause(), every other PE in a
+    bootstrap call of `routine`, which the report names as one (not as a
+    request through the network)."""
+    problems = []
+    if "request through the network" in err:
+        problems.append("a bootstrap wait is reported as a request through the network")
+    for pe in range(np):
+        if pe == 1:
+            continue
+        pat = (r"shoal: PE %d \(pid \d+\): thread \d+ blocked for [\d.]+ s in %s, waiting for "
+               r"every PE to get this far in %s \(the bootstrap (%s), through oshrun's socket\)"
+               % (pe, routine, routine, calls))
+        if not re.search(pat, err):
+            problems.append("PE %d did not report its wait in %s's bootstrap call" % (pe, routine))
+    return problems
+
+
 # What a report must not change: a PE's sleep or pause cut short, or a PE
 # that then went on and left the others waiting.
 NOT_STARTED = re.compile(r"no report: it has not called shmem_init yet\s*$", re.M)
@@ -260,6 +280,12 @@ def main():
                 if rc != 124:
                     problems.append("status %d, expected 124 (--timeout)" % rc)
                 problems += check_mt_report(err, a.np)
+            elif mode in ("hang_init", "hang_finalize"):
+                if rc != 124:
+                    problems.append("status %d, expected 124 (--timeout)" % rc)
+                routine, calls = (("shmem_init", "allgather|barrier") if mode == "hang_init"
+                                  else ("shmem_finalize", "barrier"))
+                problems += check_boot_report(err, a.np, routine, calls)
             elif mode == "hang_sleep":
                 if rc != 124:
                     problems.append("status %d, expected 124 (--timeout)" % rc)

@@ -27,14 +27,21 @@ Cases:
   boot_env       SHOAL_BOOT: singleton under mpirun gives N jobs of one PE;
                  a malformed value and pmix without a launcher fail with a
                  message naming the variable
+  hang_report    exit_paths hang_finalize with 2 PEs: PE 1 waits in pause(), PE 0
+                 in shmem_finalize; SIGQUIT to PE 0 (mpirun starts its PEs
+                 with SIGQUIT ignored) prints where it waits, named as the
+                 bootstrap barrier through PMIx; SIGQUIT to PE 1 ends its
+                 pause() and the job ends with status 0
 Prints the commands and outputs on failure; exits 0 on success.
 """
 import argparse
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 
@@ -259,6 +266,53 @@ def case_launcher_killed(n=3, bound=5.0):
     print("mpirun SIGKILLed -> PEs gone in %.3f s" % (time.monotonic() - t))
 
 
+def rank_of(pid):
+    try:
+        with open("/proc/%d/environ" % pid, "rb") as f:
+            for kv in f.read().split(b"\0"):
+                if kv.startswith(b"PMIX_RANK="):
+                    return int(kv[10:])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def case_hang_report():
+    mark = uuid.uuid4().hex
+    cmd = mpirun(2, A.exits, "hang_finalize")
+    p = subprocess.Popen(cmd, env=env_with({}, mark), stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    err = []
+    reader = threading.Thread(target=lambda: err.extend(
+        l.decode("utf-8", "replace") for l in p.stderr), daemon=True)
+    reader.start()
+    want = re.compile(r"shoal: PE 0 \(pid \d+\): thread \d+ blocked for [\d.]+ s in "
+                      r"shmem_finalize, waiting for every PE to get this far in shmem_finalize "
+                      r"\(the bootstrap barrier, through PMIx\)")
+    pes, t0 = {}, time.monotonic()
+    # Ask PE 0 until it reports its wait in shmem_finalize (a loaded machine
+    # may take a while to get it there).
+    while not any("in shmem_finalize" in l for l in err) and time.monotonic() - t0 < 60:
+        time.sleep(0.5)
+        pes = {rank_of(pid): pid for pid in marked_pids(mark)}
+        if 0 in pes:
+            os.kill(pes[0], signal.SIGQUIT)
+    if 1 in pes:
+        os.kill(pes[1], signal.SIGQUIT)  # out of its pause(): the job ends
+    try:
+        rc = p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = p.wait()
+    reader.join(5)
+    text = show(cmd, rc, "", "".join(err), time.monotonic() - t0)
+    if not any(want.search(l) for l in err):
+        fail("PE 0's SIGQUIT report does not name the bootstrap barrier through PMIx\n" + text)
+    if rc != 0:
+        fail("the job did not end with status 0 once PE 1 left pause()\n" + text)
+    no_survivors(mark, "hang_report")
+
+
 def case_info():
     mark = uuid.uuid4().hex
     cmd = mpirun(2, A.info, "--job")
@@ -310,13 +364,14 @@ def main():
     ap.add_argument("--errors", required=True)
     ap.add_argument("--info", required=True)
     ap.add_argument("--shim", required=True, help="listen_delay.so (LD_PRELOAD)")
+    ap.add_argument("--exits", required=True, help="tests/exit's exit_paths")
     ap.add_argument("case")
     ap.add_argument("args", nargs="*")
     A = ap.parse_args()
     A.mpirun = shlex.split(A.mpirun)
     cases = {"hello": case_hello, "concurrent": case_concurrent, "die": case_die,
              "info": case_info, "boot_env": case_boot_env,
-             "launcher_killed": case_launcher_killed}
+             "launcher_killed": case_launcher_killed, "hang_report": case_hang_report}
     if A.case not in cases:
         ap.error("unknown case %s" % A.case)
     cases[A.case](*A.args)

@@ -251,6 +251,7 @@ static void pmix_global_exit(int status)
 static void fill(struct shoal_boot *b)
 {
     b->name = "pmix";
+    b->channel = "PMIx";
     b->jobid = P.jobid;
     b->rank = P.rank;
     b->size = P.size;
