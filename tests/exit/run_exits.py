@@ -5,8 +5,9 @@ times in a row, so that an exit path that hangs now and then fails the test.
   run_exits.py --launch 'oshrun -n @N@' --np 3 --exe exit_paths [--runs 10]
                [--global-exit-status 0] MODE [MODE ...]
 
-Every run has its own time limit (--run-timeout); a run that exceeds it is
-killed (its whole process group) and reported as a hang.  Expected outcomes:
+Every run has its own time limit (--run-timeout, 120 s: it catches hangs,
+and a loaded machine may take many times a run's usual second); a run that
+exceeds it is killed (its whole process group) and reported as a hang.  Expected outcomes:
   clean modes (hello put ctx amo no_finalize exit0): status 0
   global_exit: --global-exit-status (oshrun: 0; Open MPI 4's mpirun: 1)
   global_exit_busy: status 5, and no PE but PE 0 says a word: the errors
@@ -215,7 +216,7 @@ def main():
     ap.add_argument("--np", type=int, required=True)
     ap.add_argument("--exe", required=True)
     ap.add_argument("--runs", type=int, default=10)
-    ap.add_argument("--run-timeout", type=float, default=30.0)
+    ap.add_argument("--run-timeout", type=float, default=120.0)
     ap.add_argument("--global-exit-status", type=int, default=0)
     ap.add_argument("--quit-at", type=float, metavar="SECONDS",
                     help="send SIGQUIT to the launcher this long after the start")
