@@ -17,7 +17,7 @@ static void vreport(const char *kind, const char *routine, const char *fmt, va_l
 {
     char msg[1024];
     int n = 0;
-    if (shoal_g.init_count > 0)
+    if (shoal_g.init_count > 0 || shoal_g.boot) /* the bootstrap gave this PE its number */
         n = snprintf(msg, sizeof msg, "shoal: PE %d: %s%s%s", shoal_g.my_pe, kind,
                      routine ? routine : "", routine ? ": " : "");
     else
