@@ -652,6 +652,44 @@ def case_env():
     check(len(set(jobids)) == 2, "two jobs got the same job id: %s" % jobids)
 
 
+def case_mpmd():
+    """The colon form: blocks of PEs numbered in order, each with its
+    arguments; the first block's -x for every PE, a later block's for its
+    own; the bootstrap spans every block."""
+    os.environ.pop("SHOAL_LT_B", None)
+    j = Job("mpmd")
+    pe = [PE, j.marker]
+    j.run([OSHRUN, "-x", "SHOAL_LT_A=a", "-n", "2"] + pe + ["env", "SHOAL_LT_A", "SHOAL_LT_B",
+                                                           "SHOAL_SIZE"]
+          + [":", "-n", "3", "-x", "SHOAL_LT_B=b"] + pe + ["env", "SHOAL_LT_B", "SHOAL_LT_A"]
+          + [":"] + pe + ["env", "SHOAL_LT_B", "SHOAL_RANK"])
+    j.expect(0, what="oshrun -n 2 A : -n 3 -x B=b A : A")
+    want = ["pe 0 SHOAL_LT_A=a", "pe 1 SHOAL_LT_B=(unset)", "pe 1 SHOAL_SIZE=6",
+            "pe 2 SHOAL_LT_B=b", "pe 4 SHOAL_LT_A=a", "pe 5 SHOAL_LT_B=(unset)",
+            "pe 5 SHOAL_RANK=5"]
+    for w in want:
+        check(re.search("^%s$" % re.escape(w), j.out, re.M) is not None,
+              "mpmd: no line %r:\n%s" % (w, j.out))
+    # Each PE ran its own block's arguments, and no other's.
+    for r, names in ((0, 3), (1, 3), (2, 2), (3, 2), (4, 2), (5, 2)):
+        got = len(re.findall(r"^pe %d " % r, j.out, re.M))
+        check(got == names, "mpmd: PE %d printed %d variables, its block asks for %d:\n%s"
+              % (r, got, names, j.out))
+    # One job across the blocks: every PE in the bootstrap's allgather.
+    j = Job("mpmd")
+    j.run([OSHRUN, "-n", "1", PE, j.marker, "ok", ":", "-n", "2", PE, j.marker, "ok"])
+    j.expect(0, what="oshrun -n 1 ok : -n 2 ok")
+    for r in range(3):
+        check("pe %d of 3 ok" % r in j.out, "mpmd: PE %d of 3 did not report:\n%s" % (r, j.out))
+    # The issue's form: two PEs, not one PE given ": -n 1 ..." as arguments.
+    j = Job("mpmd")
+    j.run([OSHRUN, "-n", "1", "sh", "-c", 'echo "rank $SHOAL_RANK of $SHOAL_SIZE: $*"', "a",
+           j.marker, ":", "-n", "1", "sh", "-c", 'echo "rank $SHOAL_RANK of $SHOAL_SIZE: $*"',
+           "b", j.marker])
+    j.expect(0, out_res=[r"^rank 0 of 2: %s$" % j.marker, r"^rank 1 of 2: %s$" % j.marker],
+             what="oshrun -n 1 sh : -n 1 sh")
+
+
 # --- placement (--bind-to, --cpus-per-pe, --report-bindings) ---
 # Expectations come from this machine: the test's own affinity mask (which
 # oshrun inherits) and the kernel's topology in /sys.
@@ -964,6 +1002,13 @@ def case_bad_options():
         (["--tag-output=yes", "true"], r"'--tag-output' takes no value"),
         ([], r"no program given"),
         (["-n", "2"], r"no program given"),
+        (["-n", "1", "true", ":"], r"no program given after the last ':'"),
+        (["-n", "1", "true", ":", "-n", "2"], r"no program given after ':' \(program 2\)"),
+        ([":", "true"], r"no program given"),
+        (["true", ":", "--tag-output", "true"],
+         r"'--tag-output' after ':' \(program 2\): a later program takes -n and -x only"),
+        (["true", ":", "-n", "0", "true"], r"-n '0'"),
+        (["-n", "40000", "true", ":", "-n", "30000", "true"], r"70000 PEs in all: at most 65536"),
     ]
     for args, pat in bad:
         j = Job("badopt")
