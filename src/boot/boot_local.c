@@ -396,6 +396,7 @@ static void fill(struct shoal_boot *b)
     b->finalize = local_finalize;
     b->abort = local_abort;
     b->global_exit = local_global_exit;
+    b->leave = shoal_boot_leave_ended;
 }
 
 /* A decimal integer in [min, max], nothing else (no sign, no spaces). */

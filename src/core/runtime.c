@@ -58,12 +58,16 @@ static void implicit_finalize(int status, void *arg)
 }
 
 /* Runs while a bootstrap call waits (boot.h): what this PE owes its peers
- * over the network keeps moving. */
+ * over the network keeps moving, and a peer's shmem_global_exit ends this
+ * PE there too (a launcher that leaves each PE to end itself would
+ * otherwise wait for one in a bootstrap barrier forever). */
 static uint64_t boot_wait_since; /* the bootstrap wait under way began */
 
 static void boot_progress(void)
 {
-    shoal_net_progress();
+    if (shoal_g.net_active)
+        shoal_net_progress();
+    shoal_global_exit_notice();
     if (boot_wait_since)
         shoal_peer_check_all(boot_wait_since);
 }
@@ -148,7 +152,7 @@ static void init_layers(const char *fn)
     shoal_ext_init(); /* the extensions' hooks (core/ext_hooks.h) */
     if (shoal_g.net_active && shoal_net_ctx_open(&shoal_ctx_default.net, 1, 0, 0, fn) < 0)
         init_failed(fn, NULL, "network transport: no resources for the default context");
-    if (shoal_g.net_active)
+    if (shoal_g.net_active || boot.leave != shoal_boot_leave_ended)
         shoal_boot_set_progress(boot_progress);
 }
 

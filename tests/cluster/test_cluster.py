@@ -25,6 +25,11 @@ Cases:
   link       host 1's link goes down: the same, on both sides of the cut
   stop       every PE of host 1 is stopped 10 s (SIGSTOP, SIGCONT): the job
              is not declared dead, it ends with status 0 and right values
+  global_exit PE 0 calls shmem_global_exit(0) while the PEs of both hosts
+             wait in a barrier, and again while they wait in shmem_finalize
+             (tests/exit/exit_paths global_exit, global_exit_late): mpirun
+             returns 0, prints no "exiting improperly" block, no PE is left;
+             shmem_global_exit(5) (global_exit_busy) gives status 5
   exit_early PE 3 returns from main without shmem_finalize while the others
              loop: the job ends, failing, a PE saying that PE 3 exited
              without shmem_finalize (its leaving word, not a peer taken for
@@ -493,9 +498,33 @@ def case_slurm():
             "idle machine (not a failure: only a hang is)")
 
 
+def case_global_exit():
+    c = cluster_up(2)
+    exe = A.prog.get("exit_paths")
+    if not exe:
+        fail("no --prog exit_paths=EXE given")
+        return
+    for mode, want in (("global_exit", 0), ("global_exit_late", 0), ("global_exit_busy", 5)):
+        rc, out, dt = c.run(4, [exe, mode], env=node_env(2), timeout=120)
+        logs = "\n".join(c.pe_logs().values())
+        log(f"exit_paths {mode} on 2 hosts: status {rc}, {dt:.1f} s")
+        bad = []
+        if rc != want:
+            bad.append(f"status {rc}, want {want} (the status given to shmem_global_exit)")
+        if re.search(r"exiting improperly|shoal: PE [1-9]", out + logs):
+            bad.append("mpirun or a PE other than PE 0 reported a failure")
+        left = pes_left(c)
+        if left:
+            bad.append(f"PEs left: {left}")
+        if bad:
+            show(rc, out + "\n" + logs, dt, f"exit_paths {mode}")
+            fail(f"shmem_global_exit on 2 hosts ({mode}): " + "; ".join(bad))
+
+
 CASES = {"spec": case_spec, "coll_am": case_coll_am, "odd": case_odd, "copies": case_copies,
          "mismatch": case_mismatch, "containers": case_containers, "kill": case_kill,
          "link": case_link, "stop": case_stop, "exit_early": case_exit_early,
+         "global_exit": case_global_exit,
          "slurm": case_slurm}
 
 # --- the cluster of this run --------------------------------------------------------------

@@ -10,6 +10,10 @@
  *   exit_paths exit0        one put, exit(0) without finalize
  *   exit_paths global_exit  PE 0 calls shmem_global_exit(0) while the others
  *                           wait in a barrier that never completes
+ *   exit_paths global_exit_late
+ *                           PE 0 calls shmem_global_exit(0) after 0.5 s, while
+ *                           the others wait in shmem_finalize's bootstrap
+ *                           barrier
  *   exit_paths early_exit   PE 1 calls exit(0) while the others go into a
  *                           barrier (an error the job must report, not a hang)
  *   exit_paths early_finalize
@@ -193,6 +197,12 @@ int main(int argc, char **argv)
         if (me == 0)
             shmem_global_exit(0);
         shmem_long_wait_until(&flag, SHMEM_CMP_EQ, 1); /* never set */
+    } else if (!strcmp(mode, "global_exit_late")) {
+        if (me == 0) {
+            struct timespec ts = {0, 500000000};
+            nanosleep(&ts, NULL);
+            shmem_global_exit(0);
+        }
     } else if (!strcmp(mode, "global_exit_busy")) {
         shmem_barrier_all();
         if (me == 0) {
