@@ -31,6 +31,7 @@
 #include "core/memory/segments.h"
 #include "core/teams/team.h"
 #include "core/config/log.h"
+#include "core/boot_wait.h"
 #include "core/net_link.h"
 #include "core/profile/profile.h"
 #include "core/waiting/wait.h"
@@ -59,12 +60,16 @@ static void implicit_finalize(int status, void *arg)
 }
 
 /* Runs while a bootstrap call waits (boot.h): what this PE owes its peers
- * over the network keeps moving. */
+ * over the network keeps moving, and a peer's shmem_global_exit ends this
+ * PE there too (a launcher that leaves each PE to end itself would
+ * otherwise wait for one in a bootstrap barrier forever). */
 static uint64_t boot_wait_since; /* the bootstrap wait under way began */
 
 static void boot_progress(void)
 {
-    shoal_net_progress();
+    if (shoal_g.net_active)
+        shoal_net_progress();
+    shoal_global_exit_notice();
     if (boot_wait_since)
         shoal_peer_check_all(boot_wait_since);
 }
@@ -98,6 +103,8 @@ static int init_boot_env(const char *fn)
     shoal_wait_report_install();
     if (shoal_boot_open(&boot, err, sizeof err) < 0)
         return fail_init(fn, err);
+    shoal_boot_wait_wrap(&boot);
+    shoal_boot_wait_routine(fn);
     /* The layers may log while their variables load: with this PE's number
      * and the clock of this init. */
     shoal_g.my_pe = boot.rank;
@@ -156,7 +163,7 @@ static void init_layers(const char *fn)
     shoal_ext_init(); /* the extensions' hooks (core/ext_hooks.h) */
     if (shoal_g.net_active && shoal_net_ctx_open(&shoal_ctx_default.net, 1, 0, 0, fn) < 0)
         init_failed(fn, NULL, "network transport: no resources for the default context");
-    if (shoal_g.net_active)
+    if (shoal_g.net_active || boot.leave != shoal_boot_leave_ended)
         shoal_boot_set_progress(boot_progress);
 }
 
@@ -211,6 +218,7 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     init_announce();
     if (cfg.profile[0])
         shoal_prof_start(cfg.profile);
+    shoal_boot_wait_routine(NULL);
     if (provided)
         *provided = shoal_g.thread_level;
     return 0;
@@ -227,6 +235,7 @@ void shoal_runtime_finalize(const char *fn)
     }
     SHOAL_LOG(SHOAL_LOG_BOOT, SHOAL_LOG_INFO, "%s%s", fn,
               finalizing_at_exit ? " (no shmem_finalize was called: at exit)" : "");
+    shoal_boot_wait_routine(fn);
     shoal_prof_stop();
     shoal_quiet(SHMEM_CTX_DEFAULT, fn);
     shoal_ctx_quiet_all(fn);
@@ -239,14 +248,10 @@ void shoal_runtime_finalize(const char *fn)
     shoal_g.boot->finalize();
     /* Every PE's operations are complete once all are past this barrier,
      * and no PE unmaps its memory while another may still use it. */
-    shoal_wait_note_peer(-1, 0, -1, "the other PEs to enter shmem_finalize (bootstrap barrier)");
-    shoal_wait_record_begin(fn, NULL, 0);
     boot_wait_since = shoal_now_ns();
     if (shoal_g.boot->barrier() < 0)
         shoal_g.boot->abort(1, "shmem_finalize: bootstrap barrier failed");
     boot_wait_since = 0;
-    shoal_wait_record_end();
-    shoal_wait_note_clear();
     shoal_prof_finish(shoal_g.boot);
     shoal_ext_fini();
     if (shoal_g.net_active) {

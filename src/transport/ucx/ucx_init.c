@@ -7,7 +7,9 @@
 
 #include "boot/boot.h"
 #include "transport/ucx/signal/ucx_signal.h"
+#include "transport/ucx/ucx_fds.h"
 #include "transport/ucx/ucx_internal.h"
+#include "transport/ucx/ucx_posix_dir.h"
 #include "transport/ucx/ucx_startup.h"
 
 static void forked_in_child(void)
@@ -175,6 +177,8 @@ static int create_target(char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    if (ucx_fds_check_start(err, errlen) < 0)
+        return -1; /* UCX would fail, saying less */
     ucx_g.progress_on = 0;
     ucx_g.target_mode = UCS_THREAD_MODE_MULTI;
     ucp_worker_params_t wp;
@@ -182,6 +186,8 @@ static int create_target(char *err, size_t errlen)
     wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
     wp.thread_mode = ucx_g.target_mode;
     ucs_status_t st = ucp_worker_create(ucx_g.ctx, &wp, &ucx_g.target);
+    if (st != UCS_OK && ucx_posix_dir_short(err, errlen))
+        return -1; /* UCX said "Out of memory" */
     return st == UCS_OK ? 0
                         : fail(err, errlen, "creating the target worker (ucp_worker_create)", st);
 }
