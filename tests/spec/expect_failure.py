@@ -11,7 +11,8 @@ Passes when:
   * every --regex matches stderr (Python re, DOTALL, case-sensitive);
   * no --not-regex matches stderr;
   * the whole job ended within --max-seconds (default 5): a failing PE must
-    take the others down promptly, even when they are blocked.
+    take the others down promptly, even when they are blocked;
+  * stderr holds no ThreadSanitizer report.
 Prints the command, status, time and both streams on failure.
 """
 import argparse
@@ -71,6 +72,10 @@ def main():
             problems.append("exit status %s, expected %s" % (rc, a.rc))
         if dt > a.max_seconds:
             problems.append("the job took %.2f s, more than %.1f s" % (dt, a.max_seconds))
+    # A ThreadSanitizer report does not end the process, so a job that
+    # fails as it must would hide it: it fails the test here.
+    if "WARNING: ThreadSanitizer:" in err:
+        problems.append("ThreadSanitizer reported a problem (stderr)")
     for r in a.regex:
         if not re.search(r, err, re.S):
             problems.append("stderr does not match /%s/" % r)
