@@ -16,6 +16,7 @@ Passes when:
     long the job takes on an idle machine: a job slower than that only gets
     a note, since a loaded machine (CI) may take several times longer; time
     limits in tests catch hangs, not slowness.
+  * stderr holds no ThreadSanitizer report.
 Prints the command, status, time and both streams on failure.
 """
 import argparse
@@ -77,6 +78,10 @@ def main():
         if dt > a.max_seconds:
             print("note: the job took %.2f s, more than the %.1f s it takes on an idle machine "
                   "(not a failure: only a hang is)" % (dt, a.max_seconds))
+    # A ThreadSanitizer report does not end the process, so a job that
+    # fails as it must would hide it: it fails the test here.
+    if "WARNING: ThreadSanitizer:" in err:
+        problems.append("ThreadSanitizer reported a problem (stderr)")
     for r in a.regex:
         if not re.search(r, err, re.S):
             problems.append("stderr does not match /%s/" % r)

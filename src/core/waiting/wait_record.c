@@ -81,9 +81,15 @@ static void make_key(void)
     pthread_key_create(&release_key, release);
 }
 
-static struct shoal_wait_record *claim(void)
+/* Claimers take turns (claim_locked): a fresh record reads as given back
+ * (used == 0) from the raise of n_claimed until its claimer sets used, and
+ * a claimer scanning for given-back records took it too, so that two
+ * threads shared one record (ThreadSanitizer, ucx.fd_limit: 256 threads
+ * that first wait at once).  Once per thread: the lock costs nothing. */
+static pthread_mutex_t claim_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct shoal_wait_record *claim_locked(void)
 {
-    pthread_once(&page_once, make_page);
     int n = __atomic_load_n(&n_claimed, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++) /* one given back by an exited thread */
         if (!__atomic_load_n(&records[i].used, __ATOMIC_RELAXED) &&
@@ -107,6 +113,15 @@ static struct shoal_wait_record *claim(void)
             return &records[n];
         }
     return &records[RECORDS_MAX]; /* initialized by make_page */
+}
+
+static struct shoal_wait_record *claim(void)
+{
+    pthread_once(&page_once, make_page);
+    pthread_mutex_lock(&claim_lock);
+    struct shoal_wait_record *r = claim_locked();
+    pthread_mutex_unlock(&claim_lock);
+    return r;
 }
 
 struct shoal_wait_record *shoal_wait_record_mine(void)
