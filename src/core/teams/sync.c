@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/teams/team.h"
+#include "core/waiting/peer_check.h"
 #include "core/waiting/wait.h"
 #include "core/waiting/wait_record.h"
 
@@ -178,7 +179,15 @@ int shoal_group_other_call(const struct shoal_group *g, uint64_t *since)
     const uint64_t now = shoal_now_ns();
     if (!*since)
         *since = now;
-    return now - *since > SHOAL_GROUP_MISMATCH_NS;
+    if (now - *since <= SHOAL_GROUP_MISMATCH_NS)
+        return 0;
+    /* A member one collective ahead (it has all it needed of this one)
+     * signals too, and the member waited for may be slow or cut off: only
+     * while the member waited for answers looks through the network is
+     * its silence taken for another call (a cut link is the reachability
+     * check's to report: peer_check.h). */
+    const int pe = shoal_wait_record_mine()->peer;
+    return pe < 0 || shoal_peer_answers(pe);
 }
 
 void shoal_group_mismatch(const struct shoal_group *g, const char *what, const char *fn)

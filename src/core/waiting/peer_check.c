@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +35,7 @@
 #define PEER_CHECK_NET_NS 200000000ull    /* a network look */
 #define PEER_PID_NS 100000000ull          /* between looks at a mapped peer's process */
 #define PEER_REACH_AFTER_NS 1000000000ull /* a wait this long asks the peer's host */
+#define PEER_ANSWERED_NS 1000000000ull    /* an answer this recent: the peer answers */
 
 /* Killed peers write nothing: is its process gone (or a zombie)? */
 static int process_gone(int pe)
@@ -113,6 +115,47 @@ static int ask_host(int pe, uint64_t now, const char *fn, const char *what)
     }
 }
 
+/* When each peer last answered a look through the network (0: never),
+ * allocated by the first look. */
+static uint64_t *answered_at;
+
+static void note_answer(int pe, uint64_t now)
+{
+    uint64_t *a = __atomic_load_n(&answered_at, __ATOMIC_ACQUIRE);
+    if (!a) {
+        uint64_t *fresh = calloc((size_t)shoal_g.n_pes, sizeof *fresh);
+        if (!fresh)
+            return;
+        if (__atomic_compare_exchange_n(&answered_at, &a, fresh, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            a = fresh;
+        else
+            free(fresh);
+    }
+    __atomic_store_n(&a[pe], now, __ATOMIC_RELAXED);
+}
+
+/* A look at `pe`'s `leaving` word: 1 with *v once an answer came. */
+static int peek_leaving(int pe, uint32_t *v, uint64_t now, const char *fn)
+{
+    if (!shoal_net_peek(pe, &shoal_my_ctl()->leaving, v, fn))
+        return 0;
+    note_answer(pe, now);
+    return 1;
+}
+
+int shoal_peer_answers(int pe)
+{
+    if (shoal_slot(pe) >= 0)
+        return 1;
+    const uint64_t now = shoal_now_ns();
+    uint32_t v;
+    peek_leaving(pe, &v, now, "a look at a peer");
+    const uint64_t *a = __atomic_load_n(&answered_at, __ATOMIC_ACQUIRE);
+    const uint64_t t = a ? __atomic_load_n(&a[pe], __ATOMIC_RELAXED) : 0;
+    return t && now - t < PEER_ANSWERED_NS;
+}
+
 /* How the peer stands: SHOAL_IN_JOB, a SHOAL_LEFT_*, GONE_KILLED, or -1
  * while a look through the network is on its way. */
 static int look(struct shoal_waiter *w, int pe, uint64_t now)
@@ -129,7 +172,7 @@ static int look(struct shoal_waiter *w, int pe, uint64_t now)
         return how;
     }
     uint32_t v = 0;
-    if (shoal_net_peek(pe, &shoal_my_ctl()->leaving, &v, w->fn) && v != SHOAL_IN_JOB)
+    if (peek_leaving(pe, &v, now, w->fn) && v != SHOAL_IN_JOB)
         return (int)v;
     /* (Not w->t0: a waiter that woke from a sleep starts its spin again.) */
     const struct shoal_wait_record *r = shoal_wait_record_mine();

@@ -21,4 +21,7 @@ void shoal_peer_check_all(uint64_t since_ns);
  * (peer_reach.h) and ends the job when its process is gone or the host
  * does not answer. */
 void shoal_peer_watch(int pe, const char *fn, const char *what);
+/* Has `pe` answered a look through the network (shoal_net_peek) within
+ * the last second?  Starts the next look; always 1 for a mapped peer. */
+int shoal_peer_answers(int pe);
 #endif

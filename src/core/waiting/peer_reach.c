@@ -247,6 +247,17 @@ static int sock_error(int fd)
     return e;
 }
 
+/* Did the peer's host ever answer on this socket (its SYN-ACK gave an RTT), though the
+ * connection failed since?  The attempt made at start is looked at only
+ * later, perhaps after a cut. */
+static int answered_once(int fd)
+{
+    struct tcp_info ti;
+    socklen_t len = sizeof ti;
+    memset(&ti, 0, sizeof ti);
+    return getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 && ti.tcpi_rtt > 0;
+}
+
 static void close_attempts(struct probe *p)
 {
     for (int k = 0; k < PE_REACH_ADDRS; k++)
@@ -277,6 +288,8 @@ static int attempts_in_flight(struct probe *p)
             return 0;
         }
         p->last_err = e;
+        if (answered_once(p->fd[k]))
+            __atomic_store_n(&proven, 1, __ATOMIC_RELAXED);
         close(p->fd[k]);
         p->fd[k] = -1;
     }
