@@ -236,6 +236,7 @@ void shoal_runtime_finalize(const char *fn)
     boot_wait_since = 0;
     shoal_wait_record_end();
     shoal_wait_note_clear();
+    shoal_group_msgs_left(-1, fn);
     shoal_prof_finish(shoal_g.boot);
     shoal_ext_fini();
     if (shoal_g.net_active) {
