@@ -252,6 +252,7 @@ void shoal_runtime_finalize(const char *fn)
     if (shoal_g.boot->barrier() < 0)
         shoal_g.boot->abort(1, "shmem_finalize: bootstrap barrier failed");
     boot_wait_since = 0;
+    shoal_group_msgs_left(-1, fn);
     shoal_prof_finish(shoal_g.boot);
     shoal_ext_fini();
     if (shoal_g.net_active) {

@@ -80,10 +80,15 @@ struct shoal_net_init_args {
      * peers), past a short spin: the hang report names it (the calls
      * nest with core's own waits; `what` is a static text). */
     void (*net_blocked)(const char *fn, int pe, const char *what);
-    /* A collective's message (shoal_net_coll_send) still waits for its
-     * receiver to take it: the core looks for signs that the members are
-     * in different collectives, fatal if it finds them.  Every few ms. */
-    void (*coll_send_waits)(uint64_t tag, const char *fn);
+    /* A collective's message (shoal_net_coll_send) to `pe` still waits for
+     * its receiver to take it: the core looks for signs that the members
+     * are in different collectives, fatal if it finds them.  Every few ms. */
+    void (*coll_send_waits)(uint64_t tag, int pe, const char *fn);
+    /* A collective's message tagged `tag` brought `got` bytes where its
+     * receive wants `want` (got > want: more, cut): the members' calls
+     * differ; the core reports it from the thread that waits for it (this
+     * may run in the transport's callback, on its progress thread). */
+    void (*coll_msg_size)(uint64_t tag, size_t got, size_t want, const char *fn);
     void (*net_unblocked)(void);
     /* A request to `pe` (-1: several peers) is still blocked a second into
      * its wait: the core asks whether the peer is still there (its process,
@@ -104,6 +109,7 @@ struct shoal_net_init_result {
     int amo_via_net; /* every AMO of the job goes through it, this PE's own included
                         (its atomics need not be coherent with CPU atomics) */
     int coll_msgs;   /* every PE takes collectives' messages (shoal_net_coll_send) */
+    int signal_data; /* shoal_net_signal_data carries data to every peer (up to 224 bytes) */
 };
 
 /* Called once at init, after the segments are mapped and before any
@@ -172,7 +178,7 @@ int shoal_net_signal_data(struct shoal_net_ctx *net, uint64_t *word, uint64_t va
                           const void *src, size_t n, int pe, const char *fn);
 /* A collective's data as one message to a peer the network serves, which
  * the receiver takes into its own buffer by `tag` (the team, which of its
- * collectives, which message of it: the caller's to make unique, low 56
+ * collectives, which message of it: the caller's to make unique, low 63
  * bits): one that comes early waits in the receiver's transport until the
  * receive is posted, so a sender never waits for the receiver to be done
  * with an earlier round.  Only where shoal_net_init_result.coll_msgs; the
@@ -184,19 +190,19 @@ void shoal_net_coll_send(struct shoal_net_ctx *net, uint64_t tag, const void *sr
                          int exchange, const char *fn);
 /* A receive in flight: once the message is in buf, *counter grows by 1
  * (release) and waiters asleep are woken (writes_arrived).  The caller
- * keeps *rx until then; a message longer than `len` is fatal, naming fn,
- * and so is a shorter one where the transport learns its size (UCX 1.13
- * does not say it for a message taken from its queue at once). */
+ * keeps *rx until then; a message of another size than `len` goes to the
+ * hook coll_msg_size (then counts as arrived), or is fatal, naming fn. */
 struct shoal_net_coll_rx {
     uint64_t *counter;
     size_t len;
     const char *fn;
+    uint64_t tag; /* the receive's (for coll_msg_size) */
 };
 void shoal_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx *rx);
 /* Has a collective's message whose tag equals `tag` on the bits of `mask`
  * arrived without a receive posted for it yet?  Only looks: the message
- * stays for its receive. */
-int shoal_net_coll_waiting(uint64_t tag, uint64_t mask);
+ * stays for its receive.  *found (unless NULL): its tag, low 63 bits. */
+int shoal_net_coll_waiting(uint64_t tag, uint64_t mask, uint64_t *found);
 /* Completes the signals posted through `net` (the default context: every
  * thread's): before a PE says it has left the job, since a peer still
  * waiting for its last signal must not see the departure first. */

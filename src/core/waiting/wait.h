@@ -48,6 +48,12 @@ struct shoal_waiter {
     int adapting;     /* the spin is the learned short one: its outcome is learned */
 };
 
+/* The look of a wait inside a collective at the calls of the PEs it waits
+ * for, and its end (core/teams/calls.h registers them at init: a hook, so
+ * that this room calls none above it).  NULL: none. */
+extern void (*shoal_wait_calls_check)(struct shoal_waiter *w, uint64_t now);
+extern void (*shoal_wait_calls_end)(void);
+
 /* A wait on `addr` inside routine `fn`: init, back off until ready, done
  * (which clears the thread's wait record, core/waiting/wait_record.h). */
 void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, const void *addr);

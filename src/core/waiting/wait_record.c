@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
+#include "core/waiting/wait.h"
 #include "core/ops.h"
 
 #define RECORDS_MAX (SHOAL_HANG_RECORDS - 1)
@@ -336,6 +337,8 @@ void shoal_wait_net_end(void)
 {
     if (net_depth == 0 || --net_depth)
         return;
+    if (shoal_wait_calls_end) /* a collective's send may have said it waits */
+        shoal_wait_calls_end();
     struct shoal_wait_record *r = shoal_wait_record_mine();
     const struct saved_wait *w = &net_saved;
     STORE(r->team_slot, w->team_slot);

@@ -73,9 +73,9 @@ void shoal_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx
     no_route(-1, rx->fn);
 }
 
-int shoal_net_coll_waiting(uint64_t tag, uint64_t mask)
+int shoal_net_coll_waiting(uint64_t tag, uint64_t mask, uint64_t *found)
 {
-    (void)tag, (void)mask;
+    (void)tag, (void)mask, (void)found;
     return 0;
 }
 
@@ -110,7 +110,7 @@ int shoal_net_init(const struct shoal_net_init_args *args, struct shoal_net_init
                    char *err, size_t errlen)
 {
     core_hooks = args;
-    out->active = out->amo_via_net = out->coll_msgs = 0;
+    out->active = out->amo_via_net = out->coll_msgs = out->signal_data = 0;
     if (args->mode == SHOAL_NET_ALL) {
         snprintf(err, errlen,
                  "SHOAL_TRANSPORTS=ucx, but this build of Shoal has no UCX transport (rebuild with "

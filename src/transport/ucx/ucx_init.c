@@ -287,7 +287,7 @@ static void keep_args(const struct shoal_net_init_args *a)
 int shoal_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_result *out,
                    char *err, size_t errlen)
 {
-    out->active = out->amo_via_net = out->coll_msgs = 0;
+    out->active = out->amo_via_net = out->coll_msgs = out->signal_data = 0;
     keep_args(a);
     if (a->mode == SHOAL_NET_OFF) {
         if (a->remote == 0)
@@ -346,6 +346,7 @@ int shoal_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_re
     if (ucx_g.coll_msgs)
         ucx_coll_msg_setup(a);
     out->coll_msgs = ucx_g.coll_msgs;
+    out->signal_data = ucx_g.signal_msgs;
     if (ucx_progress_thread_start() < 0) {
         snprintf(err, errlen, "cannot start the UCX progress thread");
         goto out;
