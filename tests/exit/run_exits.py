@@ -41,7 +41,8 @@ CLEAN = {"hello", "put", "ctx", "amo", "no_finalize", "exit0", "fork_put", "nest
 ERROR_TEXT = {
     "early_exit": [r"PE 1 exited without calling shmem_finalize"],
     "early_finalize": [r"PE 1 entered shmem_finalize"],
-    "mismatch": [r"do not make the same collective calls"],
+    "mismatch": [r"collectives do not match on SHMEM_TEAM_WORLD: this PE \(PE \d+\) is in "
+                 r"shmem_(barrier_all|int_sum_reduce) .*PE \d+ is in shmem_(barrier_all|int_sum_reduce)"],
     "mismatch_debug": [r"SHMEM_DEBUG: collectives do not match on SHMEM_TEAM_WORLD: this PE "
                        r"\(PE \d+\) is in shmem_(barrier_all|int_sum_reduce) \(collective #1, "
                        r"sizes \d+, 0\), PE \d+ is in shmem_(barrier_all|int_sum_reduce) "],
