@@ -41,7 +41,9 @@ static const struct shoal_ctl *mapped_ctl(int pe)
 /* The calling thread's request for the gets, and whether it is in use. */
 static __thread struct shoal_net_req *req;
 static __thread int req_busy;
-static __thread struct shoal_call_look look;
+/* On the heap: a dlopen'ed libshoal (Python's cffi) gets its thread-locals
+ * from glibc's small static TLS surplus, which 2.4 KB here exhausted. */
+static __thread struct shoal_call_look *look;
 
 static int req_ready(void)
 {
@@ -105,22 +107,24 @@ struct shoal_call_look *shoal_call_look_start(const int *pes, int n, int slot, c
 {
     if (req_busy && !test(fn))
         return NULL;
-    look.n = n < SHOAL_CALL_LOOK_MAX ? n : SHOAL_CALL_LOOK_MAX;
-    look.slot = slot;
-    for (int k = 0; k < look.n; k++) {
-        look.pe[k] = pes[k];
+    if (!look && !(look = calloc(1, sizeof *look)))
+        return NULL;
+    look->n = n < SHOAL_CALL_LOOK_MAX ? n : SHOAL_CALL_LOOK_MAX;
+    look->slot = slot;
+    for (int k = 0; k < look->n; k++) {
+        look->pe[k] = pes[k];
         const struct shoal_ctl *c = mapped_ctl(pes[k]);
         if (c)
-            read_mapped(c, slot, look.recs[k], &look.blocked[k]);
+            read_mapped(c, slot, look->recs[k], &look->blocked[k]);
         else if (shoal_g.net_active && req_ready() == 0)
-            issue(pes[k], slot, look.recs[k], &look.blocked[k], fn);
+            issue(pes[k], slot, look->recs[k], &look->blocked[k], fn);
         else
-            look.n = k; /* cannot be read: the look ends before it */
+            look->n = k; /* cannot be read: the look ends before it */
     }
-    return &look;
+    return look;
 }
 
 const struct shoal_call_look *shoal_call_look_done(const char *fn)
 {
-    return test(fn) ? &look : NULL;
+    return test(fn) ? look : NULL;
 }
