@@ -45,14 +45,14 @@ static __thread int req_busy;
  * from glibc's small static TLS surplus, which 2.4 KB here exhausted. */
 static __thread struct shoal_call_look *look;
 
-static int req_ready(void)
+/* The request, with a network resource: a shared one, which may still
+ * fail to be made (file descriptors run out): then nothing is read, as a
+ * look must never end a healthy job. */
+static int req_ready(const char *fn)
 {
-    if (!req) {
-        req = calloc(1, shoal_net_req_size());
-        if (!req)
-            return -1;
-    }
-    return 0;
+    if (!req && !(req = calloc(1, shoal_net_req_size())))
+        return -1;
+    return shoal_net_req_reserve(req, SHOAL_NET_REQ_SHARE, fn);
 }
 
 static void issue(int pe, int slot, struct shoal_call_rec *recs, struct shoal_call_blocked *blocked,
@@ -97,7 +97,7 @@ int shoal_call_read_now(int pe, int slot, struct shoal_call_rec *recs,
         return 0;
     }
     const uint64_t until = shoal_now_ns() + READ_NOW_NS;
-    if (!shoal_g.net_active || req_ready() < 0 || drain(until, fn) < 0)
+    if (!shoal_g.net_active || drain(until, fn) < 0 || req_ready(fn) < 0)
         return -1;
     issue(pe, slot, recs, blocked, fn);
     return drain(until, fn);
@@ -116,7 +116,7 @@ struct shoal_call_look *shoal_call_look_start(const int *pes, int n, int slot, c
         const struct shoal_ctl *c = mapped_ctl(pes[k]);
         if (c)
             read_mapped(c, slot, look->recs[k], &look->blocked[k]);
-        else if (shoal_g.net_active && req_ready() == 0)
+        else if (shoal_g.net_active && req_ready(fn) == 0)
             issue(pes[k], slot, look->recs[k], &look->blocked[k], fn);
         else
             look->n = k; /* cannot be read: the look ends before it */

@@ -121,23 +121,26 @@ static void prewire(struct ucx_worker *w, const char *fn)
     ucp_worker_progress(w->h); /* sends what the new endpoints have queued */
 }
 
-static void make_worker(struct req_slot *s, const char *fn)
+/* 0, or -1 when no worker can be made (file descriptors run out): the
+ * caller decides whether that is fatal. */
+static int make_worker(struct req_slot *s, const char *fn)
 {
     pthread_mutex_lock(&create_lock);
     if (!s->w) {
         struct ucx_worker *w = ucx_worker_get(req_mode(), fn);
         if (!w) {
             pthread_mutex_unlock(&create_lock);
-            ucx_fatalf(fn, "no UCX worker for an explicit non-blocking request");
+            return -1;
         }
         prewire(w, fn);
         __atomic_store_n(&s->w, w, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&create_lock);
+    return 0;
 }
 
 /* A free slot, or (unless `own_only`) a shared one round-robin; NULL when
- * own_only and none is free. */
+ * own_only and none is free, or when the slot's worker cannot be made. */
 static struct req_slot *take(int how, const char *fn)
 {
     static __thread unsigned hint;
@@ -160,8 +163,10 @@ static struct req_slot *take(int how, const char *fn)
         __atomic_fetch_add(&s->users, 1, __ATOMIC_ACQUIRE);
         __atomic_fetch_add(&n_shared, 1, __ATOMIC_RELAXED);
     }
-    if (UCX_UNLIKELY(!__atomic_load_n(&s->w, __ATOMIC_ACQUIRE)))
-        make_worker(s, fn);
+    if (UCX_UNLIKELY(!__atomic_load_n(&s->w, __ATOMIC_ACQUIRE)) && make_worker(s, fn) < 0) {
+        __atomic_fetch_sub(&s->users, 1, __ATOMIC_RELEASE);
+        return NULL;
+    }
     return s;
 }
 
@@ -176,8 +181,8 @@ static inline void touch(struct req_slot *s)
 
 static inline struct ucx_worker *req_worker(struct shoal_net_req *r, const char *fn)
 {
-    if (UCX_UNLIKELY(!r->slot))
-        r->slot = take(0, fn);
+    if (UCX_UNLIKELY(!r->slot) && !(r->slot = take(0, fn)))
+        ucx_fatalf(fn, "no UCX worker for an explicit non-blocking request");
     touch(r->slot);
     return r->slot->w;
 }
