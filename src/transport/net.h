@@ -247,7 +247,21 @@ void shoal_net_worker_counts(long *created, long *in_use, long *reused);
  * life (it may compute without progressing): the core asks its host for
  * that (net_init_args.peer_watch).  Any thread; one look per peer at a
  * time. */
-int shoal_net_peek(int pe, const void *addr, uint32_t *value, const char *fn);
+int shoal_net_peek(int pe, const void *addr, uint32_t *value, int connect, const char *fn);
+/* Whether this PE's looks reach `pe` through an endpoint already made.
+ * Where not, a look may make one only with `connect`, which the core gives
+ * where the peer's host answers (core/waiting/peer_reach.h): making one
+ * may block for minutes on a host that does not. */
+int shoal_net_wired(int pe);
+/* A look at n bytes at `src` (this PE's symmetric address) on `pe` into
+ * `dest`, for a wait's diagnostics: never blocks, and never ends the job.
+ * Returns a ticket, or -1 when it cannot be made now; test the ticket
+ * until it says 1 (dest holds the bytes) or -1 (the look failed: dest says
+ * nothing); 0 while it is on its way.  dest stays the caller's until then.
+ * Any thread, a few looks at a time. */
+int shoal_net_look_start(void *dest, const void *src, size_t n, int pe, int connect,
+                         const char *fn);
+int shoal_net_look_test(int ticket, const char *fn);
 /* ---------------------------------------------------------------- requests
  * The network part of an explicit non-blocking request (shmemx _nbe,
  * ext/requests/request.h).  The request extension embeds

@@ -1,7 +1,8 @@
 /* Part of core/teams (calls.h): reading another PE's call records and the
  * collective it waits in (struct shoal_call_rec, shoal_call_blocked in
  * core/state.h), by loads where it is mapped, else by gets through the
- * network's requests, which never block the waits that issue them. */
+ * network's looks (shoal_net_look_start), which never block the waits that
+ * issue them and never make an endpoint to a host that does not answer. */
 #ifndef SHOAL_CORE_CALLS_READ_H
 #define SHOAL_CORE_CALLS_READ_H
 #include <stddef.h>

@@ -138,7 +138,8 @@ static void note_answer(int pe, uint64_t now)
 /* A look at `pe`'s `leaving` word: 1 with *v once an answer came. */
 static int peek_leaving(int pe, uint32_t *v, uint64_t now, const char *fn)
 {
-    if (!shoal_net_peek(pe, &shoal_my_ctl()->leaving, v, fn))
+    const int connect = shoal_net_wired(pe) || shoal_reach_may_connect(pe, now);
+    if (!shoal_net_peek(pe, &shoal_my_ctl()->leaving, v, connect, fn))
         return 0;
     note_answer(pe, now);
     return 1;

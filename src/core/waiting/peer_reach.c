@@ -389,6 +389,17 @@ enum shoal_reach shoal_reach_look(int pe, uint64_t now, char *why, size_t len)
     return st;
 }
 
+int shoal_reach_may_connect(int pe, uint64_t now)
+{
+    if (!probes || pe < 0 || pe >= n_probes || !shoal_g.peer_timeout_ns)
+        return 1;
+    int same_net = 0;
+    const struct pe_reach *r = shoal_segments_reach(pe, &same_net);
+    if (!r || !r->port)
+        return 1;
+    return shoal_reach_look(pe, now, NULL, 0) == SHOAL_REACH_UP;
+}
+
 void shoal_reach_close(void)
 {
     for (int pe = 0; probes && pe < n_probes; pe++) {

@@ -248,13 +248,33 @@ void shoal_net_req_quiet_all(const char *fn)
 }
 
 /* Never called: init refused every peer off this node. */
-int shoal_net_peek(int pe, const void *addr, uint32_t *value, const char *fn)
+int shoal_net_peek(int pe, const void *addr, uint32_t *value, int connect, const char *fn)
 {
     (void)pe;
     (void)addr;
+    (void)connect;
     (void)fn;
     *value = 0;
     return 1;
+}
+
+int shoal_net_wired(int pe)
+{
+    (void)pe;
+    return 0;
+}
+
+int shoal_net_look_start(void *dest, const void *src, size_t n, int pe, int connect,
+                         const char *fn)
+{
+    (void)dest, (void)src, (void)n, (void)pe, (void)connect, (void)fn;
+    return -1;
+}
+
+int shoal_net_look_test(int ticket, const char *fn)
+{
+    (void)ticket, (void)fn;
+    return -1;
 }
 
 void shoal_net_leaving(void) {}
