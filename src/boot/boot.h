@@ -15,6 +15,9 @@
 
 struct shoal_boot {
     const char *name; /* "local", "pmix", "singleton" for shmem-info */
+    /* What carries its collective calls, for the hang report: "oshrun's
+     * socket", "PMIx", "no launcher". */
+    const char *channel;
     /* Names this job's objects on a node (segments' sockets): the same on
      * every PE of the job, different from every other job running on the
      * node; at most 64 characters of A-Z a-z 0-9 . _ -. */
@@ -36,6 +39,13 @@ struct shoal_boot {
      * (shmem_global_exit): the launcher exits with `status` and does not
      * report it as a failure.  Returns so the caller can run exit(). */
     void (*global_exit)(int status);
+    /* This process ends because another PE called shmem_global_exit(status)
+     * (it learned so from its memory, not from the launcher).  Returns 1
+     * when the launcher, told by that PE, ends this process itself (the
+     * caller gives it a moment), 0 when the process must end by itself:
+     * where status is 0, its exit has been made a normal one for the
+     * launcher (Open MPI 4's mpirun: PMIx_Finalize).  Not collective. */
+    int (*leave)(int status);
 };
 
 /* The one upcall boot makes, registered by the caller (NULL: none): run
@@ -55,6 +65,10 @@ shoal_boot_progress_fn shoal_boot_progress_hook(void);
  * bootstrap, shoal_boot_open closes it: this process keeps its mapping. */
 void shoal_boot_set_report_fd(int fd);
 int shoal_boot_report_fd(void); /* for the bootstraps: -1 when none */
+
+/* A bootstrap's leave where the launcher ends every PE of a job whose PE
+ * called shmem_global_exit (oshrun; a job of one): returns 1. */
+int shoal_boot_leave_ended(int status);
 
 /* For the bootstraps' open when already open: -1 with a message in errbuf
  * when this process is not `owner` (a forked child of PE `rank`, which

@@ -44,3 +44,9 @@ int shoal_boot_check_owner(long owner, int rank, const char *conn, char *errbuf,
              (long)getpid(), rank, owner, conn);
     return -1;
 }
+
+int shoal_boot_leave_ended(int status)
+{
+    (void)status;
+    return 1;
+}

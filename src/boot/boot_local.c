@@ -387,6 +387,7 @@ static void local_global_exit(int status)
 static void fill(struct shoal_boot *b)
 {
     b->name = "local";
+    b->channel = "oshrun's socket";
     b->jobid = L.jobid;
     b->rank = L.rank;
     b->size = L.size;
@@ -395,6 +396,7 @@ static void fill(struct shoal_boot *b)
     b->finalize = local_finalize;
     b->abort = local_abort;
     b->global_exit = local_global_exit;
+    b->leave = shoal_boot_leave_ended;
 }
 
 /* A decimal integer in [min, max], nothing else (no sign, no spaces). */

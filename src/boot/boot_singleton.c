@@ -42,6 +42,7 @@ int shoal_boot_singleton_open(struct shoal_boot *b, char *errbuf, size_t errlen)
     static char jobid[32];
     snprintf(jobid, sizeof jobid, "single-%ld", (long)getpid());
     b->name = "singleton";
+    b->channel = "no launcher";
     b->jobid = jobid;
     b->rank = 0;
     b->size = 1;
@@ -50,5 +51,6 @@ int shoal_boot_singleton_open(struct shoal_boot *b, char *errbuf, size_t errlen)
     b->finalize = single_finalize;
     b->abort = single_abort;
     b->global_exit = single_global_exit;
+    b->leave = shoal_boot_leave_ended;
     return 0;
 }

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #define SHOAL_HANG_MAGIC 0x53484c48u /* "SHLH" */
-#define SHOAL_HANG_VERSION 1u
+#define SHOAL_HANG_VERSION 2u        /* 2: `via` */
 /* Records: one per thread, the last one shared by threads beyond the rest. */
 #define SHOAL_HANG_RECORDS 257
 #define SHOAL_HANG_TEXTS 8
@@ -43,10 +43,10 @@ struct shoal_hang_rec {
     int32_t team_slot;   /* a collective's team: its slot; -2: an active set; -1: none */
     int32_t fn;          /* texts[fn]: the routine the program called */
     int32_t what;        /* texts[what]: what is awaited, or -1 */
-    uint32_t pad;
-    uint64_t coll;     /* the collective's number on its team, from 1 */
-    uint64_t since_ns; /* CLOCK_MONOTONIC when the wait began to block */
-    uint64_t addr;     /* the word watched (an address in the writer) */
+    int32_t via;         /* texts[via]: the call that carries a wait on no word, or -1 */
+    uint64_t coll;       /* the collective's number on its team, from 1 */
+    uint64_t since_ns;   /* CLOCK_MONOTONIC when the wait began to block */
+    uint64_t addr;       /* the word watched (an address in the writer) */
     char texts[SHOAL_HANG_TEXTS][SHOAL_HANG_TEXT_MAX];
 };
 
@@ -117,10 +117,13 @@ static inline size_t shoal_hang_format(const struct shoal_hang_page *pg, struct 
                  what ? ": " : "", what ? what : "");
     else if (what)
         snprintf(peer, sizeof peer, ", waiting for %s", what);
-    /* A wait on no word is a request through the network (ucx_wait). */
-    char word[48];
+    /* A wait on no word is a bootstrap call, which says so, or a request
+     * through the network (ucx_wait). */
+    char word[SHOAL_HANG_TEXT_MAX];
     if (c->addr)
         snprintf(word, sizeof word, "word %p", (void *)(uintptr_t)c->addr);
+    else if (c->via >= 0)
+        snprintf(word, sizeof word, "%s", shoal_hang_text(c, c->via));
     else
         snprintf(word, sizeof word, "a request through the network");
     int n =

@@ -48,6 +48,14 @@ static void alltoall_lines(const struct shoal_group *g, void *dest, const void *
         shoal_gather_done(g, round, fn);
 }
 
+/* An alltoalls' signature: its strides and element size where a
+ * broadcast's root goes. */
+static uint64_t strided_sig(ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize)
+{
+    const uint64_t shape = ((uint64_t)dst * 31 + (uint64_t)sst) * 31 + esize;
+    return shoal_call_sig(SHOAL_CALL_ALLTOALLS, 0, 0, shape, nelems);
+}
+
 static void alltoall_group(const struct shoal_group *g, void *dest, const void *source,
                            ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize,
                            const char *fn)
@@ -62,8 +70,7 @@ static void alltoall_group(const struct shoal_group *g, void *dest, const void *
         return;
     }
     if (g->size > 1)
-        shoal_group_sync_sig(g, fn, nelems, ((uint64_t)dst << 32) ^ (uint64_t)sst,
-                             n * nelems * esize, 1);
+        shoal_group_sync(g, fn);
     for (size_t k = 0; k < n; k++) {
         int j = (int)(((size_t)g->me + k) % n);
         char *d = (char *)dest + (size_t)j * (size_t)dst * nelems * esize;
@@ -84,7 +91,7 @@ int shoal_coll_alltoall(shmem_team_t team, void *dest, const void *source, size_
     if (shoal_team_usable(team, fn))
         return -1;
     struct shoal_group g;
-    shoal_group_of_team(&g, team);
+    shoal_group_of_team(&g, team, shoal_call_sig(SHOAL_CALL_ALLTOALL, 0, 0, 0, nbytes), nbytes, fn);
     shoal_group_debug_check(&g, fn, nbytes, 0);
     alltoall_group(&g, dest, source, 1, 1, nbytes, 1, fn);
     return 0;
@@ -98,7 +105,7 @@ int shoal_coll_alltoalls(shmem_team_t team, void *dest, const void *source, ptrd
     if (dst < 1 || sst < 1)
         shoal_fatal(fn, "arguments 'dst' = %td and 'sst' = %td must be >= 1", dst, sst);
     struct shoal_group g;
-    shoal_group_of_team(&g, team);
+    shoal_group_of_team(&g, team, strided_sig(dst, sst, nelems, esize), nelems, fn);
     shoal_group_debug_check(&g, fn, nelems, ((uint64_t)dst << 32) ^ (uint64_t)sst);
     alltoall_group(&g, dest, source, dst, sst, nelems, esize, fn);
     return 0;
@@ -108,7 +115,8 @@ void shoal_coll_aset_alltoall(void *dest, const void *source, size_t nbytes, int
                               int log_stride, int size, long *pSync, const char *fn)
 {
     struct shoal_group g;
-    if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
+    if (shoal_group_of_aset(&g, start, log_stride, size, pSync,
+                            shoal_call_sig(SHOAL_CALL_ALLTOALL, 0, 0, 0, nbytes), nbytes, fn))
         return;
     alltoall_group(&g, dest, source, 1, 1, nbytes, 1, fn);
 }
@@ -120,7 +128,8 @@ void shoal_coll_aset_alltoalls(void *dest, const void *source, ptrdiff_t dst, pt
     if (dst < 1 || sst < 1)
         shoal_fatal(fn, "arguments 'dst' = %td and 'sst' = %td must be >= 1", dst, sst);
     struct shoal_group g;
-    if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
+    if (shoal_group_of_aset(&g, start, log_stride, size, pSync,
+                            strided_sig(dst, sst, nelems, esize), nelems, fn))
         return;
     alltoall_group(&g, dest, source, dst, sst, nelems, esize, fn);
 }

@@ -9,7 +9,16 @@
  * the child's dest (tree), R - SLOTS when it writes a ring line.  The
  * check reads the child's `done` only when the remembered lower bound is
  * not enough, so a parent that keeps ahead of its child pays nothing, and
- * the root returns as soon as its children have their lines. */
+ * the root returns as soon as its children have their lines.
+ *
+ * A line also carries a tag: the writer's call signature
+ * (core/teams/calls.h) mixed with the data.  The child copies the data out
+ * and recomputes it: a write of a member in another call (members that
+ * name different roots: two parents for one child), or data two such
+ * writers tore, is reported instead of taken.  (A claim of the line by
+ * compare-and-swap would also catch a second parent whose write comes
+ * after the child has read the right data, but it held every parent for a
+ * cache-line round trip: 8-byte broadcasts of 2 PEs, 53 -> 97 ns.) */
 #include <string.h>
 
 #include "coll/coll.h"
@@ -51,16 +60,48 @@ void shoal_bcast_round_end(const struct shoal_group *g, uint64_t round)
         shoal_bell_ring_if_armed(shoal_bell_of(shoal_g.my_pe));
 }
 
-/* Round `round`'s data into member `child`'s line `idx`. */
+/* A line's tag: the call's signature mixed with the data, word by word. */
+static uint64_t line_tag(uint64_t sig, const unsigned char *data, size_t n)
+{
+    uint64_t h = sig;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t w = 0;
+        memcpy(&w, data + i, n - i < 8 ? n - i : 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+/* Round `round`'s data and tag into member `child`'s line `idx`. */
 static void send_line(const struct shoal_group *g, int child, uint64_t round, unsigned idx,
-                      const void *data, size_t nbytes, const char *fn)
+                      const void *data, size_t nbytes, uint64_t tag, const char *fn)
 {
     shoal_bcast_wait_child(g, child,
                            round > SHOAL_BCAST_RING_SLOTS ? round - SHOAL_BCAST_RING_SLOTS : 0, fn);
     struct shoal_bcast_line *out = &shoal_ring_of(g, child)->line[idx];
     memcpy(out->data, data, nbytes);
+    out->tag = tag;
     __atomic_store_n(&out->round, round, __ATOMIC_RELEASE);
     shoal_bell_ring_if_armed(shoal_bell_of(shoal_group_pe(g, child)));
+}
+
+/* This member's line of `round`, once there, copied into buf (its dest);
+ * fatal where another call wrote it. */
+static void take_line(const struct shoal_group *g, const struct shoal_bcast_line *in,
+                      uint64_t round, int parent, void *buf, size_t nbytes, const char *fn)
+{
+    shoal_wait_note_peer(g->team_slot, g->seq, shoal_group_pe(g, parent), "its broadcast data");
+    shoal_wait_until(SHOAL_W_U64, (void *)&in->round, SHMEM_CMP_GE, &round, fn);
+    shoal_wait_note_clear();
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    const uint64_t tag = in->tag;
+    memcpy(buf, in->data, nbytes);
+    if (SHOAL_UNLIKELY(tag != line_tag(g->sig, buf, nbytes)))
+        shoal_call_mismatch_unknown(g,
+                                    "this PE's broadcast data came from a member in another "
+                                    "call (the members name different roots, or sizes)",
+                                    fn);
 }
 
 /* The binomial tree of broadcast.c, one line per hop: wait for my line
@@ -80,26 +121,22 @@ void shoal_bcast_ring(const struct shoal_group *g, void *dest, const void *sourc
     if (r != 0) {
         while (!(r & mask))
             mask <<= 1;
-        struct shoal_bcast_line *in = &g->ring->line[idx];
-        shoal_wait_note_peer(g->team_slot, g->seq,
-                             shoal_group_pe(g, flat ? root : (r - mask + root) % n),
-                             "its broadcast data");
-        shoal_wait_until(SHOAL_W_U64, &in->round, SHMEM_CMP_GE, &round, fn);
-        shoal_wait_note_clear();
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        data = in->data;
+        take_line(g, &g->ring->line[idx], round, flat ? root : (r - mask + root) % n, dest, nbytes,
+                  fn);
+        data = dest;
     } else {
         while (mask < n)
             mask <<= 1;
     }
+    const uint64_t tag = line_tag(g->sig, data, nbytes);
     if (flat && r == 0)
         for (int c = 1; c < n; c++)
-            send_line(g, (c + root) % n, round, idx, data, nbytes, fn);
+            send_line(g, (c + root) % n, round, idx, data, nbytes, tag, fn);
     else if (!flat)
         for (int m = mask >> 1; m >= 1; m >>= 1)
             if (r + m < n)
-                send_line(g, (r + m + root) % n, round, idx, data, nbytes, fn);
-    if (r != 0 || (update_root && dest != source))
+                send_line(g, (r + m + root) % n, round, idx, data, nbytes, tag, fn);
+    if (r == 0 && update_root && dest != source)
         memmove(dest, data, nbytes);
     shoal_bcast_round_end(g, round);
 }

@@ -28,11 +28,13 @@
  *    are concurrent loads from the root's mapped memory, best for large
  *    data (the tree would copy it log2 N times in sequence); then a sync,
  *    so that no member's pull of this broadcast meets the next one. */
+#include <stdio.h>
 #include <string.h>
 
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 #include "core/config/log.h"
+#include "core/waiting/wait_record.h"
 
 enum { BCAST_AUTO, BCAST_GET, BCAST_TREE };
 static int algo = BCAST_AUTO;
@@ -65,6 +67,44 @@ static void sync_on_new_root(const struct shoal_group *g, int root, const char *
 static int flat_tree(const struct shoal_group *g, size_t nbytes)
 {
     return shoal_group_msgs(g) && g->size <= FLAT_MAX_PES && nbytes <= FLAT_MAX_BYTES;
+}
+
+/* A parent on this node writes member child's dest for `round`, its call
+ * signature beside the child's words, and the round, by an exchange (a
+ * locked operation, as the counter's add it replaces): an old value of
+ * this round or later means that another parent wrote the child's dest
+ * first, for members that name different roots, which is reported.  The
+ * child compares the signature. */
+static void tree_write(const struct shoal_group *g, int child, uint64_t round, void *dest,
+                       const void *from, size_t nbytes, const char *fn)
+{
+    const int wpe = shoal_group_pe(g, child);
+    uint64_t *sync = shoal_ctl_of_slot(shoal_slot(wpe))->teams[g->team_slot].sync;
+    shoal_put(SHMEM_CTX_DEFAULT, dest, from, nbytes, wpe, fn);
+    __atomic_store_n(&sync[SHOAL_GROUP_TREE_SIG_WORD], g->sig, __ATOMIC_RELAXED);
+    const uint64_t old =
+        __atomic_exchange_n(&sync[SHOAL_GROUP_TREE_ROUND_WORD], round, __ATOMIC_RELEASE);
+    shoal_bell_ring_if_armed(shoal_bell_of(wpe));
+    if (SHOAL_UNLIKELY(old >= round)) {
+        char why[160];
+        snprintf(why, sizeof why,
+                 "another member wrote PE %d's data of this broadcast too: the members name "
+                 "different roots",
+                 wpe);
+        shoal_call_mismatch_unknown(g, why, fn);
+    }
+}
+
+/* The child's side: until its parent wrote round `round`, which must come
+ * from a member in the same call. */
+static void tree_wait(const struct shoal_group *g, int parent, uint64_t round, const char *fn)
+{
+    shoal_wait_note_peer(g->team_slot, g->seq, shoal_group_pe(g, parent), "its broadcast data");
+    shoal_wait_until(SHOAL_W_U64, &g->sync[SHOAL_GROUP_TREE_ROUND_WORD], SHMEM_CMP_GE, &round, fn);
+    shoal_wait_note_clear();
+    const uint64_t theirs = __atomic_load_n(&g->sync[SHOAL_GROUP_TREE_SIG_WORD], __ATOMIC_ACQUIRE);
+    if (SHOAL_UNLIKELY(theirs != g->sig))
+        shoal_call_mismatch(g, -1, theirs, fn);
 }
 
 static void bcast_tree(const struct shoal_group *g, void *dest, const void *source, size_t nbytes,
@@ -104,11 +144,17 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
     const int flat = flat_tree(g, nbytes);
     const int parent = r == 0 ? -1 : flat ? root : (r - mask + root) % n;
     const int parent_msgs = parent >= 0 && shoal_group_msg_edge(g, parent);
+    /* The root's next bits beside the tag's (core/teams/sync.h), so that
+     * members that name different roots take none of each other's data. */
+    const unsigned msg_k = SHOAL_MSG_BCAST + ((unsigned)root >> 8 & 63);
     if (parent_msgs) {
-        shoal_group_recv(g, parent, SHOAL_MSG_BCAST, dest, nbytes, "its broadcast data", fn);
+        shoal_group_recv(g, parent, msg_k, dest, nbytes, "its broadcast data", fn);
+        from = dest;
+    } else if (parent >= 0 && rounded) {
+        tree_wait(g, parent, round, fn);
         from = dest;
     } else if (parent >= 0) {
-        shoal_group_wait(g, SHOAL_GROUP_TREE_WORD, fn); /* parent delivered */
+        shoal_group_wait_from(g, SHOAL_GROUP_TREE_WORD, parent, "its broadcast data", fn);
         from = dest;
     }
     /* Children r + m for m = mask/2, mask/4, ..., 1 (the root: every
@@ -126,11 +172,14 @@ static void bcast_tree(const struct shoal_group *g, void *dest, const void *sour
     for (int k = 0; k < nk; k++) {
         int child = (kids[k] + root) % n;
         if (shoal_group_msg_edge(g, child)) {
-            shoal_group_send(g, child, SHOAL_MSG_BCAST, from, nbytes, 0, fn);
+            shoal_group_send(g, child, msg_k, from, nbytes, 0, fn);
             continue;
         }
-        if (rounded)
+        if (rounded) {
             shoal_bcast_wait_child(g, child, round - 1, fn);
+            tree_write(g, child, round, dest, from, nbytes, fn);
+            continue;
+        }
         shoal_group_signal_data(g, child, SHOAL_GROUP_TREE_WORD, dest, from, nbytes, fn);
         signalled++;
     }
@@ -185,7 +234,7 @@ static void broadcast_group(const struct shoal_group *g, void *dest, const void 
         bcast_tree(g, dest, source, nbytes, root, update_root, fn);
         return;
     }
-    shoal_group_sync_sig(g, fn, nbytes, (uint64_t)root, nbytes, 1);
+    shoal_group_sync(g, fn);
     if (g->me != root)
         shoal_get(SHMEM_CTX_DEFAULT, dest, source, nbytes, shoal_group_pe(g, root), fn);
     else if (update_root && dest != source)
@@ -199,7 +248,8 @@ int shoal_coll_broadcast(shmem_team_t team, void *dest, const void *source, size
     if (shoal_team_usable(team, fn))
         return -1;
     struct shoal_group g;
-    shoal_group_of_team(&g, team);
+    shoal_group_of_team(&g, team, shoal_call_sig(SHOAL_CALL_BCAST, 0, 0, (uint64_t)root, nbytes),
+                        nbytes, fn);
     shoal_group_debug_check(&g, fn, nbytes, (uint64_t)root);
     broadcast_group(&g, dest, source, nbytes, root, 1, fn);
     return 0;
@@ -209,7 +259,9 @@ void shoal_coll_aset_broadcast(void *dest, const void *source, size_t nbytes, in
                                int log_stride, int size, long *pSync, const char *fn)
 {
     struct shoal_group g;
-    if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
+    if (shoal_group_of_aset(&g, start, log_stride, size, pSync,
+                            shoal_call_sig(SHOAL_CALL_BCAST, 0, 0, (uint64_t)root, nbytes), nbytes,
+                            fn))
         return;
     /* The active-set form leaves the root's dest alone (spec). */
     broadcast_group(&g, dest, source, nbytes, root, 0, fn);

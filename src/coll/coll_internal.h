@@ -1,13 +1,17 @@
 /* Declarations shared by the files of coll/ (not used outside it). */
 #ifndef SHOAL_COLL_INTERNAL_H
 #define SHOAL_COLL_INTERNAL_H
+#include "core/teams/calls.h"
 #include "core/teams/sync.h"
 
-/* The group of an active set, checked (fatal on bad arguments).  Returns
- * 0 for a member; -1 when this PE is not in the set, which then returns
- * from the collective without touching anything (g is not filled in). */
+/* The group of an active set, checked (fatal on bad arguments), for a
+ * call of signature `sig` and size `size` (calls.h: compared where the set
+ * is every PE's, which runs on the world team).  Returns 0 for a member;
+ * -1 when this PE is not in the set, which then returns from the
+ * collective without touching anything (g is not filled in). */
 int shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int size, long *pSync,
-                        const char *fn) __attribute__((warn_unused_result));
+                        uint64_t sig, uint64_t nsize, const char *fn)
+    __attribute__((warn_unused_result));
 
 /* Fatal unless `nblocks` blocks of `block` bytes from `p` lie in one
  * symmetric segment of this PE (coll_buffers.c); the message names the
@@ -73,18 +77,8 @@ const void *shoal_gather_line(const struct shoal_group *g, int i, uint64_t round
  * returns once every member has said so (its own source may change then). */
 void shoal_gather_done(const struct shoal_group *g, uint64_t round, const char *fn);
 
-/* The message numbers (k of shoal_group_send) of the collectives across
- * nodes, distinct per collective and phase, so that mismatched calls never
- * take each other's messages: Bruck's steps (+ step), a reduce-scatter's
- * and an allgather's senders (+ member).  Each collective's numbers lie in
- * one block of core/teams/sync.h (64 numbers, or the upper half for the
- * reduce-scatter and its allgather), so that a member waiting in one
- * collective sees a message of another at once. */
-#define SHOAL_MSG_FCOLLECT 0x0
-#define SHOAL_MSG_REDUCE 0x40
-#define SHOAL_MSG_BCAST 0x80
-#define SHOAL_MSG_SCATTER 0x8000
-#define SHOAL_MSG_ALLGATHER 0xc000
+/* The message numbers of the collectives across nodes (SHOAL_MSG_*) are
+ * in core/teams/sync.h, whose reports read them. */
 
 /* Collectives of a team across nodes as messages (coll_msgs.c): usable
  * (the same answer on every member), fcollect, and a reduction (scatter:

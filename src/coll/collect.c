@@ -108,7 +108,7 @@ static void collect_group(const struct shoal_group *g, void *dest, const void *s
     if (!fixed)
         __atomic_store_n(&g->scratch[0], (uint64_t)nbytes, __ATOMIC_RELEASE);
     if (g->size > 1)
-        shoal_group_sync_sig(g, fn, fixed ? nbytes : 0, 0, (size_t)g->size * nbytes, fixed);
+        shoal_group_sync(g, fn);
     for (int j = 0; j < g->size; j++) {
         uint64_t n = nbytes;
         if (!fixed && j != g->me)
@@ -148,13 +148,20 @@ static void collect_any(const struct shoal_group *g, void *dest, const void *sou
         collect_group(g, dest, source, nbytes, fixed, fn);
 }
 
+/* A collect's members may differ in size: its signature has none. */
+static uint64_t collect_sig(size_t nbytes, int fixed)
+{
+    return fixed ? shoal_call_sig(SHOAL_CALL_FCOLLECT, 0, 0, 0, nbytes)
+                 : shoal_call_sig(SHOAL_CALL_COLLECT, 0, 0, 0, 0);
+}
+
 static int collect_team(shmem_team_t team, void *dest, const void *source, size_t nbytes, int fixed,
                         const char *fn)
 {
     if (shoal_team_usable(team, fn))
         return -1;
     struct shoal_group g;
-    shoal_group_of_team(&g, team);
+    shoal_group_of_team(&g, team, collect_sig(nbytes, fixed), nbytes, fn);
     shoal_group_debug_check(&g, fn, fixed ? nbytes : 0, 0);
     collect_any(&g, dest, source, nbytes, fixed, fn);
     return 0;
@@ -176,7 +183,7 @@ void shoal_coll_aset_collect(void *dest, const void *source, size_t nbytes, int 
                              int log_stride, int size, long *pSync, const char *fn)
 {
     struct shoal_group g;
-    if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
+    if (shoal_group_of_aset(&g, start, log_stride, size, pSync, collect_sig(nbytes, 0), nbytes, fn))
         return;
     collect_any(&g, dest, source, nbytes, 0, fn);
 }
@@ -185,7 +192,7 @@ void shoal_coll_aset_fcollect(void *dest, const void *source, size_t nbytes, int
                               int log_stride, int size, long *pSync, const char *fn)
 {
     struct shoal_group g;
-    if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
+    if (shoal_group_of_aset(&g, start, log_stride, size, pSync, collect_sig(nbytes, 1), nbytes, fn))
         return;
     collect_any(&g, dest, source, nbytes, 1, fn);
 }

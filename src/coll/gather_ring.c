@@ -13,7 +13,12 @@
  * after reading R - 1 from everyone (this member included).  So when a
  * member overwrites its line of round R - 1 with round R + 1, every reader
  * is done with R - 1: two lines per member are enough, and a fast member
- * waits for a slow one only where it needs that member's block anyway. */
+ * waits for a slow one only where it needs that member's block anyway.
+ *
+ * Each line carries its member's call signature (core/teams/calls.h), in
+ * the line the reader loads anyway: a reader whose own differs (a sum
+ * against a max, a reduction against an fcollect of as many bytes)
+ * reports both calls instead of taking the block. */
 #include <stdio.h>
 #include <string.h>
 
@@ -39,9 +44,11 @@ static void net_post(const struct shoal_group *g, uint64_t round, const void *bl
     const unsigned s = (unsigned)((round - 1) % SHOAL_GATHER_SLOTS);
     unsigned char *mine = a->blk[s][g->me];
     memcpy(mine, block, nbytes);
+    memcpy(mine + SHOAL_GATHER_INLINE, &g->sig, sizeof g->sig);
     for (int k = 1; k < g->size; k++) {
         int j = (g->me + k) % g->size;
-        shoal_signal_post_data(&a->arrived[s], mine, mine, nbytes, shoal_group_pe(g, j), fn);
+        shoal_signal_post_data(&a->arrived[s], mine, mine, SHOAL_NET_GATHER_BLOCK,
+                               shoal_group_pe(g, j), fn);
     }
 }
 
@@ -62,6 +69,7 @@ uint64_t shoal_gather_post(const struct shoal_group *g, const void *block, size_
         len = BIG;
         memcpy(mine->data, &(uint64_t){nbytes}, sizeof(uint64_t));
     }
+    mine->sig = g->sig;
     __atomic_store_n(&mine->word, round << 8 | len, __ATOMIC_RELEASE);
     /* Peers may sleep on this PE's bell waiting for the line. */
     shoal_bell_ring_if_armed(shoal_bell_of(shoal_g.my_pe));
@@ -144,7 +152,7 @@ static void wait_line(const struct shoal_group *g, int i, const uint64_t *word, 
     if (q.mismatch) {
         char what[64];
         snprintf(what, sizeof what, "PE %d's block of a small collective", wpe);
-        shoal_group_mismatch_at(g, i, what, fn);
+        shoal_group_mismatch(g, what, fn);
     }
 }
 
@@ -180,6 +188,10 @@ static const void *net_line(const struct shoal_group *g, int i, uint64_t round, 
         a->taken[s] = need;
         a->ready_round = round;
     }
+    uint64_t sig;
+    memcpy(&sig, a->blk[s][i] + SHOAL_GATHER_INLINE, sizeof sig);
+    if (SHOAL_UNLIKELY(sig != g->sig) && i != g->me)
+        shoal_call_mismatch(g, i, sig, fn);
     return a->blk[s][i];
 }
 
@@ -198,6 +210,8 @@ const void *shoal_gather_line(const struct shoal_group *g, int i, uint64_t round
         wait_line(g, i, &in->word, need, fn);
         word = __atomic_load_n(&in->word, __ATOMIC_ACQUIRE);
     }
+    if (SHOAL_UNLIKELY(in->sig != g->sig))
+        shoal_call_mismatch(g, i, in->sig, fn);
     uint64_t len = word & 0xff;
     if (len == BIG)
         memcpy(&len, in->data, sizeof len);

@@ -134,7 +134,7 @@ static void reduce_group(const struct shoal_group *g, void *dest, const void *so
         reduce_ring(g, dest, source, n, op, type, fn);
         return;
     }
-    shoal_group_sync_sig(g, fn, n, 0, (size_t)g->size * bytes, 1);
+    shoal_group_sync(g, fn);
     int use = algo;
     if (use == ALGO_AUTO)
         use = bytes >= rsag_min && n >= (size_t)g->size ? ALGO_RSAG : ALGO_GATHER;
@@ -159,7 +159,8 @@ int shoal_coll_reduce(shmem_team_t team, void *dest, const void *source, size_t 
     if (shoal_team_usable(team, fn))
         return -1;
     struct shoal_group g;
-    shoal_group_of_team(&g, team);
+    shoal_group_of_team(&g, team, shoal_call_sig(SHOAL_CALL_REDUCE, op, type, 0, nreduce), nreduce,
+                        fn);
     shoal_group_debug_check(&g, fn, nreduce, 0);
     reduce_group(&g, dest, source, nreduce, op, type, fn);
     return 0;
@@ -173,7 +174,9 @@ void shoal_coll_to_all(void *dest, const void *source, int nreduce, int start, i
     if (nreduce < 0)
         shoal_fatal(fn, "argument 'nreduce' = %d is negative", nreduce);
     struct shoal_group g;
-    if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
+    if (shoal_group_of_aset(&g, start, log_stride, size, pSync,
+                            shoal_call_sig(SHOAL_CALL_REDUCE, op, type, 0, (uint64_t)nreduce),
+                            (uint64_t)nreduce, fn))
         return;
     reduce_group(&g, dest, source, (size_t)nreduce, op, type, fn);
 }
@@ -191,7 +194,10 @@ int shoal_coll_scan(shmem_team_t team, void *dest, const void *source, size_t ne
     if (nelems == 0)
         return 0;
     struct shoal_group g;
-    shoal_group_of_team(&g, team);
+    shoal_group_of_team(&g, team,
+                        shoal_call_sig(exclusive ? SHOAL_CALL_EXSCAN : SHOAL_CALL_INSCAN,
+                                       SHOAL_RED_SUM, type, 0, nelems),
+                        nelems, fn);
     shoal_group_debug_check(&g, fn, nelems, 0);
     size_t bytes = shoal_red_checked_bytes(dest, source, nelems, type, "nelems", fn);
     if (g.size > 1)

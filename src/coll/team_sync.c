@@ -30,7 +30,7 @@ static void warn_outsider_once(int start, int log_stride, int size, const char *
 }
 
 int shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int size, long *pSync,
-                        const char *fn)
+                        uint64_t sig, uint64_t nsize, const char *fn)
 {
     if (SHOAL_UNLIKELY(shoal_g.init_count == 0 || shoal_g.finalized))
         shoal_err_not_init(fn);
@@ -64,7 +64,7 @@ int shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int si
      * at once with different pSync arrays, so there pSync is used. */
     if (start == 0 && size == shoal_g.n_pes && (stride == 1 || size == 1) &&
         shoal_g.thread_level != SHMEM_THREAD_MULTIPLE) {
-        shoal_group_of_team(g, &shoal_team_world);
+        shoal_group_of_team(g, &shoal_team_world, sig, nsize, fn);
         return 0;
     }
     /* pSync must be symmetric: checked where a peer first signals it. */
@@ -79,6 +79,9 @@ int shoal_group_of_aset(struct shoal_group *g, int start, int log_stride, int si
     g->seq = 0;
     g->ring = NULL;
     g->on_node = 0;
+    g->round0 = SHOAL_GROUP_ASET_ROUND0;
+    g->round_stride = 1;
+    g->sig = 0; /* pSync has no room for signatures */
     return 0;
 }
 
@@ -99,7 +102,7 @@ int shoal_coll_team_sync(shmem_team_t team, const char *fn)
     if (shoal_team_usable(team, fn))
         return -1;
     struct shoal_group g;
-    shoal_group_of_team(&g, team);
+    shoal_group_of_team(&g, team, shoal_call_sig(SHOAL_CALL_SYNC, 0, 0, 0, 0), 0, fn);
     shoal_group_debug_check(&g, fn, 0, 0);
     shoal_group_sync(&g, fn);
     return 0;
@@ -109,7 +112,8 @@ void shoal_coll_aset_barrier(int start, int log_stride, int size, long *pSync, i
                              const char *fn)
 {
     struct shoal_group g;
-    if (shoal_group_of_aset(&g, start, log_stride, size, pSync, fn))
+    if (shoal_group_of_aset(&g, start, log_stride, size, pSync,
+                            shoal_call_sig(SHOAL_CALL_SYNC, 0, 0, 0, 0), 0, fn))
         return;
     if (quiet)
         shoal_quiet(SHMEM_CTX_DEFAULT, fn);

@@ -8,6 +8,7 @@
 #include "core/ops.h"
 #include "core/memory/segments.h"
 #include "core/teams/sync.h"
+#include "core/waiting/peer_check.h"
 #include "core/waiting/wait_record.h"
 
 static int mapped(int pe)
@@ -58,7 +59,9 @@ int shoal_net_link(struct shoal_boot *b, const struct shoal_config *cfg, char *e
         .host_of = shoal_peer_host,
         .net_blocked = shoal_wait_net_begin,
         .coll_send_waits = shoal_group_send_waits,
+        .coll_msg_size = shoal_group_msg_size,
         .net_unblocked = shoal_wait_net_end,
+        .peer_watch = shoal_peer_watch,
         .peer_timeout_ns = shoal_g.peer_timeout_ns,
     };
     struct shoal_net_init_result r;
@@ -66,6 +69,7 @@ int shoal_net_link(struct shoal_boot *b, const struct shoal_config *cfg, char *e
     shoal_g.net_active = r.active;
     shoal_g.amo_via_net = r.amo_via_net;
     shoal_g.net_coll_msgs = r.active && r.coll_msgs;
+    shoal_g.net_signal_data = r.active && r.signal_data;
     SHOAL_LOG(SHOAL_LOG_NET, SHOAL_LOG_INFO,
               "network transport %s (%d PEs off this node, SHOAL_TRANSPORTS=%s); AMOs %s",
               rc < 0     ? "failed"

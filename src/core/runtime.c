@@ -31,11 +31,14 @@
 #include "core/memory/segments.h"
 #include "core/teams/team.h"
 #include "core/config/log.h"
+#include "core/boot_wait.h"
 #include "core/net_link.h"
 #include "core/profile/profile.h"
 #include "core/waiting/wait.h"
 #include "core/waiting/wait_policy.h"
+#include "core/memory/pe_card.h"
 #include "core/waiting/peer_check.h"
+#include "core/waiting/peer_reach.h"
 #include "core/waiting/wait_record.h"
 
 static struct shoal_boot boot;
@@ -57,12 +60,16 @@ static void implicit_finalize(int status, void *arg)
 }
 
 /* Runs while a bootstrap call waits (boot.h): what this PE owes its peers
- * over the network keeps moving. */
+ * over the network keeps moving, and a peer's shmem_global_exit ends this
+ * PE there too (a launcher that leaves each PE to end itself would
+ * otherwise wait for one in a bootstrap barrier forever). */
 static uint64_t boot_wait_since; /* the bootstrap wait under way began */
 
 static void boot_progress(void)
 {
-    shoal_net_progress();
+    if (shoal_g.net_active)
+        shoal_net_progress();
+    shoal_global_exit_notice();
     if (boot_wait_since)
         shoal_peer_check_all(boot_wait_since);
 }
@@ -96,6 +103,8 @@ static int init_boot_env(const char *fn)
     shoal_wait_report_install();
     if (shoal_boot_open(&boot, err, sizeof err) < 0)
         return fail_init(fn, err);
+    shoal_boot_wait_wrap(&boot);
+    shoal_boot_wait_routine(fn);
     /* The layers may log while their variables load: with this PE's number
      * and the clock of this init. */
     shoal_g.my_pe = boot.rank;
@@ -128,9 +137,18 @@ static void init_layers(const char *fn)
     char err[512];
     shoal_g.owner_pid = (long)getpid();
     shoal_g.peer_timeout_ns = (uint64_t)cfg.peer_timeout_s * 1000000000u;
+    /* Where this PE's host answers for it, told to the peers with its card
+     * (core/waiting/peer_reach.h): only where a network may serve them. */
+    struct pe_reach reach = {0};
+    if (cfg.net_mode != SHOAL_NET_OFF)
+        shoal_reach_listen(&reach);
     if (shoal_segments_setup(&boot, cfg.symmetric_size, cfg.net_mode == SHOAL_NET_ALL,
-                             cfg.split_nodes, err, sizeof err) < 0)
+                             cfg.split_nodes, &reach, err, sizeof err) < 0)
         init_failed(fn, err, "symmetric memory setup failed");
+    if (shoal_g.n_local == shoal_g.n_pes && cfg.net_mode != SHOAL_NET_ALL)
+        shoal_reach_close(); /* nobody to watch through the network */
+    else if (shoal_reach_start(shoal_g.n_pes) < 0)
+        init_failed(fn, "out of memory", "out of memory");
     if (shoal_heap_setup() < 0)
         init_failed(fn, NULL, "out of memory");
     /* Collective: every PE calls it, whether or not it has remote peers. */
@@ -145,7 +163,7 @@ static void init_layers(const char *fn)
     shoal_ext_init(); /* the extensions' hooks (core/ext_hooks.h) */
     if (shoal_g.net_active && shoal_net_ctx_open(&shoal_ctx_default.net, 1, 0, 0, fn) < 0)
         init_failed(fn, NULL, "network transport: no resources for the default context");
-    if (shoal_g.net_active)
+    if (shoal_g.net_active || boot.leave != shoal_boot_leave_ended)
         shoal_boot_set_progress(boot_progress);
 }
 
@@ -200,6 +218,7 @@ int shoal_runtime_init(int requested, int *provided, const char *fn)
     init_announce();
     if (cfg.profile[0])
         shoal_prof_start(cfg.profile);
+    shoal_boot_wait_routine(NULL);
     if (provided)
         *provided = shoal_g.thread_level;
     return 0;
@@ -216,6 +235,7 @@ void shoal_runtime_finalize(const char *fn)
     }
     SHOAL_LOG(SHOAL_LOG_BOOT, SHOAL_LOG_INFO, "%s%s", fn,
               finalizing_at_exit ? " (no shmem_finalize was called: at exit)" : "");
+    shoal_boot_wait_routine(fn);
     shoal_prof_stop();
     shoal_quiet(SHMEM_CTX_DEFAULT, fn);
     shoal_ctx_quiet_all(fn);
@@ -228,14 +248,11 @@ void shoal_runtime_finalize(const char *fn)
     shoal_g.boot->finalize();
     /* Every PE's operations are complete once all are past this barrier,
      * and no PE unmaps its memory while another may still use it. */
-    shoal_wait_note_peer(-1, 0, -1, "the other PEs to enter shmem_finalize (bootstrap barrier)");
-    shoal_wait_record_begin(fn, NULL, 0);
     boot_wait_since = shoal_now_ns();
     if (shoal_g.boot->barrier() < 0)
         shoal_g.boot->abort(1, "shmem_finalize: bootstrap barrier failed");
     boot_wait_since = 0;
-    shoal_wait_record_end();
-    shoal_wait_note_clear();
+    shoal_group_msgs_left(-1, fn);
     shoal_prof_finish(shoal_g.boot);
     shoal_ext_fini();
     if (shoal_g.net_active) {
@@ -244,6 +261,7 @@ void shoal_runtime_finalize(const char *fn)
         shoal_ctx_release_net();
         shoal_net_fini();
     }
+    shoal_reach_close();
     shoal_boot_set_progress(NULL);
     shoal_ext_teardown();
     shoal_ctx_teardown();

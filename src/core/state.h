@@ -24,7 +24,14 @@
 
 struct shoal_boot;
 
-#define SHOAL_SYNC_WORDS 64 /* a team's signal counters (struct shoal_team_block) */
+/* A team's signal counters (struct shoal_team_block; core/teams/sync.h
+ * numbers them): the tree broadcast's two, a claim and a signature word
+ * beside them, then one half cache line per barrier round (its counter and
+ * the senders' call signatures, core/teams/calls.h). */
+#define SHOAL_SYNC_ROUNDS 32
+#define SHOAL_SYNC_ROUND_WORDS 4
+#define SHOAL_SYNC_WORDS (8 + SHOAL_SYNC_ROUNDS * SHOAL_SYNC_ROUND_WORDS)
+#define SHOAL_SYNC_SEEN 64 /* counters among them: the first 8 words, one per round */
 
 /* A team is always a strided subset of the world (splits of strided teams
  * stay strided), so translating a team PE to a world PE is one multiply-add. */
@@ -38,9 +45,10 @@ struct shoal_team {
     int slot;          /* its block in every member's ctl (struct shoal_team_block) */
     long config_mask;  /* as given at creation */
     uint64_t coll_seq; /* collectives this PE has entered on the team (hang reports) */
-    /* Signals taken from each word of this PE's sync counters of the team
-     * (core/teams/sync.h: they only grow). */
-    uint64_t sync_seen[SHOAL_SYNC_WORDS];
+    /* Signals taken from each of this PE's sync counters of the team
+     * (core/teams/sync.h: they only grow; shoal_group_seen maps a word to
+     * its entry, the size of this object being the public header's). */
+    uint64_t sync_seen[SHOAL_SYNC_SEEN];
     int on_node; /* every member is on this node (reachable by load/store) */
 };
 #define SHOAL_TEAM_LIVE 0x7ea11eafu
@@ -64,11 +72,30 @@ struct shoal_ctx {
 #define SHOAL_TEAM_SLOT_SHARED 1
 #define SHOAL_SCRATCH_WORDS 8
 /* SHMEM_DEBUG: what a collective is, compared between neighbours before it
- * runs (coll/group.c) so that mismatched calls are reported, not hung on. */
+ * runs (core/teams/sync.c) so that mismatched calls are reported, not hung on. */
 struct shoal_coll_sig {
     char fn[40];   /* routine */
     uint64_t seq;  /* collective number on the team */
     uint64_t a, b; /* sizes: element count, root, strides (0: unused) */
+};
+/* Each PE's last collective calls on a team, by number (seq % RECS), for
+ * the members that wait for it to compare (core/teams/calls.h).  Written
+ * at the call's entry, the number last. */
+#define SHOAL_CALL_RECS 8
+struct shoal_call_rec {
+    uint64_t seq;   /* the collective's number on the team; 0: none yet */
+    uint64_t sig;   /* its signature (calls.h) */
+    uint64_t size;  /* its size argument, whole (the signature holds 32 bits of it) */
+    int64_t fn_off; /* the routine's name, as an offset in the library (calls.c) */
+};
+/* The collective a thread of this PE has waited in for a while, for the
+ * peers it waits for (calls_wait.c): a mismatch across teams shows as each
+ * waiting for the other in a collective the other has not entered.  Not
+ * under SHMEM_THREAD_MULTIPLE, where another thread may make the call. */
+struct shoal_call_blocked {
+    uint64_t slot1;             /* its team's slot + 1; 0: no such wait now (written last) */
+    int64_t peer;               /* the world PE it waits for, -1: several */
+    struct shoal_call_rec call; /* the collective */
 };
 /* Small broadcasts of a team whose members share a node (coll/broadcast.c):
  * a parent writes the data and its round number into one cache line of
@@ -83,10 +110,11 @@ struct shoal_coll_sig {
  * 1.0-1.3 us with 4 lines, 0.85 with 8, 0.5 with 12, 0.31 with 16 (and no
  * gain from 32); 8 PEs 2.0-2.6, 1.5, 0.9, 0.84-1.03. */
 #define SHOAL_BCAST_RING_SLOTS 16
-#define SHOAL_BCAST_INLINE 56 /* payload bytes of a line */
+#define SHOAL_BCAST_INLINE 48 /* payload bytes of a line */
 #define SHOAL_BCAST_SEEN 8    /* children whose `done` a parent remembers */
 struct shoal_bcast_line {
     unsigned char data[SHOAL_BCAST_INLINE];
+    uint64_t tag;   /* the writer's call signature mixed with the data (coll/bcast_ring.c) */
     uint64_t round; /* 1 + the team's small-broadcast count it carries */
 };
 /* Small reductions and (f)collects of such a team (coll/gather_ring.c):
@@ -97,6 +125,7 @@ struct shoal_bcast_line {
 #define SHOAL_GATHER_SLOTS 2
 struct shoal_gather_line {
     unsigned char data[SHOAL_BCAST_INLINE];
+    uint64_t sig;  /* the member's call signature (core/teams/calls.h) */
     uint64_t word; /* round << 8 | bytes of data (255: more, their count in data) */
 };
 /* The same for SHMEM_TEAM_WORLD across nodes, up to SHOAL_NET_GATHER_PES
@@ -106,6 +135,8 @@ struct shoal_gather_line {
  * every block of R + 1, each sent after its sender had read round R, so
  * two slots suffice here too. */
 #define SHOAL_NET_GATHER_PES 64
+#define SHOAL_NET_GATHER_BLOCK \
+    (SHOAL_BCAST_INLINE + 8) /* a line's data, then the sender's signature */
 struct shoal_net_gather {
     _Alignas(SHOAL_CACHELINE) uint64_t arrived[SHOAL_GATHER_SLOTS]; /* blocks, all rounds */
     /* Private to the owner: arrivals accounted for, and the round they were
@@ -113,7 +144,7 @@ struct shoal_net_gather {
     _Alignas(SHOAL_CACHELINE) uint64_t taken[SHOAL_GATHER_SLOTS];
     uint64_t ready_round;
     _Alignas(SHOAL_CACHELINE) unsigned char blk[SHOAL_GATHER_SLOTS][SHOAL_NET_GATHER_PES]
-                                               [SHOAL_BCAST_INLINE];
+                                               [SHOAL_NET_GATHER_BLOCK];
 };
 struct shoal_bcast_ring {
     _Alignas(SHOAL_CACHELINE) uint64_t done; /* rounds consumed; read by parents */
@@ -124,6 +155,7 @@ struct shoal_bcast_ring {
     int seen_pe[SHOAL_BCAST_SEEN];
     uint64_t seen_done[SHOAL_BCAST_SEEN];
     uint64_t gather_rounds; /* the team's small reductions and collects so far */
+    uint64_t syncs;         /* the team's dissemination syncs so far (core/teams/sync.c) */
     /* Tree broadcasts on a team across nodes: acknowledgements this PE's
      * children owe it, all rounds together (coll/broadcast.c); team destroy
      * waits for them before the slot's counters go back to 0. */
@@ -144,6 +176,7 @@ struct shoal_team_block {
     uint64_t scratch[SHOAL_SCRATCH_WORDS];
     uint64_t dbg_sync[2]; /* SHMEM_DEBUG: "my signature is written" / "read yours" */
     struct shoal_coll_sig dbg_sig;
+    struct shoal_call_rec calls[SHOAL_CALL_RECS];
     struct shoal_bcast_ring bcast;
 };
 
@@ -172,13 +205,14 @@ struct shoal_ctl {
      * it writes every PE's word, and a PE that finds its own set ends
      * quietly with that status (core/runtime.c, waiting/wait.c). */
     uint32_t global_exit;
+    struct shoal_call_blocked blocked;
     /* One block per live team, at the same offset on every member, for the
      * team's collectives (coll/group.h).  A team's slot is agreed on by
      * its parent team at creation (core/teams/team.c). */
     _Alignas(SHOAL_CACHELINE) struct shoal_team_block teams[SHOAL_TEAM_SLOTS];
     struct shoal_net_gather world_gather;
 };
-/* 512 KiB (272 KiB used), so that with the AM area the user's heap starts
+/* 512 KiB (392 KiB used), so that with the AM area the user's heap starts
  * 2 MiB into the segment. */
 #define SHOAL_CTL_BLOCK_SIZE ((size_t)512 * 1024)
 _Static_assert(sizeof(struct shoal_ctl) <= SHOAL_CTL_BLOCK_SIZE, "ctl block too large");
@@ -232,6 +266,7 @@ struct shoal_state {
     int data_shared;       /* static data is remotely accessible */
     int net_active;        /* a network transport serves some peer */
     int net_coll_msgs;     /* ... and carries collectives' data as messages (coll/) */
+    int net_signal_data;   /* ... and a collective's signal carries data (shoal_net_signal_data) */
     const char *data_note; /* why not, when it is not */
     /* Where the peers are (core/memory/pe_card.h), for messages and
      * liveness checks: each world PE's host name, and its pid where pids

@@ -80,15 +80,27 @@ struct shoal_net_init_args {
      * peers), past a short spin: the hang report names it (the calls
      * nest with core's own waits; `what` is a static text). */
     void (*net_blocked)(const char *fn, int pe, const char *what);
-    /* A collective's message (shoal_net_coll_send) still waits for its
-     * receiver to take it: the core looks for signs that the members are
-     * in different collectives, fatal if it finds them.  Every few ms. */
-    void (*coll_send_waits)(uint64_t tag, const char *fn);
+    /* A collective's message (shoal_net_coll_send) to `pe` still waits for
+     * its receiver to take it: the core looks for signs that the members
+     * are in different collectives, fatal if it finds them.  Every few ms. */
+    void (*coll_send_waits)(uint64_t tag, int pe, const char *fn);
+    /* A collective's message tagged `tag` brought `got` bytes where its
+     * receive wants `want` (got > want: more, cut): the members' calls
+     * differ; the core reports it from the thread that waits for it (this
+     * may run in the transport's callback, on its progress thread). */
+    void (*coll_msg_size)(uint64_t tag, size_t got, size_t want, const char *fn);
     void (*net_unblocked)(void);
-    /* SHOAL_PEER_TIMEOUT in ns (0: never): a request that has waited this
-     * long while the network brought nothing means that the peer or the
-     * link to it died; the transport's own liveness checks (keepalive,
-     * connection set-up) are set to notice within it. */
+    /* A request to `pe` (-1: several peers) is still blocked a second into
+     * its wait: the core asks whether the peer is still there (its process,
+     * and its host at the TCP level: core/waiting/peer_reach.h), never
+     * blocking, and ends the job naming the peer when it is not.  Silence
+     * of the network is no sign of death (the peer may compute without
+     * progressing, or be stopped in a debugger); call it every few ms at
+     * most. */
+    void (*peer_watch)(int pe, const char *fn, const char *what);
+    /* SHOAL_PEER_TIMEOUT in ns (0: never): the transport's own checks of a
+     * host or link (keepalive, connection set-up) are set to notice within
+     * it; a peer that answers at the transport's level is never dead. */
     uint64_t peer_timeout_ns;
 };
 
@@ -97,6 +109,7 @@ struct shoal_net_init_result {
     int amo_via_net; /* every AMO of the job goes through it, this PE's own included
                         (its atomics need not be coherent with CPU atomics) */
     int coll_msgs;   /* every PE takes collectives' messages (shoal_net_coll_send) */
+    int signal_data; /* shoal_net_signal_data carries data to every peer (up to 224 bytes) */
 };
 
 /* Called once at init, after the segments are mapped and before any
@@ -165,7 +178,7 @@ int shoal_net_signal_data(struct shoal_net_ctx *net, uint64_t *word, uint64_t va
                           const void *src, size_t n, int pe, const char *fn);
 /* A collective's data as one message to a peer the network serves, which
  * the receiver takes into its own buffer by `tag` (the team, which of its
- * collectives, which message of it: the caller's to make unique, low 56
+ * collectives, which message of it: the caller's to make unique, low 63
  * bits): one that comes early waits in the receiver's transport until the
  * receive is posted, so a sender never waits for the receiver to be done
  * with an earlier round.  Only where shoal_net_init_result.coll_msgs; the
@@ -177,19 +190,19 @@ void shoal_net_coll_send(struct shoal_net_ctx *net, uint64_t tag, const void *sr
                          int exchange, const char *fn);
 /* A receive in flight: once the message is in buf, *counter grows by 1
  * (release) and waiters asleep are woken (writes_arrived).  The caller
- * keeps *rx until then; a message longer than `len` is fatal, naming fn,
- * and so is a shorter one where the transport learns its size (UCX 1.13
- * does not say it for a message taken from its queue at once). */
+ * keeps *rx until then; a message of another size than `len` goes to the
+ * hook coll_msg_size (then counts as arrived), or is fatal, naming fn. */
 struct shoal_net_coll_rx {
     uint64_t *counter;
     size_t len;
     const char *fn;
+    uint64_t tag; /* the receive's (for coll_msg_size) */
 };
 void shoal_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx *rx);
 /* Has a collective's message whose tag equals `tag` on the bits of `mask`
  * arrived without a receive posted for it yet?  Only looks: the message
- * stays for its receive. */
-int shoal_net_coll_waiting(uint64_t tag, uint64_t mask);
+ * stays for its receive.  *found (unless NULL): its tag, low 63 bits. */
+int shoal_net_coll_waiting(uint64_t tag, uint64_t mask, uint64_t *found);
 /* Completes the signals posted through `net` (the default context: every
  * thread's): before a PE says it has left the job, since a peer still
  * waiting for its last signal must not see the departure first. */
@@ -230,9 +243,25 @@ void shoal_net_worker_counts(long *created, long *in_use, long *reused);
  * peer `pe` that never blocks, for the checks of a peer's liveness: the
  * first call starts it and returns 0; later calls return 0 while it is on
  * its way, or 1 with *value once the answer arrived (the next call starts
- * another).  *age_ns: how long the look in flight has been on its way.
- * Any thread; one look per peer at a time. */
-int shoal_net_peek(int pe, const void *addr, uint32_t *value, uint64_t *age_ns, const char *fn);
+ * another).  A look that does not come back says nothing of the peer's
+ * life (it may compute without progressing): the core asks its host for
+ * that (net_init_args.peer_watch).  Any thread; one look per peer at a
+ * time. */
+int shoal_net_peek(int pe, const void *addr, uint32_t *value, int connect, const char *fn);
+/* Whether this PE's looks reach `pe` through an endpoint already made.
+ * Where not, a look may make one only with `connect`, which the core gives
+ * where the peer's host answers (core/waiting/peer_reach.h): making one
+ * may block for minutes on a host that does not. */
+int shoal_net_wired(int pe);
+/* A look at n bytes at `src` (this PE's symmetric address) on `pe` into
+ * `dest`, for a wait's diagnostics: never blocks, and never ends the job.
+ * Returns a ticket, or -1 when it cannot be made now; test the ticket
+ * until it says 1 (dest holds the bytes) or -1 (the look failed: dest says
+ * nothing); 0 while it is on its way.  dest stays the caller's until then.
+ * Any thread, a few looks at a time. */
+int shoal_net_look_start(void *dest, const void *src, size_t n, int pe, int connect,
+                         const char *fn);
+int shoal_net_look_test(int ticket, const char *fn);
 /* ---------------------------------------------------------------- requests
  * The network part of an explicit non-blocking request (shmemx _nbe,
  * ext/requests/request.h).  The request extension embeds

@@ -1,12 +1,12 @@
 /* Small reductions, fcollects and collects: the sizes that Shoal sends
- * through its gather lines on one node (a block of at most 56 bytes per
+ * through its gather lines on one node (a block of at most 48 bytes per
  * PE, src/coll/gather_ring.c) and just above them, where it falls back to
  * the general algorithms.  Every result is compared with a serial
  * reference computed in team-member order, bit for bit (floating point
  * included: every PE must get exactly the same bits).
  *
  *   small ops    every operator of 14 types at 1, L-1, L, L+1 and 2L+3
- *                elements (L: the elements that fit 56 bytes), fcollect of
+ *                elements (L: the elements that fit 48 bytes), fcollect of
  *                0..64 and 200 bytes, collect with per-PE sizes below and
  *                across the limit, on the world, the reversed world and
  *                the odd PEs
@@ -27,7 +27,7 @@
 #include <complex.h>
 #include <time.h>
 
-#define LINE 56 /* bytes of a block that travels in a gather line */
+#define LINE 48 /* bytes of a block that travels in a gather line */
 #define BUF 4096
 
 static int me, npes;
@@ -240,7 +240,7 @@ static void check_collect(const ct_tdesc_t *d, int p, int it)
 static void mode_ops(void)
 {
     const ct_tdesc_t *ts[] = {&tw, &trev, &todd};
-    static const size_t fsizes[] = {0, 1, 7, 8, 55, 56, 57, 64, 200};
+    static const size_t fsizes[] = {0, 1, 7, 8, 47, 48, 49, 56, 57, 64, 200};
     for (int ti = 0; ti < 3; ti++) {
         const ct_tdesc_t *d = ts[ti];
         if (d->m.me < 0)

@@ -23,7 +23,7 @@
  *                  (and pWrks) for the routines that need every PE's data,
  *                  one pSync reused after a shmem_barrier for broadcast,
  *                  the even and odd halves at the same time; pSync restored
- *   stress bcast_reuse  small broadcasts (at most SHOAL_BCAST_INLINE = 56
+ *   stress bcast_reuse  small broadcasts (at most SHOAL_BCAST_INLINE = 48
  *                  bytes) back to back into ONE dest buffer, the root
  *                  changing every few calls, each result checked right after
  *                  the call.  The spec asks that dest be ready on every PE
@@ -789,7 +789,7 @@ static void mode_aset(void)
 
 static void bcast_reuse_on(const ct_tdesc_t *d, int iters)
 {
-    static const size_t sizes[] = {8, 1, 56, 55, 8, 32, 17, 8, 48, 3};
+    static const size_t sizes[] = {8, 1, 48, 47, 8, 32, 17, 8, 40, 3};
     static const size_t big[] = {8, 1, 56, 300, 8, 4096, 17, 70000, 48, 3};
     const size_t nsizes = sizeof sizes / sizeof *sizes;
     const char *tr = getenv("SHOAL_TRANSPORTS");

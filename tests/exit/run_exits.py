@@ -5,10 +5,11 @@ times in a row, so that an exit path that hangs now and then fails the test.
   run_exits.py --launch 'oshrun -n @N@' --np 3 --exe exit_paths [--runs 10]
                [--global-exit-status 0] MODE [MODE ...]
 
-Every run has its own time limit (--run-timeout); a run that exceeds it is
-killed (its whole process group) and reported as a hang.  Expected outcomes:
+Every run has its own time limit (--run-timeout, 120 s: it catches hangs,
+and a loaded machine may take many times a run's usual second); a run that
+exceeds it is killed (its whole process group) and reported as a hang.  Expected outcomes:
   clean modes (hello put ctx amo no_finalize exit0): status 0
-  global_exit: --global-exit-status (oshrun: 0; Open MPI 4's mpirun: 1)
+  global_exit, global_exit_late: --global-exit-status (0: the status given)
   global_exit_busy: status 5, and no PE but PE 0 says a word: the errors
       its peers meet as it goes (connections closing) are not failures
   fork_put, nested: status 0 (the program checks the forked child's and
@@ -18,6 +19,8 @@ killed (its whole process group) and reported as a hang.  Expected outcomes:
   hang (oshrun only, run with --timeout): status 124 and every PE's report
       of where it waits
   hang_mt (the same): the report names the thread of the PE each waits for
+  hang_init, hang_finalize (oshrun only, run with --timeout): status 124
+      and the report of every PE but PE 1 names its bootstrap call
   hang_sleep (oshrun only, with --timeout and perhaps --dump-on-hang and
       --quit-at): status 124 after the timeout, a report at every request,
       and nothing the reports changed: no sleep or pause cut short, no PE
@@ -38,13 +41,8 @@ CLEAN = {"hello", "put", "ctx", "amo", "no_finalize", "exit0", "fork_put", "nest
 ERROR_TEXT = {
     "early_exit": [r"PE 1 exited without calling shmem_finalize"],
     "early_finalize": [r"PE 1 entered shmem_finalize"],
-    "mismatch": [r"do not make the same collective calls"],
-    # PE 0 blocks in a get; from 3 PEs another PE's barrier may name PE 1
-    # first, and the launcher then ends PE 0 before its own line.
-    "peer_timeout": [r"shoal: PE (0: shmem_long_g|[2-9]: shmem_barrier_all): PE 1 on host \S+ "
-                     r"has not answered for \d+ s"],
-    "peer_timeout_coll": [r"shoal: PE \d+: shmem_barrier_all: PE 1 on host \S+ has not answered "
-                          r"for \d+ s while this PE waits for it"],
+    "mismatch": [r"collectives do not match on SHMEM_TEAM_WORLD: this PE \(PE \d+\) is in "
+                 r"shmem_(barrier_all|int_sum_reduce) .*PE \d+ is in shmem_(barrier_all|int_sum_reduce)"],
     "mismatch_debug": [r"SHMEM_DEBUG: collectives do not match on SHMEM_TEAM_WORLD: this PE "
                        r"\(PE \d+\) is in shmem_(barrier_all|int_sum_reduce) \(collective #1, "
                        r"sizes \d+, 0\), PE \d+ is in shmem_(barrier_all|int_sum_reduce) "],
@@ -156,6 +154,24 @@ def check_mt_report(err, np):
     return problems
 
 
+def check_boot_report(err, np, routine, calls):
+    """hang_init, hang_finalize: PE 1 waits in pause(), every other PE in a
+    bootstrap call of `routine`, which the report names as one (not as a
+    request through the network)."""
+    problems = []
+    if "request through the network" in err:
+        problems.append("a bootstrap wait is reported as a request through the network")
+    for pe in range(np):
+        if pe == 1:
+            continue
+        pat = (r"shoal: PE %d \(pid \d+\): thread \d+ blocked for [\d.]+ s in %s, waiting for "
+               r"every PE to get this far in %s \(the bootstrap (%s), through oshrun's socket\)"
+               % (pe, routine, routine, calls))
+        if not re.search(pat, err):
+            problems.append("PE %d did not report its wait in %s's bootstrap call" % (pe, routine))
+    return problems
+
+
 # What a report must not change: a PE's sleep or pause cut short, or a PE
 # that then went on and left the others waiting.
 NOT_STARTED = re.compile(r"no report: it has not called shmem_init yet\s*$", re.M)
@@ -195,7 +211,7 @@ def main():
     ap.add_argument("--np", type=int, required=True)
     ap.add_argument("--exe", required=True)
     ap.add_argument("--runs", type=int, default=10)
-    ap.add_argument("--run-timeout", type=float, default=30.0)
+    ap.add_argument("--run-timeout", type=float, default=120.0)
     ap.add_argument("--global-exit-status", type=int, default=0)
     ap.add_argument("--quit-at", type=float, metavar="SECONDS",
                     help="send SIGQUIT to the launcher this long after the start")
@@ -233,7 +249,7 @@ def main():
             elif mode in CLEAN:
                 if rc != 0:
                     problems.append("status %d, expected 0" % rc)
-            elif mode == "global_exit":
+            elif mode in ("global_exit", "global_exit_late"):
                 if rc != a.global_exit_status:
                     problems.append("status %d, expected %d" % (rc, a.global_exit_status))
             elif mode == "global_exit_busy":
@@ -260,6 +276,12 @@ def main():
                 if rc != 124:
                     problems.append("status %d, expected 124 (--timeout)" % rc)
                 problems += check_mt_report(err, a.np)
+            elif mode in ("hang_init", "hang_finalize"):
+                if rc != 124:
+                    problems.append("status %d, expected 124 (--timeout)" % rc)
+                routine, calls = (("shmem_init", "allgather|barrier") if mode == "hang_init"
+                                  else ("shmem_finalize", "barrier"))
+                problems += check_boot_report(err, a.np, routine, calls)
             elif mode == "hang_sleep":
                 if rc != 124:
                     problems.append("status %d, expected 124 (--timeout)" % rc)

@@ -121,8 +121,8 @@ int main(int argc, char **argv)
     } else if (!strncmp(mode, "mismatch_large", 14)) {
         /* PE 0 reduces 131,072 ints while the others fcollect as many
          * each: once a silent success with thousands of wrong values.
-         * Large collectives (each member reads 512 KiB or more on one
-         * node) compare signatures without SHMEM_DEBUG. */
+         * The barrier rounds carry the calls' signatures (every size:
+         * spec.mismatch.* tests the small ones). */
         size_t ne = mode[14] == '_' ? (size_t)atol(mode + 15) : 131072;
         int *big = shmem_calloc(ne * (size_t)n, sizeof(int));
         if (!big)
@@ -134,8 +134,8 @@ int main(int argc, char **argv)
         return mismatch_reported(mode, n);
     } else if (!strcmp(mode, "mismatch_collect_alltoall")) {
         /* Across nodes: PE 0 in an alltoall that moves 16 MiB into each
-         * PE, the others collect as much; PE 0 compares its predecessor's
-         * signature at the alltoall's end. */
+         * PE, the others collect as much; the barrier rounds between them
+         * carry the calls' signatures. */
         size_t ne = (((size_t)16 << 20) / sizeof(int) + (size_t)n - 1) / (size_t)n;
         int *big = shmem_calloc(ne * (size_t)n, sizeof(int));
         int *out = shmem_calloc(ne * (size_t)n, sizeof(int));
@@ -147,7 +147,7 @@ int main(int argc, char **argv)
             shmem_int_collect(SHMEM_TEAM_WORLD, out, big, ne);
         return mismatch_reported(mode, n);
     } else if (!strcmp(mode, "mismatch_bcast_alltoall")) {
-        size_t ne = 262144; /* a 1 MiB broadcast: large, it compares */
+        size_t ne = 262144; /* a 1 MiB broadcast: by gets, between barriers */
         int *big = shmem_calloc(ne * (size_t)n, sizeof(int));
         if (!big)
             return 97;

@@ -3,15 +3,20 @@
 
     expect_failure.py --oshrun PATH -n N [--env VAR=VALUE ...]
                       [--rc nonzero|N] [--regex RE ...] [--not-regex RE ...]
-                      [--max-seconds S] -- PROGRAM [ARGS ...]
+                      [--max-seconds S] [--hang-seconds H] -- PROGRAM [ARGS ...]
 
 Passes when:
   * the job exits with the expected status (--rc: 'nonzero' (the default),
     or an exact number, e.g. 0 for "NULL is returned and the job goes on");
   * every --regex matches stderr (Python re, DOTALL, case-sensitive);
   * no --not-regex matches stderr;
-  * the whole job ended within --max-seconds (default 5): a failing PE must
-    take the others down promptly, even when they are blocked.
+  * the whole job ended: a failing PE must take the others down, even when
+    they are blocked.  A job still running after --hang-seconds (default
+    120) is taken for hung and killed.  --max-seconds (default 5) is how
+    long the job takes on an idle machine: a job slower than that only gets
+    a note, since a loaded machine (CI) may take several times longer; time
+    limits in tests catch hangs, not slowness.
+  * stderr holds no ThreadSanitizer report.
 Prints the command, status, time and both streams on failure.
 """
 import argparse
@@ -33,6 +38,7 @@ def main():
     ap.add_argument("--out-regex", action="append", default=[], help="the same for stdout")
     ap.add_argument("--out-not-regex", action="append", default=[])
     ap.add_argument("--max-seconds", type=float, default=5.0)
+    ap.add_argument("--hang-seconds", type=float, default=120.0)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -46,7 +52,7 @@ def main():
             ap.error("--env wants VAR=VALUE, got %r" % kv)
         env[k] = v
     full = [a.oshrun, "-n", str(a.np)] + cmd
-    hard_limit = max(30.0, 4 * a.max_seconds)
+    hard_limit = max(a.hang_seconds, a.max_seconds)
     t0 = time.monotonic()
     try:
         p = subprocess.run(full, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -70,7 +76,12 @@ def main():
         elif rc != int(a.rc):
             problems.append("exit status %s, expected %s" % (rc, a.rc))
         if dt > a.max_seconds:
-            problems.append("the job took %.2f s, more than %.1f s" % (dt, a.max_seconds))
+            print("note: the job took %.2f s, more than the %.1f s it takes on an idle machine "
+                  "(not a failure: only a hang is)" % (dt, a.max_seconds))
+    # A ThreadSanitizer report does not end the process, so a job that
+    # fails as it must would hide it: it fails the test here.
+    if "WARNING: ThreadSanitizer:" in err:
+        problems.append("ThreadSanitizer reported a problem (stderr)")
     for r in a.regex:
         if not re.search(r, err, re.S):
             problems.append("stderr does not match /%s/" % r)

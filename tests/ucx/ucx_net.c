@@ -27,7 +27,10 @@
  *                        progresses the network, with or without the
  *                        progress thread
  *   ucx_net die          a PE dies while the others are blocked on it: the
- *                        job ends promptly with its status */
+ *                        job ends promptly with its status
+ *
+ * Deadlines (progress, polling) catch hangs: 60 s, or SHOAL_TEST_DEADLINE_S
+ * (progress_off, which must fail, needs no more than 5 s to show it). */
 #include "shoal_test.h"
 
 #include <shmemx.h>
@@ -119,6 +122,24 @@ static void test_pool(void)
 
 /* ------------------------------------------------------- independent */
 
+/* PE 2 sleeps, without a Shoal call, until PE 0 has seen ctx B complete
+ * (a file of this job's, on this host, says so) or HOLD_S pass: ctx B
+ * waiting for ctx A's get from PE 2 would take HOLD_S, however loaded the
+ * machine, and ctx B alone takes milliseconds. */
+#define HOLD_S 60.0
+
+static void release_path(char *path, size_t len)
+{
+    const char *job = getenv("SHOAL_JOBID");
+    snprintf(path, len, "/tmp/ucx_net-independent-%s", job ? job : "nojob");
+}
+
+static void hold_until_released(const char *path)
+{
+    for (double t0 = st_now(); st_now() - t0 < HOLD_S && access(path, F_OK) != 0;)
+        st_sleep_us(10000); /* no Shoal call, no progress thread */
+}
+
 static void test_independent(void)
 {
     int me = shmem_my_pe(), n = shmem_n_pes();
@@ -126,7 +147,8 @@ static void test_independent(void)
         st_note("independent: needs 3 PEs (skipped)");
         return;
     }
-    const long sleep_us = 2000000;
+    char release[128];
+    release_path(release, sizeof release);
     long *buf = shmem_malloc(1 << 20);
     CHECK_NOT_NULL(buf);
     for (int i = 0; i < (1 << 20) / 8; i++)
@@ -150,7 +172,8 @@ static void test_independent(void)
         CHECK_NOT_NULL(dst);
         for (int i = 0; i < (1 << 20) / 8; i++)
             dst[i] = -1;
-        /* PE 2 sleeps without progress: this get cannot complete yet. */
+        /* PE 2 sleeps without progress: this get cannot complete before
+         * the release below. */
         shmem_ctx_getmem_nbi(a, dst, buf, 1 << 20, 2);
         double t0 = st_now();
         long old = shmem_ctx_long_atomic_fetch_add(b, &g_word, 5, 1);
@@ -162,10 +185,13 @@ static void test_independent(void)
         if (getenv("SHOAL_TEST_VERBOSE"))
             printf("amo %.6f p %.6f quiet %.6f\n", t1, t2, tb);
         CHECK_EQ_I(old, 0);
-        CHECK_MSG(tb < sleep_us * 0.5e-6,
+        CHECK_MSG(tb < HOLD_S / 2,
                   "a blocking AMO and a quiet on ctx B took %.3f s: they waited for ctx A's "
-                  "pending get from a PE that sleeps %.1f s",
-                  tb, sleep_us * 1e-6);
+                  "pending get from a PE that sleeps until they are done (at most %.0f s)",
+                  tb, HOLD_S);
+        FILE *f = fopen(release, "w");
+        CHECK_NOT_NULL(f);
+        fclose(f);
         shmem_ctx_quiet(a);
         double ta = st_now() - t0;
         for (int i = 0; i < (1 << 20) / 8; i += 511)
@@ -177,9 +203,11 @@ static void test_independent(void)
         shmem_long_wait_until(&g_flag, SHMEM_CMP_EQ, 1);
         CHECK_EQ_I(g_word, 5);
     } else if (me == 2) {
-        st_sleep_us(sleep_us); /* no Shoal call, no progress thread */
+        hold_until_released(release);
     }
     shmem_barrier_all();
+    if (me == 0)
+        unlink(release);
     shmem_ctx_destroy(a);
     shmem_ctx_destroy(b);
     shmem_free(buf);
@@ -293,10 +321,18 @@ static void test_default_threads(const char *mode)
 
 /* ---------------------------------------------------------- progress */
 
+/* A loop that sees nothing arrive for this long is stuck: a loaded machine
+ * may be many times slower than an idle one, never this slow. */
+static double deadline_s(void)
+{
+    const char *v = getenv("SHOAL_TEST_DEADLINE_S");
+    return v && atof(v) > 0 ? atof(v) : 60.0;
+}
+
 static void test_progress(void)
 {
     int me = shmem_my_pe(), n = shmem_n_pes();
-    const double deadline_s = 5.0;
+    const double deadline = deadline_s();
     long *arr = shmem_malloc(64 * sizeof(long));
     CHECK_NOT_NULL(arr);
     for (int i = 0; i < 64; i++)
@@ -309,10 +345,10 @@ static void test_progress(void)
         /* The target: no Shoal call until the initiators are done. */
         double t0 = st_now();
         while (__atomic_load_n(&g_flag, __ATOMIC_ACQUIRE) < n - 1) {
-            CHECK_MSG(st_now() - t0 < deadline_s,
+            CHECK_MSG(st_now() - t0 < deadline,
                       "the initiators' gets and AMOs did not complete within %.0f s while this "
                       "PE computed without calling Shoal (%ld of %d done): no progress",
-                      deadline_s, g_flag, n - 1);
+                      deadline, g_flag, n - 1);
             st_sleep_us(1000);
         }
         CHECK_EQ_I(__atomic_load_n(&g_cnt, __ATOMIC_ACQUIRE), (long)(n - 1) * 200);
@@ -346,15 +382,15 @@ static uint64_t g_poll_sig;
 /* Element 0 of g_pair satisfies from the start: every call returns at
  * once, and the loop ends only when element 1 arrives through the
  * network, which over tcp takes this PE's progress. */
-static void poll_pair(int use_test, double deadline_s)
+static void poll_pair(int use_test, double limit_s)
 {
     size_t idx[2];
     int seen1 = 0;
     double t0 = st_now();
     while (!seen1) {
-        CHECK_MSG(st_now() - t0 < deadline_s,
+        CHECK_MSG(st_now() - t0 < limit_s,
                   "%s kept returning element 0 for %.0f s: element 1 never arrived",
-                  use_test ? "shmem_long_test_some" : "shmem_long_wait_until_some", deadline_s);
+                  use_test ? "shmem_long_test_some" : "shmem_long_wait_until_some", limit_s);
         size_t n = use_test ? shmem_long_test_some(g_pair, 2, idx, NULL, SHMEM_CMP_NE, 0)
                             : shmem_long_wait_until_some(g_pair, 2, idx, NULL, SHMEM_CMP_NE, 0);
         CHECK(n >= 1 && n <= 2 && idx[0] == 0);
@@ -365,7 +401,7 @@ static void poll_pair(int use_test, double deadline_s)
 static void test_polling(void)
 {
     int me = shmem_my_pe(), n = shmem_n_pes();
-    const double deadline_s = 10.0;
+    const double deadline = deadline_s();
     for (int round = 0; round < 4; round++) {
         PHASE("polling, round %d (%s)", round,
               round == 0   ? "wait_until_some"
@@ -379,19 +415,19 @@ static void test_polling(void)
         shmem_barrier_all();
         if (me == 0) {
             if (round < 2) {
-                poll_pair(round == 1, deadline_s);
+                poll_pair(round == 1, deadline);
             } else if (round == 3) {
                 double t0 = st_now();
                 while (shmem_signal_fetch(&g_poll_sig) != (uint64_t)(n - 1))
-                    CHECK_MSG(st_now() - t0 < deadline_s,
+                    CHECK_MSG(st_now() - t0 < deadline,
                               "shmem_signal_fetch saw %lu of %d adds for %.0f s",
-                              (unsigned long)g_poll_sig, n - 1, deadline_s);
+                              (unsigned long)g_poll_sig, n - 1, deadline);
             } else {
                 double t0 = st_now();
                 while (!shmem_long_test(&g_poll_word, SHMEM_CMP_EQ, n - 1))
-                    CHECK_MSG(st_now() - t0 < deadline_s,
+                    CHECK_MSG(st_now() - t0 < deadline,
                               "shmem_long_test saw %ld of %d sets for %.0f s", g_poll_word, n - 1,
-                              deadline_s);
+                              deadline);
             }
         } else {
             st_sleep_us(20000); /* the target is polling by now */

@@ -23,7 +23,7 @@ int main(int argc, char **argv)
     struct oshrun_opts o;
     int r = opts_parse(argc, argv, &o);
     if (r) {
-        free(o.xvars);
+        opts_free(&o);
         return r == 1 ? 0 : 2;
     }
 
@@ -82,7 +82,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < j.n; i++)
         srv_unmap(&j.pes[i]);
     free(j.pes);
-    free(o.xvars);
+    opts_free(&o);
     close(j.sfd);
     return rc;
 }

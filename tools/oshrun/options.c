@@ -1,7 +1,9 @@
 /* oshrun's command line.  Options come before the program; the first word
  * that is not an option (or everything after "--") is the program and its
- * arguments.  Long options take "--opt value" or "--opt=value".  Every
- * mistake names the option and exits 2. */
+ * arguments, up to a ":" alone, after which another block (-n, -x, a
+ * program and its arguments) may follow, as mpirun's MPMD form has it.
+ * Long options take "--opt value" or "--opt=value".  Every mistake names
+ * the option and exits 2. */
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
@@ -37,6 +39,8 @@ static void usage(FILE *f)
                  "shares (--bind-to numa: one node).\n");
     fprintf(f,
             "usage: oshrun [options] program [args...]\n"
+            "       oshrun [options] program [args...] : [-n N] [-x VAR[=value]] program "
+            "[args...] ...\n"
             "Runs an OpenSHMEM program as N processing elements (PEs) on this machine.\n"
             "\n"
             "  -n N, -np N          number of PEs (default 1)\n"
@@ -70,6 +74,12 @@ static void usage(FILE *f)
             "  -V, --version        oshrun's version\n"
             "\n"
             "%s"
+            "\n"
+            "Blocks separated by \":\" (MPMD) start one after the other's PEs: PEs 0 to\n"
+            "N1-1 run the first block's program and arguments, the next N2 the second's,\n"
+            "and so on.  A later block takes -n and -x only (its -x for its own PEs; the\n"
+            "first block's options are the whole job's).  Every PE must run the same\n"
+            "program (shmem_init checks it); the blocks may give it different arguments.\n"
             "\n"
             "stdin goes to PE 0; the other PEs read /dev/null.  When a PE fails (is\n"
             "killed by a signal, exits non-zero, exits before shmem_finalize, or calls\n"
@@ -206,8 +216,6 @@ static int parse_seconds(const char *name, const char *val, struct oshrun_opts *
  * 0, or what opts_parse returns: 1 (done: help, version), 2 (bad). */
 static int apply_option(struct oshrun_opts *o, const char *arg, const char *name, const char *val)
 {
-    if (is_np(name))
-        return parse_np(name, val, &o->np);
     if (is_time(name))
         return parse_seconds(name, val, o);
     if (!strcmp(name, "--bind-to"))
@@ -233,19 +241,23 @@ static int apply_option(struct oshrun_opts *o, const char *arg, const char *name
     return 0;
 }
 
-int opts_parse(int argc, char **argv, struct oshrun_opts *o)
+/* Options a later block (after ":") takes: its PE count and variables. */
+static int block_option(const char *name)
 {
-    memset(o, 0, sizeof *o);
-    o->np = 1;
-    o->xvars = xcalloc((size_t)argc + 1, sizeof *o->xvars);
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
+    return is_np(name) || !strcmp(name, "-x");
+}
+
+/* The options of block b from argv[*i], up to its program.  0, or what
+ * opts_parse returns. */
+static int parse_options(int argc, char **argv, int *i, struct oshrun_opts *o, int b)
+{
+    for (; *i < argc; (*i)++) {
+        const char *a = argv[*i];
         if (a[0] != '-' || a[1] == 0)
-            break; /* the program ("-" alone is a program name too) */
+            return 0; /* the program ("-" alone is a program name too) */
         if (!strcmp(a, "--")) {
-            i++;
-            break;
+            (*i)++;
+            return 0;
         }
         /* "--opt=value" */
         char name[64];
@@ -258,26 +270,76 @@ int opts_parse(int argc, char **argv, struct oshrun_opts *o)
         } else {
             snprintf(name, sizeof name, "%s", a);
         }
+        if (b > 0 && !block_option(name))
+            return bad("'%s' after ':' (program %d): a later program takes -n and -x only; "
+                       "options of the whole job go before the first program",
+                       a, b + 1);
         const char *val = "";
         if (takes_value(name)) {
             if (inl)
                 val = inl;
-            else if (i + 1 < argc)
-                val = argv[++i];
+            else if (*i + 1 < argc && strcmp(argv[*i + 1], ":"))
+                val = argv[++(*i)];
             else
                 return bad("option '%s' needs a value%s", name, value_hint(name));
         } else if (inl) {
             return bad("option '%s' takes no value", name);
         }
-        int r = apply_option(o, a, name, val);
+        int r = is_np(name) ? parse_np(name, val, &o->blocks[b].np) : apply_option(o, a, name, val);
         if (r)
             return r;
     }
+    return 0;
+}
+
+/* Block b: its options, then its program and arguments up to ":" (NULL
+ * written over it) or the end.  0, or what opts_parse returns. */
+static int parse_block(int argc, char **argv, int *i, struct oshrun_opts *o, int b)
+{
+    struct oshrun_block *bl = &o->blocks[b];
+    bl->np = 1;
+    bl->x0 = o->nx;
+    int r = parse_options(argc, argv, i, o, b);
+    if (r)
+        return r;
+    bl->nx = o->nx - bl->x0;
+    if (*i >= argc || !strcmp(argv[*i], ":"))
+        return b == 0 ? bad("no program given (usage: oshrun [options] program [args...])")
+                      : bad("no program given after ':' (program %d)", b + 1);
+    bl->argv = argv + *i;
+    while (*i < argc && strcmp(argv[*i], ":"))
+        (*i)++;
+    if (*i < argc)
+        argv[(*i)++] = NULL;
+    return 0;
+}
+
+int opts_parse(int argc, char **argv, struct oshrun_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->xvars = xcalloc((size_t)argc + 1, sizeof *o->xvars);
+    o->blocks = xcalloc((size_t)argc, sizeof *o->blocks);
+    int i = 1;
+    long total = 0;
+    do {
+        int r = parse_block(argc, argv, &i, o, o->nblocks);
+        if (r)
+            return r;
+        total += o->blocks[o->nblocks++].np;
+    } while (i < argc);
+    if (argv[argc - 1] == NULL) /* a ":" with nothing after it */
+        return bad("no program given after the last ':'");
+    if (total > OSHRUN_MAX_PES)
+        return bad("%ld PEs in all: at most %d", total, OSHRUN_MAX_PES);
+    o->np = (int)total;
     if (o->cpus_per_pe && o->bind != OSHRUN_BIND_CORE)
         return bad("--cpus-per-pe %d: only with --bind-to core (here: --bind-to %s)",
                    o->cpus_per_pe, o->bind == OSHRUN_BIND_NUMA ? "numa" : "none");
-    if (i >= argc)
-        return bad("no program given (usage: oshrun [options] program [args...])");
-    o->prog_argv = argv + i;
     return 0;
+}
+
+void opts_free(struct oshrun_opts *o)
+{
+    free(o->xvars);
+    free(o->blocks);
 }

@@ -55,21 +55,30 @@
 
 /* ---- options.c ---- */
 enum { OSHRUN_BIND_CORE, OSHRUN_BIND_NUMA, OSHRUN_BIND_NONE };
-struct oshrun_opts {
+/* One program of the command line: "oshrun ... -n 2 ./a x : -n 3 ./a y"
+ * has two (MPMD), whose PEs are numbered in order (0-1, then 2-4). */
+struct oshrun_block {
     int np;
+    char **argv; /* program and its arguments (NULL-terminated) */
+    int x0, nx;  /* its -x: xvars[x0 .. x0+nx) (block 0's are the whole job's) */
+};
+struct oshrun_opts {
+    int np; /* every block's PEs */
     int tag_output;
     int bind;        /* OSHRUN_BIND_*; core by default */
     int cpus_per_pe; /* --cpus-per-pe (CPUs = hardware threads); 0: CPUs / PEs */
     int report_bindings;
     double timeout;    /* seconds; 0 = none */
     double dump_after; /* --dump-on-hang: seconds; 0 = none */
-    char **xvars;      /* -x arguments, "VAR" or "VAR=value" */
+    char **xvars;      /* -x arguments, "VAR" or "VAR=value", block by block */
     int nx;
-    char **prog_argv; /* program and its arguments (NULL-terminated) */
+    struct oshrun_block *blocks;
+    int nblocks;
 };
 /* Returns 0 (run), 1 (--help/--version printed: exit 0) or 2 (bad usage,
- * message printed: exit 2). */
+ * message printed: exit 2).  Writes NULL over each ":" of argv. */
 int opts_parse(int argc, char **argv, struct oshrun_opts *o);
+void opts_free(struct oshrun_opts *o);
 
 /* ---- per-PE state ---- */
 struct reply { /* one message, shared by every PE it goes to */

@@ -118,7 +118,7 @@ static int ensure_fds(struct job *j)
 }
 
 /* The child, between fork and exec: system calls only. */
-static _Noreturn void child(struct job *j, int rank, const char *path, int sock, int devnull,
+static _Noreturn void child(char *const *argv, int rank, const char *path, int sock, int devnull,
                             int out_w, int err_w, int report_w, pid_t parent,
                             const struct placement *pl)
 {
@@ -138,7 +138,7 @@ static _Noreturn void child(struct job *j, int rank, const char *path, int sock,
         e = -errno;
         goto report;
     }
-    execve(path, j->o->prog_argv, environ);
+    execve(path, argv, environ);
 fail:
     e = errno;
 report:
@@ -193,16 +193,46 @@ static void set_env_int(const char *name, long v)
     setenv(name, b, 1);
 }
 
-/* -x: oshrun's own environment is what every PE inherits. */
-static void export_vars(const struct oshrun_opts *o)
+/* -x VAR=value into oshrun's environment, which the PEs inherit ("-x VAR":
+ * exported already if set).  *old (when old != NULL) receives VAR's value
+ * before, malloc'd, or NULL. */
+static void export_var(char *xv, char **old)
 {
-    for (int i = 0; i < o->nx; i++) {
-        char *eq = strchr(o->xvars[i], '=');
-        if (eq) {
-            *eq = 0;
-            setenv(o->xvars[i], eq + 1, 1);
-            *eq = '=';
-        } /* "-x VAR": exported already if set */
+    char *eq = strchr(xv, '=');
+    if (!eq)
+        return;
+    *eq = 0;
+    if (old) {
+        const char *was = getenv(xv);
+        *old = was ? strdup(was) : NULL;
+    }
+    setenv(xv, eq + 1, 1);
+    *eq = '=';
+}
+
+/* Block b's -x, set (olds != NULL: the values before, into olds) or put
+ * back as they were (olds of the set, in reverse order: a variable given
+ * twice ends as it began). */
+static void block_vars(const struct oshrun_opts *o, const struct oshrun_block *b, char **olds,
+                       int restore)
+{
+    for (int k = 0; k < b->nx; k++) {
+        int i = restore ? b->nx - 1 - k : k;
+        char *xv = o->xvars[b->x0 + i], *eq = strchr(xv, '=');
+        if (!restore) {
+            olds[i] = NULL;
+            export_var(xv, &olds[i]);
+            continue;
+        }
+        if (!eq)
+            continue;
+        *eq = 0;
+        if (olds[i])
+            setenv(xv, olds[i], 1);
+        else
+            unsetenv(xv);
+        *eq = '=';
+        free(olds[i]);
     }
 }
 
@@ -215,8 +245,8 @@ static void close_all(const int *fds, size_t n)
 
 /* Forks PE r and waits until it has exec'd.  Returns 0, or the exit status
  * oshrun should end with after saying why. */
-static int spawn_one(struct job *j, int r, const char *path, int devnull, pid_t self,
-                     const struct placement *pl)
+static int spawn_one(struct job *j, int r, const char *path, char *const *argv, int devnull,
+                     pid_t self, const struct placement *pl)
 {
     struct pe *p = &j->pes[r];
     int sv[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, rep[2] = {-1, -1};
@@ -238,7 +268,7 @@ static int spawn_one(struct job *j, int r, const char *path, int devnull, pid_t 
 
     pid_t pid = fork();
     if (pid == 0)
-        child(j, r, path, sv[1], devnull, outp[1], errp[1], rep[1], self, pl);
+        child(argv, r, path, sv[1], devnull, outp[1], errp[1], rep[1], self, pl);
     int fork_err = errno;
     int child_ends[] = {sv[1], rep[1], outp[1], errp[1]};
     close_all(child_ends, 4);
@@ -279,23 +309,59 @@ static int spawn_one(struct job *j, int r, const char *path, int devnull, pid_t 
     return 0;
 }
 
-int spawn_all(struct job *j)
+/* Every block's program found before anything starts: paths[b], or the
+ * exit status after saying why. */
+static int resolve_all(const struct oshrun_opts *o, char **paths)
 {
-    struct oshrun_opts *o = j->o;
-    export_vars(o);
-    const char *prog = o->prog_argv[0];
-    char *path = resolve(prog);
-    if (!path) {
+    for (int b = 0; b < o->nblocks; b++) {
+        const char *prog = o->blocks[b].argv[0];
+        paths[b] = resolve(prog);
+        if (paths[b]) {
+            ucx_start_fast(paths[b]);
+            continue;
+        }
         if (errno == ENOENT && !strchr(prog, '/'))
             msg("cannot execute '%s': command not found (searched PATH)", prog);
         else
             msg("cannot execute '%s': %s", prog, strerror(errno));
         return 127;
     }
-    ucx_start_fast(path);
-    int rc = 1, devnull = -1;
+    return 0;
+}
+
+/* The PEs of every block, in rank order; a later block's -x only while
+ * its own PEs start. */
+static int spawn_blocks(struct job *j, char **paths, int devnull, const struct placement *pl)
+{
+    const struct oshrun_opts *o = j->o;
+    char **olds = xcalloc((size_t)o->nx + 1, sizeof *olds);
+    pid_t self = getpid();
+    int rc = 0, r = 0;
+    for (int b = 0; b < o->nblocks && rc == 0; b++) {
+        const struct oshrun_block *bl = &o->blocks[b];
+        if (b > 0)
+            block_vars(o, bl, olds, 0);
+        for (int k = 0; k < bl->np && rc == 0; k++, r++)
+            rc = spawn_one(j, r, paths[b], bl->argv, devnull, self, pl);
+        if (b > 0)
+            block_vars(o, bl, olds, 1);
+    }
+    free(olds);
+    return rc;
+}
+
+int spawn_all(struct job *j)
+{
+    struct oshrun_opts *o = j->o;
+    for (int i = 0; i < o->blocks[0].nx; i++) /* the whole job's */
+        export_var(o->xvars[i], NULL);
+    char **paths = xcalloc((size_t)o->nblocks, sizeof *paths);
+    int rc = resolve_all(o, paths), devnull = -1;
     struct placement pl;
     memset(&pl, 0, sizeof pl);
+    if (rc)
+        goto out;
+    rc = 1;
     /* Every PE's CPU set, before the first fork (the children only apply it). */
     if (ensure_fds(j) < 0 || placement_compute(&pl, o, j->n) < 0)
         goto out;
@@ -307,14 +373,13 @@ int spawn_all(struct job *j)
     make_jobid(j);
     setenv(SHOAL_ENV_JOBID, j->jobid, 1);
     set_env_int(SHOAL_ENV_SIZE, j->n);
-    pid_t self = getpid();
-    rc = 0;
-    for (int r = 0; r < j->n && rc == 0; r++)
-        rc = spawn_one(j, r, path, devnull, self, &pl);
+    rc = spawn_blocks(j, paths, devnull, &pl);
 out:
     if (devnull >= 0)
         close(devnull);
-    free(path);
+    for (int b = 0; b < o->nblocks; b++)
+        free(paths[b]);
+    free(paths);
     placement_free(&pl);
     return rc;
 }

@@ -32,9 +32,18 @@
  * PMIx_Finalize reliably takes the job down with that status.  So under
  * ORTE (OMPI_MCA_orte_hnp_uri in the environment) abort and global_exit do
  * not call PMIx_Abort: the process just exits with the status, unfinalized.
- * A consequence: shmem_global_exit(0) under ORTE ends the job, but mpirun
- * reports an improper exit (status 1), as ORTE has no way to end a job
- * early with status 0.
+ * ORTE has no way to end a job early with status 0 (an unfinalized exit 0
+ * is an "improper" one: mpirun says so and returns 1), so
+ * shmem_global_exit(0) ends the job the other way: every PE, told by its
+ * global_exit word (core), enters one more fence (or lets the one it waits
+ * in complete), finalizes PMIx and exits 0 by itself (leave); the caller
+ * does the same (global_exit), and mpirun, all its processes ended
+ * normally, returns 0.  The fence matters: mpirun's PMIx server crashes at
+ * its end (PMIx_server_finalize) when a fence some processes entered is
+ * still pending.  Where a PE does not come within GLOBAL_EXIT_WAIT_S (it
+ * calls no Shoal routine, so it never learns that the job ends), the
+ * caller exits unfinalized after all, as before: mpirun ends the job with
+ * status 1, and says so.
  *
  * Errors: the interface returns -1 without a text, so failed collectives
  * print one line on stderr ("shoal: PE r: bootstrap: ...").  libc and
@@ -52,6 +61,10 @@
 #include <pmix.h>
 
 #include "boot/boot.h"
+
+/* How long, under ORTE, shmem_global_exit(0) waits for every PE to enter
+ * the last fence before it lets mpirun end the job (status 1). */
+#define GLOBAL_EXIT_WAIT_S 10
 
 static struct {
     int open;       /* PMIx_Init succeeded, PMIx_Finalize not yet called */
@@ -105,6 +118,8 @@ struct fence_wait {
     pmix_status_t status;
     int done;
 };
+/* The non-blocking fence under way in fence_call, or NULL. */
+static struct fence_wait *pending;
 
 static void fence_done(pmix_status_t status, void *cbdata)
 {
@@ -117,10 +132,34 @@ static void fence_done(pmix_status_t status, void *cbdata)
  * non-blocking fence with the hook run while it is pending (PMIx calls
  * fence_done from its own thread): a PE waiting here keeps its network
  * transport serving the peers that have not reached the fence yet. */
-static pmix_status_t fence_call(pmix_info_t *info, size_t ninfo)
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs the progress hook (if any) until f is done or `deadline`
+ * (CLOCK_MONOTONIC seconds; 0: none) passes.  Returns whether it is done. */
+static int fence_wait_until(struct fence_wait *f, double deadline)
 {
     void (*progress)(void) = shoal_boot_progress_hook();
-    if (!progress)
+    for (unsigned spins = 0; !__atomic_load_n(&f->done, __ATOMIC_ACQUIRE); spins++) {
+        if (deadline > 0 && (spins & 255) == 0 && mono_s() > deadline)
+            return 0;
+        if (progress)
+            progress();
+        if (spins >= 256 || !progress) {
+            struct timespec ts = {0, 200000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return 1;
+}
+
+static pmix_status_t fence_call(pmix_info_t *info, size_t ninfo)
+{
+    if (!shoal_boot_progress_hook())
         return PMIx_Fence(&P.all, 1, info, ninfo);
     struct fence_wait f = {PMIX_SUCCESS, 0};
     pmix_status_t rc = PMIx_Fence_nb(&P.all, 1, info, ninfo, fence_done, &f);
@@ -128,13 +167,9 @@ static pmix_status_t fence_call(pmix_info_t *info, size_t ninfo)
         return PMIX_SUCCESS;
     if (rc != PMIX_SUCCESS)
         return rc;
-    for (unsigned spins = 0; !__atomic_load_n(&f.done, __ATOMIC_ACQUIRE); spins++) {
-        progress();
-        if (spins >= 256) {
-            struct timespec ts = {0, 200000};
-            nanosleep(&ts, NULL);
-        }
-    }
+    pending = &f;
+    fence_wait_until(&f, 0);
+    pending = NULL;
     return f.status;
 }
 
@@ -240,17 +275,65 @@ static _Noreturn void pmix_abort(int status, const char *reason)
     _exit(status);
 }
 
+/* Under ORTE with status 0: this PE's last fence (the one it waits in, or
+ * one more), every PE's, bounded by `deadline` (0: none).  Returns whether
+ * it completed. */
+static int last_fence(double deadline)
+{
+    if (pending) /* it completes once the PE that called shmem_global_exit enters its own */
+        return fence_wait_until(pending, deadline);
+    struct fence_wait f = {PMIX_SUCCESS, 0};
+    pmix_status_t rc = PMIx_Fence_nb(&P.all, 1, NULL, 0, fence_done, &f);
+    if (rc == PMIX_OPERATION_SUCCEEDED)
+        return 1;
+    if (rc != PMIX_SUCCESS)
+        return 0;
+    pending = &f;
+    int done = fence_wait_until(&f, deadline);
+    pending = NULL;
+    return done;
+}
+
 /* The caller runs exit(status) next.  Under ORTE the unfinalized non-zero
- * exit is what ends the job (see the top of the file). */
+ * exit is what ends the job, and with status 0 every PE's finalized one
+ * (see the top of the file). */
 static void pmix_global_exit(int status)
 {
-    if (!P.orte && P.open && getpid() == P.pid)
+    if (!P.open || getpid() != P.pid)
+        return;
+    if (!P.orte) {
         PMIx_Abort(status, "shmem_global_exit", NULL, 0);
+    } else if (status == 0) {
+        if (last_fence(mono_s() + GLOBAL_EXIT_WAIT_S))
+            P.finalizing = 1; /* PMIx_Finalize at exit */
+        else
+            print_err("shmem_global_exit(0): not every PE ended within %d s (a PE that calls no "
+                      "Shoal routine does not learn that the job ends), so Open MPI's mpirun "
+                      "ends the job, with status 1",
+                      GLOBAL_EXIT_WAIT_S);
+    }
+}
+
+/* Another PE's shmem_global_exit(status): where it aborted the job
+ * (PMIx_Abort, or ORTE told by its non-zero exit) the launcher ends this
+ * process; under ORTE with status 0 this process ends itself, finalized,
+ * after the last fence (the caller's exit ends the job if that fails). */
+static int pmix_leave(int status)
+{
+    if (!P.orte || status != 0)
+        return 1;
+    if (!P.open || getpid() != P.pid || !last_fence(0))
+        return 1;
+    P.open = 0;
+    P.closed = 1;
+    PMIx_Finalize(NULL, 0);
+    return 0;
 }
 
 static void fill(struct shoal_boot *b)
 {
     b->name = "pmix";
+    b->channel = "PMIx";
     b->jobid = P.jobid;
     b->rank = P.rank;
     b->size = P.size;
@@ -259,6 +342,7 @@ static void fill(struct shoal_boot *b)
     b->finalize = pmix_finalize;
     b->abort = pmix_abort;
     b->global_exit = pmix_global_exit;
+    b->leave = pmix_leave;
 }
 
 /* "pmix-<namespace>", with characters a socket name should not hold

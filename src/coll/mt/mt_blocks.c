@@ -39,7 +39,9 @@ static void blocks_mt(struct shoal_mt *m, shmem_team_t team, void *dest, const v
                       size_t nbytes, int alltoall, const char *fn)
 {
     const struct shoal_mt_sig sig = {dest, source, nbytes, 0};
-    shoal_mt_begin(m, team, &sig, nbytes, 0, SHOAL_MT_SYNC, fn);
+    const int kind = (alltoall ? SHOAL_CALL_ALLTOALL : SHOAL_CALL_FCOLLECT) | SHOAL_CALL_MT;
+    shoal_mt_begin(m, team, &sig, shoal_call_sig(kind, 0, 0, 0, nbytes), nbytes, 0, SHOAL_MT_SYNC,
+                   fn);
     size_t lo, hi;
     shoal_mt_share((size_t)m->g.size * nbytes, SHOAL_CACHELINE, m->nthreads, m->tid, &lo, &hi);
     size_t src_off = alltoall ? (size_t)m->g.me * nbytes : 0;

@@ -52,7 +52,9 @@ int shoal_coll_broadcast_mt(shmem_team_t team, void *dest, const void *source, s
         }
         return rc;
     }
-    shoal_mt_begin(&m, team, &sig, nbytes, (uint64_t)root, SHOAL_MT_SYNC, fn);
+    shoal_mt_begin(&m, team, &sig,
+                   shoal_call_sig(SHOAL_CALL_BCAST | SHOAL_CALL_MT, 0, 0, (uint64_t)root, nbytes),
+                   nbytes, (uint64_t)root, SHOAL_MT_SYNC, fn);
     pull_share(&m, dest, source, nbytes, root, fn);
     shoal_mt_end(&m, 1, fn);
     return 0;

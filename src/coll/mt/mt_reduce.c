@@ -63,7 +63,9 @@ int shoal_coll_reduce_mt(shmem_team_t team, void *dest, const void *source, size
         }
         return rc;
     }
-    shoal_mt_begin(&m, team, &sig, nreduce, 0, SHOAL_MT_SYNC, fn);
+    shoal_mt_begin(&m, team, &sig,
+                   shoal_call_sig(SHOAL_CALL_REDUCE | SHOAL_CALL_MT, op, type, 0, nreduce), nreduce,
+                   0, SHOAL_MT_SYNC, fn);
     reduce_share(&m, dest, source, nreduce, op, type, fn);
     shoal_mt_end(&m, 1, fn);
     return 0;

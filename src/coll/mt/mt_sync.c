@@ -251,7 +251,8 @@ static void compare_sig(const struct shoal_mt *m, const struct shoal_mt_sig *min
 }
 
 void shoal_mt_begin(struct shoal_mt *m, shmem_team_t team, const struct shoal_mt_sig *sig,
-                    uint64_t dbg_a, uint64_t dbg_b, enum shoal_mt_mode mode, const char *fn)
+                    uint64_t call, uint64_t dbg_a, uint64_t dbg_b, enum shoal_mt_mode mode,
+                    const char *fn)
 {
     struct shoal_mt_team *st = m->st;
     if (m->tid == 0) {
@@ -260,7 +261,7 @@ void shoal_mt_begin(struct shoal_mt *m, shmem_team_t team, const struct shoal_mt
     }
     if (shoal_mt_arrive(m, fn)) {
         if (mode != SHOAL_MT_SOLO) {
-            shoal_group_of_team(&st->g, team);
+            shoal_group_of_team(&st->g, team, call, sig->count, fn);
             shoal_group_debug_check(&st->g, fn, dbg_a, dbg_b);
         }
         if (mode == SHOAL_MT_SYNC && st->g.size > 1)
@@ -288,6 +289,6 @@ int shoal_mt_solo(struct shoal_mt *m, shmem_team_t team, const struct shoal_mt_s
     /* The comparison needs the leader's arguments to stay put until every
      * thread has read them: one more rendezvous, under SHMEM_DEBUG only. */
     if (SHOAL_UNLIKELY(shoal_g.debug))
-        shoal_mt_begin(m, team, sig, 0, 0, SHOAL_MT_SOLO, fn);
+        shoal_mt_begin(m, team, sig, 0, 0, 0, SHOAL_MT_SOLO, fn);
     return shoal_mt_arrive(m, fn);
 }

@@ -73,7 +73,8 @@ enum shoal_mt_mode {
  * returns with m->g filled in (not SOLO) and, under SHMEM_DEBUG, its
  * arguments compared with the leader's. */
 void shoal_mt_begin(struct shoal_mt *m, shmem_team_t team, const struct shoal_mt_sig *sig,
-                    uint64_t dbg_a, uint64_t dbg_b, enum shoal_mt_mode mode, const char *fn);
+                    uint64_t call, uint64_t dbg_a, uint64_t dbg_b, enum shoal_mt_mode mode,
+                    const char *fn);
 /* The rendezvous of a collective the leader runs alone (a standard
  * routine): returns 1 in the leader once every thread is in (SHMEM_DEBUG:
  * and has had its arguments compared with the leader's `sig`); the leader

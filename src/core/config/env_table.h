@@ -49,9 +49,10 @@ SHOAL_ENV(SPLIT_NODES, "SHOAL_SPLIT_NODES", NULL, UINT, "1",
           "Testing: treat this machine as N nodes (ranks in N contiguous blocks); PEs in different "
           "blocks reach each other through UCX, as on a cluster")
 SHOAL_ENV(PEER_TIMEOUT, "SHOAL_PEER_TIMEOUT", NULL, UINT, "20",
-          "Seconds a peer may stay silent before it is taken for dead (a request to it, or a look "
-          "at a peer a collective waits for, unanswered while the network brings nothing): the "
-          "job then ends, each PE naming the peer and its host; 0 waits forever")
+          "Seconds a peer's host (or the link to it) may stay unreachable at the TCP level before "
+          "the peer is taken for dead; the job then ends, each PE naming the peer and its host. "
+          "A peer that is slow, busy, computing or stopped in a debugger is never dead; one whose "
+          "process ended is, at once; 0 waits forever")
 /* Read by boot/boot_open.c itself (boot/ calls libc only); listed here for
  * shmem-info.  A malformed value makes shmem_init fail, naming it. */
 SHOAL_ENV(BOOTSTRAP, "SHOAL_BOOT", NULL, STRING, "auto",

@@ -17,7 +17,7 @@ static void vreport(const char *kind, const char *routine, const char *fmt, va_l
 {
     char msg[1024];
     int n = 0;
-    if (shoal_g.init_count > 0)
+    if (shoal_g.init_count > 0 || shoal_g.boot) /* the bootstrap gave this PE its number */
         n = snprintf(msg, sizeof msg, "shoal: PE %d: %s%s%s", shoal_g.my_pe, kind,
                      routine ? routine : "", routine ? ": " : "");
     else
@@ -47,15 +47,27 @@ void shoal_global_exit_notice(void)
     if (!shoal_g.heap_me || shoal_g.owner_pid != (long)getpid())
         return;
     uint32_t v = __atomic_load_n(&shoal_my_ctl()->global_exit, __ATOMIC_ACQUIRE);
-    if (!v)
+    /* Once per process: the bootstrap's leave may wait, and serve the
+     * network, in here (its own calls come back: they return); another
+     * thread waits for the end the first one makes. */
+    static int ending;
+    static __thread int ending_here;
+    if (!v || ending_here)
         return;
+    if (__atomic_exchange_n(&ending, 1, __ATOMIC_ACQ_REL))
+        for (;;)
+            pause();
+    ending_here = 1;
     fflush(stdout);
     fflush(stderr);
     /* The launcher, told by the PE that called it, ends this one with the
      * job's status within moments; only where it cannot (cut off from
-     * this host) does this PE end itself, with the same status. */
-    shoal_launcher_grace();
-    _exit((int)(v & 0xff));
+     * this host), or leaves it to each PE (boot.h), does this PE end
+     * itself, with the same status. */
+    const int status = (int)(v & 0xff);
+    if (!shoal_g.boot || !shoal_g.boot->leave || shoal_g.boot->leave(status))
+        shoal_launcher_grace();
+    _exit(status);
 }
 
 void shoal_launcher_grace(void)

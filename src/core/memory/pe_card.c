@@ -92,7 +92,8 @@ static uint64_t ns_inode(const char *which)
     return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
-void pe_card_fill(struct pe_card *c, size_t heap_size, size_t data_size)
+void pe_card_fill(struct pe_card *c, size_t heap_size, size_t data_size,
+                  const struct pe_reach *reach)
 {
     memset(c, 0, sizeof *c);
     gethostname(c->host, sizeof c->host - 1);
@@ -112,6 +113,8 @@ void pe_card_fill(struct pe_card *c, size_t heap_size, size_t data_size)
     dl_iterate_phdr(find_image, &img);
     c->image = img.digest;
     c->image_kind = img.kind;
+    if (reach)
+        c->reach = *reach;
 }
 
 int pe_card_same_machine(const struct pe_card *a, const struct pe_card *b)
@@ -120,6 +123,11 @@ int pe_card_same_machine(const struct pe_card *a, const struct pe_card *b)
     if (!a->boot_id[0] || !b->boot_id[0])
         return !strcmp(a->host, b->host);
     return !strcmp(a->boot_id, b->boot_id);
+}
+
+int pe_card_same_net(const struct pe_card *a, const struct pe_card *b)
+{
+    return pe_card_same_machine(a, b) && a->net_ns == b->net_ns;
 }
 
 int pe_card_same_node(const struct pe_card *a, const struct pe_card *b)

@@ -18,6 +18,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Where a PE's host answers for it at the TCP level (core/waiting/
+ * peer_reach.c): a listening socket's port and up to PE_REACH_ADDRS of the
+ * host's addresses (port 0: none). */
+#define PE_REACH_ADDRS 4
+struct pe_reach {
+    uint16_t port;
+    uint8_t n_addr;
+    uint8_t family[PE_REACH_ADDRS]; /* AF_INET or AF_INET6 */
+    uint8_t pad;
+    uint8_t addr[PE_REACH_ADDRS][16];
+};
+
 struct pe_card {
     char host[64];    /* host name (UTS namespace), for messages */
     char boot_id[40]; /* the kernel's boot */
@@ -30,12 +42,16 @@ struct pe_card {
     uint64_t image;      /* digest of the program (build id or segments) */
     uint32_t image_kind; /* PE_IMAGE_BUILD_ID or PE_IMAGE_SEGMENTS */
     uint32_t pad;
+    struct pe_reach reach;
 };
 enum { PE_IMAGE_BUILD_ID = 1, PE_IMAGE_SEGMENTS = 2 };
 
-void pe_card_fill(struct pe_card *c, size_t heap_size, size_t data_size);
+void pe_card_fill(struct pe_card *c, size_t heap_size, size_t data_size,
+                  const struct pe_reach *reach);
 /* Same kernel, network and IPC namespaces: memory can be shared. */
 int pe_card_same_node(const struct pe_card *a, const struct pe_card *b);
+/* Same kernel and network namespace: the loopback reaches it. */
+int pe_card_same_net(const struct pe_card *a, const struct pe_card *b);
 /* Same machine (kernel boot): the PEs share its CPUs, if not memory. */
 int pe_card_same_machine(const struct pe_card *a, const struct pe_card *b);
 /* Every PE runs the same program with the same heap size: 0, or -1 with

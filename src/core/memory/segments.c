@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -91,6 +92,10 @@ static int recv_fds(int sock, int *rank, int *hfd, int *dfd)
     while (r < 0 && errno == EINTR);
     if (r != (ssize_t)sizeof *rank)
         return -1;
+    if (m.msg_flags & MSG_CTRUNC) { /* the kernel had no descriptor left for them */
+        errno = EMFILE;
+        return -1;
+    }
     *hfd = *dfd = -1;
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
@@ -130,6 +135,22 @@ static void *reserve(size_t len, size_t align)
         munmap(p, (size_t)(a - p));
     munmap(a + len, (size_t)(p + len + align - a - len));
     return a;
+}
+
+/* The exchange holds a descriptor or two per peer of this node (heap, and
+ * static data) until they are mapped: past RLIMIT_NOFILE the kernel drops
+ * those that arrive.  Say which limit to raise. */
+static void fds_exhausted(char *err, size_t errlen, int arrived)
+{
+    struct rlimit rl;
+    long limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (long)rl.rlim_cur : -1;
+    long need = limit + 2L * (n_local - 1 - arrived);
+    snprintf(err, errlen,
+             "too few file descriptors to map the memory of this node's %d other PEs: the soft "
+             "limit RLIMIT_NOFILE is %ld, and this PE holds a descriptor or two per PE until "
+             "all have arrived (%d of %d did); raise the limit before starting the job (`ulimit "
+             "-n %ld` or more)",
+             n_local - 1, limit, arrived, n_local - 1, need > 1024 ? need : 1024);
 }
 
 /* Exchanges descriptors with every other PE of this node: listen, barrier,
@@ -180,15 +201,19 @@ static int exchange_fds(struct shoal_boot *b, const char *job, int dfd, int *pee
             c = accept4(lsock, NULL, NULL, SOCK_CLOEXEC);
         while (c < 0 && errno == EINTR);
         int rank = -1, hfd = -1, pdfd = -1; /* set by recv_fds */
+        errno = 0;
         if (c < 0 || recv_fds(c, &rank, &hfd, &pdfd) < 0 || rank < 0 || rank >= b->size ||
             slots[rank] < 0) {
             int e = errno;
             if (c >= 0)
                 close(c);
-            snprintf(err, errlen,
-                     "cannot receive the symmetric heaps' descriptors of this node's PEs "
-                     "(%d expected, %d arrived): %s",
-                     n_local - 1, k, c < 0 ? strerror(e) : "a peer sent a malformed message");
+            if (e == EMFILE)
+                fds_exhausted(err, errlen, k);
+            else
+                snprintf(err, errlen,
+                         "cannot receive the symmetric heaps' descriptors of this node's PEs "
+                         "(%d expected, %d arrived): %s",
+                         n_local - 1, k, c < 0 ? strerror(e) : "a peer sent a malformed message");
             goto out;
         }
         close(c);
@@ -308,7 +333,7 @@ static int share_fds(struct shoal_boot *b, const struct shoal_data_segment *ds, 
 }
 
 int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote, long split,
-                         char *err, size_t errlen)
+                         const struct pe_reach *reach, char *err, size_t errlen)
 {
     const struct shoal_data_segment *ds = shoal_data_segment();
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -330,7 +355,7 @@ int shoal_segments_setup(struct shoal_boot *b, size_t user_heap, int all_remote,
         return -1;
     }
     struct pe_card mine;
-    pe_card_fill(&mine, heap_size, ds->size);
+    pe_card_fill(&mine, heap_size, ds->size, reach);
     if (b->allgather(&mine, cards, sizeof mine) < 0) {
         snprintf(err, errlen, "bootstrap allgather failed");
         return -1;
@@ -376,6 +401,14 @@ out:
 int shoal_segments_same_node(int pe)
 {
     return cards && pe_card_same_node(&cards[pe], &cards[shoal_g.my_pe]);
+}
+
+const struct pe_reach *shoal_segments_reach(int pe, int *same_net)
+{
+    if (!cards)
+        return NULL;
+    *same_net = pe_card_same_net(&cards[pe], &cards[shoal_g.my_pe]);
+    return &cards[pe].reach;
 }
 
 int shoal_segments_pe_local(int pe)

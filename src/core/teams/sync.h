@@ -4,8 +4,10 @@
  * splitting a parent team, whose members agree on a free slot of the
  * control block, destruction, queries; team.h), the group one collective
  * runs over, its signals, the dissemination barrier under
- * shmem_barrier_all / shmem_sync_all, heap allocation and team creation,
- * and the signature check of mismatched collectives (sync.c; this header).
+ * shmem_barrier_all / shmem_sync_all, heap allocation and team creation
+ * (sync.c; this header), its messages across nodes (group_msgs.c), the
+ * SHMEM_DEBUG signature handshake (sync_debug.c), and the checks of
+ * mismatched collective calls (calls.h).
  * May call: core's ground floor (state.h; config/: error.h, log.h), ops.h
  * (quiet, addressing, gets), waiting/ (the waits and their records), the
  * network transport (transport/net.h: remote signals and gets),
@@ -44,23 +46,53 @@ struct shoal_group {
     uint64_t seq;                  /* which collective on the team this is, from 1 */
     struct shoal_bcast_ring *ring; /* the team's broadcast ring here; NULL: active set */
     int on_node;                   /* every member is on this node */
+    int round0, round_stride;      /* barrier round k's counter: sync[round0 + k * stride] */
+    uint64_t sig;                  /* the call's signature (calls.h); 0 on an active set */
 };
-/* Words of `sync`: [0, 32) barrier rounds, [32, 64) tree rounds (the
- * first two: a tree broadcast's data arrived, its children's
- * acknowledgements). */
-#define SHOAL_GROUP_BARRIER_WORD 0
-#define SHOAL_GROUP_TREE_WORD 32
-#define SHOAL_GROUP_TREE_ACK_WORD 33
-#define SHOAL_GROUP_SYNC_WORDS 64
+/* Words of `sync`: a tree broadcast's data arrived, its children's
+ * acknowledgements (both counters), then on a team the last broadcast
+ * round a parent on this node wrote into the member's dest and that
+ * parent's signature (coll/broadcast.c); the
+ * barrier rounds from round0: on a team one half line each, its counter
+ * and, by the parity of the sender's sync count, the sender's signature
+ * (sync.c); on an active set one word each. */
+#define SHOAL_GROUP_TREE_WORD 0
+#define SHOAL_GROUP_TREE_ACK_WORD 1
+#define SHOAL_GROUP_TREE_ROUND_WORD 2
+#define SHOAL_GROUP_TREE_SIG_WORD 3
+#define SHOAL_GROUP_TEAM_ROUND0 8
+#define SHOAL_GROUP_ASET_ROUND0 2
+#define SHOAL_GROUP_SYNC_WORDS 64 /* an active set's (in pSync) */
+_Static_assert(SHOAL_GROUP_TEAM_ROUND0 + SHOAL_SYNC_ROUNDS * SHOAL_SYNC_ROUND_WORDS <=
+                   SHOAL_SYNC_WORDS,
+               "a team's rounds do not fit its words");
+_Static_assert(SHOAL_GROUP_ASET_ROUND0 + SHOAL_SYNC_ROUNDS <= SHOAL_GROUP_SYNC_WORDS,
+               "an active set's rounds do not fit pSync");
+static inline int shoal_group_round_word(const struct shoal_group *g, int k)
+{
+    return g->round0 + k * g->round_stride;
+}
+/* A team's count of the signals taken from its counter `w`. */
+static inline uint64_t *shoal_group_seen(const struct shoal_group *g, int w)
+{
+    return &g->seen[w < SHOAL_GROUP_TEAM_ROUND0
+                        ? w
+                        : SHOAL_GROUP_TEAM_ROUND0 +
+                              (w - SHOAL_GROUP_TEAM_ROUND0) / g->round_stride];
+}
+_Static_assert(SHOAL_GROUP_TEAM_ROUND0 + SHOAL_SYNC_ROUNDS <= SHOAL_SYNC_SEEN,
+               "a team's counters do not fit sync_seen");
 
 static inline int shoal_group_pe(const struct shoal_group *g, int i)
 {
     return g->start + i * g->stride;
 }
 
-/* The group of a live team this PE belongs to, for one collective (it
- * counts the team's collectives). */
-void shoal_group_of_team(struct shoal_group *g, struct shoal_team *t);
+/* The group of a live team this PE belongs to, for one collective call of
+ * signature `sig` (calls.h) and size argument `size` of routine fn: it
+ * counts the team's collectives and records the call (calls.h). */
+void shoal_group_of_team(struct shoal_group *g, struct shoal_team *t, uint64_t sig, uint64_t size,
+                         const char *fn);
 /* Signal member i on word w / wait for (and take) one signal on my w. */
 void shoal_group_signal(const struct shoal_group *g, int i, int w, const char *fn);
 /* `n` bytes for member i's `dest`, then the signal (shoal_signal_post_data). */
@@ -82,13 +114,28 @@ static inline int shoal_group_msgs(const struct shoal_group *g)
 {
     return g->ring && !g->on_node && shoal_g.net_coll_msgs;
 }
-/* Message `k` (< 65536; one sender per k and receiver) of this collective:
- * every k of one collective lies in one block (64 numbers below 0x8000,
- * k & 0xffc0, or the whole upper half), so that a message of
- * another collective under the same collective number shows by its block
- * (shoal_group_recv_wait).  n bytes of src to member i; and from member `from` into buf, waited for
+/* The message numbers (k of shoal_group_send) of the collectives across
+ * nodes (coll/), distinct per collective and phase, so that mismatched
+ * calls never take each other's messages: Bruck's steps (+ step), a
+ * reduce-scatter's and an allgather's senders (+ member), a broadcast's
+ * (+ the root's bits 8-13: the tag holds bits 0-7).  Each collective's
+ * numbers lie in one block (64 numbers, or the upper half for the
+ * reduce-scatter and its allgather), so that a member waiting in one
+ * collective sees a message of another at once. */
+#define SHOAL_MSG_FCOLLECT 0x0
+#define SHOAL_MSG_REDUCE 0x40
+#define SHOAL_MSG_BCAST 0x80
+#define SHOAL_MSG_SCATTER 0x8000
+#define SHOAL_MSG_ALLGATHER 0xc000
+
+/* Message `k` (< 65536; one sender per k and receiver) of this collective
+ * (group_msgs.c): its tag holds the team, the collective's number, what
+ * the call's signature says of a reduction's operator and type or a
+ * broadcast's root, and k, so that a message of another call under the
+ * same number shows by that or by its block (shoal_group_recv_wait).  n
+ * bytes of src to member i; and from member `from` into buf, waited for
  * (`what` it is, for a hang report).  The sizes must agree (a mismatch is
- * fatal).  A send returns once src may be reused; a large one waits for
+ * reported, naming both calls).  A send returns once src may be reused; a large one waits for
  * its receiver to post the receive, so members exchanging data post their
  * receives first: shoal_group_recv_post (rx: the caller's until waited
  * for), then the sends, then shoal_group_recv_wait for `count` of them.
@@ -97,6 +144,12 @@ void shoal_group_send(const struct shoal_group *g, int i, unsigned k, const void
                       int exchange, const char *fn);
 void shoal_group_recv(const struct shoal_group *g, int from, unsigned k, void *buf, size_t n,
                       const char *what, const char *fn);
+/* No collective's message of the team in `slot` (-1: of any team) may be
+ * left unread where every member has left every collective (team destroy
+ * after its sync, shmem_finalize after its barrier): one is data a member
+ * sent under a call this PE did not make (a broadcast whose root named
+ * itself while the receiver named another), reported. */
+void shoal_group_msgs_left(int slot, const char *fn);
 void shoal_group_recv_post(const struct shoal_group *g, unsigned k, void *buf, size_t n,
                            struct shoal_net_coll_rx *rx, const char *fn);
 /* Mismatched calls, seen by a member waiting inside a collective that no
@@ -109,15 +162,12 @@ void shoal_group_recv_post(const struct shoal_group *g, unsigned k, void *buf, s
  * once; across nodes the member waited for may still be about to send, so
  * only once the signal has stayed pending for SHOAL_GROUP_MISMATCH_NS.
  * *since: 0 at first, kept by the caller between calls.  Returns 1 when
- * the calls do not match; shoal_group_mismatch reports it, naming `what`
- * this member waits for. */
+ * the calls do not match; shoal_group_mismatch reports it (naming both
+ * calls where the members' records tell, calls.h), with `what` this member
+ * waits for. */
 #define SHOAL_GROUP_MISMATCH_NS 2000000000ull
 int shoal_group_other_call(const struct shoal_group *g, uint64_t *since);
 _Noreturn void shoal_group_mismatch(const struct shoal_group *g, const char *what, const char *fn);
-/* The same, where this member waits for member i: names the other
- * collective where a member on this node (i first) posted its signature. */
-_Noreturn void shoal_group_mismatch_at(const struct shoal_group *g, int i, const char *what,
-                                       const char *fn);
 /* (`from` < 0: from several members.  `k`: one of the awaited messages'
  * numbers; a message of this collective number in another block has come
  * from a member in another collective, reported as mismatched calls at
@@ -131,7 +181,11 @@ void shoal_group_recv_wait(const struct shoal_group *g, unsigned count, int from
 /* The transport's hook while a collective's message `tag` waits for its
  * receiver: fatal where a message of another collective under the same
  * number has come (members each waiting for the other's receive). */
-void shoal_group_send_waits(uint64_t tag, const char *fn);
+void shoal_group_send_waits(uint64_t tag, int pe, const char *fn);
+/* The transport's hook for a message of another size than its receive's
+ * (got SIZE_MAX: more): kept, and reported, naming both calls, by the
+ * thread that waits for it (shoal_group_recv_wait). */
+void shoal_group_msg_size(uint64_t tag, size_t got, size_t want, const char *fn);
 /* A team across nodes: until every tree-broadcast acknowledgement owed to
  * this PE (ring->tree_acks_owed, counted by coll/broadcast.c) has arrived.
  * Before a parent writes into its children's dest again, and before team
@@ -145,7 +199,7 @@ void shoal_group_wait_from(const struct shoal_group *g, int w, int from, const c
 static inline int shoal_group_pending(const struct shoal_group *g, int w)
 {
     uint64_t v = __atomic_load_n(&g->sync[w], __ATOMIC_ACQUIRE);
-    return g->seen ? v > g->seen[w] : v != 0;
+    return g->seen ? v > *shoal_group_seen(g, w) : v != 0;
 }
 
 /* SHMEM_DEBUG (no-op otherwise): compares this collective's signature
@@ -161,42 +215,13 @@ static inline void shoal_group_debug_check(const struct shoal_group *g, const ch
         shoal_group_debug_check_slow(g, fn, a, b);
 }
 
-/* The entry sync of a collective that moves `bytes` into or out of each
- * member (a reduce of n bytes reads size * n) and ends with a sync of its
- * own.  Without SHMEM_DEBUG, where the data is large enough that it costs
- * under 1%, each member posts the collective's signature before the sync
- * and compares the previous member's with it after: mismatched large
- * collectives (a reduce against an fcollect) are reported instead of
- * giving wrong values.  No handshake: a member that posts nothing (another
- * collective, a smaller one) leaves an older signature, which is reported
- * too, and a member that does not compare never blocks one that does.
- * `compare` 0: post only (collect, whose sizes differ between members: a
- * member's decision to compare would not be its predecessor's to post).
- *
- * The thresholds come from bench/coll_bench, built with each set to 1 and
- * switched at run time, interleaved (2 PEs, one per core: the fastest
- * collectives, so the dearest check).  On one node the check costs one
- * cache line from the previous member's core, 30-120 ns (64 KiB: a
- * broadcast +53 to +93 ns, fcollect +77 to +119 ns, 2-5%), under 1% from
- * some 8 us of collective: 512 KiB (a broadcast of 512 KiB takes 11-12
- * us, a sum whose members read 512 KiB 13 us).  Through the network the
- * read is started at the sync and compared at the collective's closing
- * sync (sync.c: late_start): a get and a quiet, 35 us over UCX tcp, under
- * 1% from some 3.5 ms: 16 MiB (an alltoall of 8 MiB per pair, 16 MiB
- * into each member, takes 15 ms there; waiting for the read at the start
- * instead cost it 8%, the read queued behind the data).  Collectives by
- * messages across nodes need no signature: their message numbers tell
- * (shoal_group_recv_wait). */
-#ifndef SHOAL_SIG_MIN_LOCAL                     /* a build may set them to measure the check */
-#define SHOAL_SIG_MIN_LOCAL ((size_t)512 << 10) /* previous member on this node */
-#endif
-#ifndef SHOAL_SIG_MIN_NET
-#define SHOAL_SIG_MIN_NET ((size_t)16 << 20) /* reached through the network */
-#endif
-void shoal_group_sync_sig(const struct shoal_group *g, const char *fn, uint64_t a, uint64_t b,
-                          size_t bytes, int compare);
-
-/* No member leaves before every member has arrived (dissemination). */
+/* No member leaves before every member has arrived (dissemination).  On
+ * a team each round's signal carries the sender's call signature where
+ * the sender is mapped here or the network carries a signal's data
+ * (shoal_g.net_signal_data), and the receiver compares it with its own:
+ * two calls that sync alike (a sum against an fcollect, a barrier against
+ * a reduction) are reported at every size, for a store and a compare on
+ * lines that the round moves anyway. */
 void shoal_group_sync(const struct shoal_group *g, const char *fn);
 
 /* Where `n` bytes of symmetric object `sym` on member i can be read: the

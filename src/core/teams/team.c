@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/teams/calls.h"
 #include "core/teams/sync.h"
+#include "core/waiting/wait.h"
 #include "core/config/error.h"
 #include "core/config/log.h"
 
@@ -22,6 +24,17 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
  * after free. */
 static struct shoal_team *graveyard[SHOAL_TEAM_SLOTS * 4];
 static int ngraves;
+/* This PE's live team in each slot (it is a member), for the checks of
+ * mismatched calls, which start from a slot (core/teams/calls.c). */
+static struct shoal_team *in_slot[SHOAL_TEAM_SLOTS];
+
+struct shoal_team *shoal_team_at_slot(int slot)
+{
+    if (slot < 0 || slot >= SHOAL_TEAM_SLOTS)
+        return NULL;
+    struct shoal_team *t = __atomic_load_n(&in_slot[slot], __ATOMIC_ACQUIRE);
+    return t && t->magic == SHOAL_TEAM_LIVE && t->my_pe >= 0 ? t : NULL;
+}
 
 static void setup(struct shoal_team *t, int start, int stride, int size, int my_pe, int slot)
 {
@@ -38,10 +51,14 @@ static void setup(struct shoal_team *t, int start, int stride, int size, int my_
     for (int i = 0; i < size && t->on_node; i++)
         t->on_node = shoal_slot(start + i * stride) >= 0;
     t->magic = SHOAL_TEAM_LIVE;
+    if (my_pe >= 0)
+        __atomic_store_n(&in_slot[slot], t, __ATOMIC_RELEASE);
 }
 
 void shoal_teams_init(void)
 {
+    shoal_wait_calls_check = shoal_call_wait_check;
+    shoal_wait_calls_end = shoal_call_wait_end;
     memset(used, 0, sizeof used);
     used[0] = 1u << SHOAL_TEAM_SLOT_WORLD | 1u << SHOAL_TEAM_SLOT_SHARED;
     setup(&shoal_team_world, 0, 1, shoal_g.n_pes, shoal_g.my_pe, SHOAL_TEAM_SLOT_WORLD);
@@ -90,12 +107,14 @@ static struct shoal_team *team_new(void)
 
 /* The slots free on every member of `parent`, as a mask (collective over
  * parent): each member publishes its used mask in the team's scratch, and
- * every member ORs all of them. */
-static void free_slots(struct shoal_team *parent, uint64_t *freemask, const char *fn)
+ * every member ORs all of them.  `wanted`: the split's new slots (1, or 2
+ * for split_2d: its signature tells the two splits apart). */
+static void free_slots(struct shoal_team *parent, uint64_t *freemask, int wanted, const char *fn)
 {
     _Static_assert(MASK_WORDS <= SHOAL_SCRATCH_WORDS, "team scratch too small for the mask");
     struct shoal_group g;
-    shoal_group_of_team(&g, parent);
+    shoal_group_of_team(&g, parent, shoal_call_sig(SHOAL_CALL_SPLIT, 0, 0, (uint64_t)wanted, 0), 0,
+                        fn);
     shoal_group_debug_check(&g, fn, 0, 0);
     pthread_mutex_lock(&lock);
     memcpy(g.scratch, used, sizeof used);
@@ -229,7 +248,7 @@ int shoal_team_split_strided(struct shoal_team *parent, int start, int stride, i
                            "not a PE of the parent team (0..%d)",
                            start, size - 1, stride, last, n - 1);
     uint64_t freemask[MASK_WORDS];
-    free_slots(parent, freemask, fn);
+    free_slots(parent, freemask, 1, fn);
     int slot = take_slot(freemask);
     if (slot < 0) /* no slot free on every member: all of them fail */
         return out_of_slots(parent, 1, fn);
@@ -267,7 +286,7 @@ int shoal_team_split_2d(struct shoal_team *parent, int xrange, const shmem_team_
     /* All x-teams share one slot and all y-teams another: teams of one
      * axis are disjoint, so their blocks never meet. */
     uint64_t freemask[MASK_WORDS];
-    free_slots(parent, freemask, fn);
+    free_slots(parent, freemask, 2, fn);
     int xslot = take_slot(freemask), yslot = take_slot(freemask);
     if (xslot < 0 || yslot < 0)
         return out_of_slots(parent, 2, fn);
@@ -295,7 +314,7 @@ void shoal_team_destroy(struct shoal_team *team, const char *fn)
     /* Collective: the slot is reused only after every member is done
      * with it. */
     struct shoal_group g;
-    shoal_group_of_team(&g, team);
+    shoal_group_of_team(&g, team, shoal_call_sig(SHOAL_CALL_DESTROY, 0, 0, 0, 0), 0, fn);
     shoal_group_debug_check(&g, fn, 0, 0);
     shoal_quiet(SHMEM_CTX_DEFAULT, fn);
     /* The acknowledgements of tree broadcasts that nobody waited for: sent
@@ -303,6 +322,7 @@ void shoal_team_destroy(struct shoal_team *team, const char *fn)
      * signals (other peers, other endpoints). */
     shoal_group_wait_acks_owed(&g, fn);
     shoal_group_sync(&g, fn);
+    shoal_group_msgs_left(team->slot, fn);
     /* Every member has returned from its last collective on the team, and
      * every signal meant for this PE has arrived (it took them all in that
      * sync, and the acknowledgements before it), so nobody writes into its
@@ -311,6 +331,8 @@ void shoal_team_destroy(struct shoal_team *team, const char *fn)
     struct shoal_team_block *blk = &shoal_my_ctl()->teams[team->slot];
     memset(&blk->bcast, 0, sizeof blk->bcast);
     memset(blk->sync, 0, sizeof blk->sync);
+    memset(blk->calls, 0, sizeof blk->calls); /* the next team numbers its calls from 1 again */
+    __atomic_store_n(&in_slot[team->slot], NULL, __ATOMIC_RELEASE);
     team->magic = 0;
     mark(team->slot, 0);
     pthread_mutex_lock(&lock);

@@ -23,6 +23,9 @@ int shoal_team_split_2d(struct shoal_team *parent, int xrange, const shmem_team_
                         long ymask, shmem_team_t *yteam, const char *fn);
 void shoal_team_destroy(struct shoal_team *team, const char *fn);
 
+/* This PE's live team in ctl slot `slot`, or NULL (none, or not a member). */
+struct shoal_team *shoal_team_at_slot(int slot);
+
 /* World PE of team PE `pe`. */
 static inline int shoal_team_world_pe(const struct shoal_team *t, int pe)
 {

@@ -7,26 +7,35 @@
  *  - set: the peer entered shmem_finalize, exited, failed or called
  *    shmem_global_exit while this PE still waits for it;
  *  - a mapped peer's process is gone (killed: it wrote nothing);
- *  - the network's look has not come back for SHOAL_PEER_TIMEOUT: the
- *    peer or the link to it died, or it is stopped that long.
- * The look through the network never blocks (shoal_net_peek): a waiter
- * whose peer died keeps its turns and notices. */
+ *  - a peer reached through the network: once the wait has lasted a
+ *    second, its host is asked too (peer_reach.h): its process ended, or
+ *    its host or the link to it has not answered for SHOAL_PEER_TIMEOUT.
+ * A look that has not come back says nothing: the peer may be computing,
+ * stopped in a debugger or without a progress thread, and the wait lasts
+ * as long as it takes.  Neither look blocks (shoal_net_peek, and the
+ * reachability probe), so a waiter whose peer died keeps its turns and
+ * notices.  The transport's blocked requests ask the same of their peer
+ * (shoal_peer_watch, the net_link hook). */
 #include "core/waiting/peer_check.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/ops.h"
+#include "core/waiting/peer_reach.h"
 #include "core/waiting/wait.h"
 #include "core/waiting/wait_record.h"
 
-#define PEER_CHECK_MAPPED_NS 5000000ull /* a load */
-#define PEER_CHECK_NET_NS 200000000ull  /* a network look */
-#define PEER_PID_NS 100000000ull        /* between looks at a mapped peer's process */
+#define PEER_CHECK_MAPPED_NS 5000000ull   /* a load */
+#define PEER_CHECK_NET_NS 200000000ull    /* a network look */
+#define PEER_PID_NS 100000000ull          /* between looks at a mapped peer's process */
+#define PEER_REACH_AFTER_NS 1000000000ull /* a wait this long asks the peer's host */
+#define PEER_ANSWERED_NS 1000000000ull    /* an answer this recent: the peer answers */
 
 /* Killed peers write nothing: is its process gone (or a zombie)? */
 static int process_gone(int pe)
@@ -75,6 +84,79 @@ static void launcher_grace(int pe, int how)
     shoal_launcher_grace();
 }
 
+/* The peer's host does not answer (LOST): the end of the job, naming it. */
+static _Noreturn void unreachable(const char *fn, int pe, const char *what, const char *why)
+{
+    shoal_fatal(fn,
+                "PE %d on host %s is unreachable while this PE waits for it (%s): %s; the host "
+                "or the link to it is down (SHOAL_PEER_TIMEOUT=%.0f s; a peer that is slow, "
+                "busy or stopped in a debugger is never taken for dead, but one whose host is "
+                "frozen is: SHOAL_PEER_TIMEOUT=0 waits forever)",
+                pe, shoal_peer_host(pe), what, why, (double)shoal_g.peer_timeout_ns / 1e9);
+}
+
+/* Its process ended (GONE) while a request or the final barrier waits. */
+static _Noreturn void gone(const char *fn, int pe, const char *what, const char *why)
+{
+    launcher_grace(pe, GONE_KILLED);
+    shoal_fatal(fn, "PE %d on host %s is gone while this PE waits for it (%s): %s", pe,
+                shoal_peer_host(pe), what, why);
+}
+
+/* Asks `pe`'s host (peer_reach.h): SHOAL_IN_JOB, or GONE_KILLED; fatal
+ * when the host does not answer. */
+static int ask_host(int pe, uint64_t now, const char *fn, const char *what)
+{
+    char why[160];
+    switch (shoal_reach_look(pe, now, why, sizeof why)) {
+    case SHOAL_REACH_GONE: return GONE_KILLED;
+    case SHOAL_REACH_LOST: unreachable(fn, pe, what, why);
+    default: return SHOAL_IN_JOB;
+    }
+}
+
+/* When each peer last answered a look through the network (0: never),
+ * allocated by the first look. */
+static uint64_t *answered_at;
+
+static void note_answer(int pe, uint64_t now)
+{
+    uint64_t *a = __atomic_load_n(&answered_at, __ATOMIC_ACQUIRE);
+    if (!a) {
+        uint64_t *fresh = calloc((size_t)shoal_g.n_pes, sizeof *fresh);
+        if (!fresh)
+            return;
+        if (__atomic_compare_exchange_n(&answered_at, &a, fresh, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            a = fresh;
+        else
+            free(fresh);
+    }
+    __atomic_store_n(&a[pe], now, __ATOMIC_RELAXED);
+}
+
+/* A look at `pe`'s `leaving` word: 1 with *v once an answer came. */
+static int peek_leaving(int pe, uint32_t *v, uint64_t now, const char *fn)
+{
+    const int connect = shoal_net_wired(pe) || shoal_reach_may_connect(pe, now);
+    if (!shoal_net_peek(pe, &shoal_my_ctl()->leaving, v, connect, fn))
+        return 0;
+    note_answer(pe, now);
+    return 1;
+}
+
+int shoal_peer_answers(int pe)
+{
+    if (shoal_slot(pe) >= 0)
+        return 1;
+    const uint64_t now = shoal_now_ns();
+    uint32_t v;
+    peek_leaving(pe, &v, now, "a look at a peer");
+    const uint64_t *a = __atomic_load_n(&answered_at, __ATOMIC_ACQUIRE);
+    const uint64_t t = a ? __atomic_load_n(&a[pe], __ATOMIC_RELAXED) : 0;
+    return t && now - t < PEER_ANSWERED_NS;
+}
+
 /* How the peer stands: SHOAL_IN_JOB, a SHOAL_LEFT_*, GONE_KILLED, or -1
  * while a look through the network is on its way. */
 static int look(struct shoal_waiter *w, int pe, uint64_t now)
@@ -91,19 +173,13 @@ static int look(struct shoal_waiter *w, int pe, uint64_t now)
         return how;
     }
     uint32_t v = 0;
-    uint64_t age = 0;
-    if (shoal_net_peek(pe, &shoal_my_ctl()->leaving, &v, &age, w->fn))
+    if (peek_leaving(pe, &v, now, w->fn) && v != SHOAL_IN_JOB)
         return (int)v;
-    const uint64_t limit = shoal_g.peer_timeout_ns;
-    if (limit && age > limit) {
-        const struct shoal_wait_record *r = shoal_wait_record_mine();
-        shoal_fatal(w->fn,
-                    "PE %d on host %s has not answered for %.0f s while this PE waits for it "
-                    "(%s): the peer or the link to it is dead (SHOAL_PEER_TIMEOUT=%.0f)",
-                    pe, shoal_peer_host(pe), (double)age / 1e9,
-                    r->what ? r->what : "its part of a collective", (double)limit / 1e9);
-    }
-    return -1;
+    /* (Not w->t0: a waiter that woke from a sleep starts its spin again.) */
+    const struct shoal_wait_record *r = shoal_wait_record_mine();
+    if (now - r->since_ns < PEER_REACH_AFTER_NS)
+        return -1;
+    return ask_host(pe, now, w->fn, r->what ? r->what : "its part of a collective");
 }
 
 void shoal_peer_check(struct shoal_waiter *w, uint64_t now, int (*ready)(void *), void *arg)
@@ -141,37 +217,64 @@ void shoal_peer_check(struct shoal_waiter *w, uint64_t now, int (*ready)(void *)
 
 /* A bootstrap wait (the final barrier: a PMIx fence) waits for every PE
  * at once, and a launcher cut off by a dead link never ends it: while it
- * lasts, look at the PEs reached through the network, a few at a time,
- * and end the job when one has not answered for SHOAL_PEER_TIMEOUT. */
+ * lasts, ask the hosts of the PEs reached through the network, a few at a
+ * time, and end the job on one that does not answer.  A process that
+ * ended is left to the launcher: a peer that passed the barrier may exit
+ * before this PE hears that the barrier is over. */
 #define BOOT_LOOK_AFTER_NS 1000000000ull /* a wait this long before looking */
 #define BOOT_LOOK_EVERY_NS 100000000ull
-#define BOOT_LOOKS_IN_FLIGHT 8
+#define LOOKS_PER_TURN 8
+
+/* Asks the hosts of up to LOOKS_PER_TURN network peers, from *cursor on;
+ * the cursor moves past those whose host holds the connection.  Fatal on
+ * an unreachable one; a process gone is fatal only when `gone_fatal`. */
+static void ask_hosts_in_turn(int *cursor, uint64_t now, const char *fn, const char *what,
+                              int gone_fatal)
+{
+    int asked = 0;
+    for (int k = 0; k < shoal_g.n_pes && asked < LOOKS_PER_TURN; k++) {
+        int pe = (*cursor + k) % shoal_g.n_pes;
+        if (pe == shoal_g.my_pe || shoal_slot(pe) >= 0)
+            continue;
+        asked++;
+        char why[160];
+        enum shoal_reach st = shoal_reach_look(pe, now, why, sizeof why);
+        if (st == SHOAL_REACH_LOST)
+            unreachable(fn, pe, what, why);
+        if (st == SHOAL_REACH_GONE && gone_fatal)
+            gone(fn, pe, what, why);
+        if (st == SHOAL_REACH_UP)
+            *cursor = (pe + 1) % shoal_g.n_pes;
+    }
+}
 
 void shoal_peer_check_all(uint64_t since_ns)
 {
     static __thread uint64_t next;
     static __thread int cursor;
-    const uint64_t now = shoal_now_ns(), limit = shoal_g.peer_timeout_ns;
+    const uint64_t now = shoal_now_ns();
     if (!shoal_g.net_active || now - since_ns < BOOT_LOOK_AFTER_NS || now < next)
         return;
     next = now + BOOT_LOOK_EVERY_NS;
-    int looked = 0;
-    for (int k = 0; k < shoal_g.n_pes && looked < BOOT_LOOKS_IN_FLIGHT; k++) {
-        int pe = (cursor + k) % shoal_g.n_pes;
-        if (pe == shoal_g.my_pe || shoal_slot(pe) >= 0)
-            continue;
-        looked++;
-        uint32_t v;
-        uint64_t age = 0;
-        if (shoal_net_peek(pe, &shoal_my_ctl()->leaving, &v, &age, "shmem_finalize")) {
-            cursor = (pe + 1) % shoal_g.n_pes; /* answered: the window moves on */
-            continue;
-        }
-        if (limit && age > limit)
-            shoal_fatal("shmem_finalize",
-                        "PE %d on host %s has not answered for %.0f s while this PE waits for "
-                        "every PE (bootstrap barrier): the peer or the link to it is dead "
-                        "(SHOAL_PEER_TIMEOUT=%.0f)",
-                        pe, shoal_peer_host(pe), (double)age / 1e9, (double)limit / 1e9);
+    ask_hosts_in_turn(&cursor, now, "shmem_finalize", "every PE (bootstrap barrier)", 0);
+}
+
+void shoal_peer_watch(int pe, const char *fn, const char *what)
+{
+    static __thread uint64_t next;
+    static __thread int cursor;
+    const uint64_t now = shoal_now_ns();
+    if (now < next)
+        return;
+    next = now + PEER_CHECK_NET_NS;
+    if (pe < 0) {
+        ask_hosts_in_turn(&cursor, now, fn, what, 1);
+        return;
     }
+    char why[160];
+    enum shoal_reach st = shoal_reach_look(pe, now, why, sizeof why);
+    if (st == SHOAL_REACH_LOST)
+        unreachable(fn, pe, what, why);
+    if (st == SHOAL_REACH_GONE)
+        gone(fn, pe, what, why);
 }

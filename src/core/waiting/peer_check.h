@@ -9,11 +9,19 @@ struct shoal_waiter;
 
 /* Called by the wait engine now and then: the peer the thread's wait
  * record names (a collective's) left the job, died, or (through the
- * network) has not answered for SHOAL_PEER_TIMEOUT: fatal, naming it and
- * its host, unless `ready` says that what was awaited came after all. */
+ * network) its host does not answer: fatal, naming it and its host,
+ * unless `ready` says that what was awaited came after all. */
 void shoal_peer_check(struct shoal_waiter *w, uint64_t now, int (*ready)(void *), void *arg);
 /* While a bootstrap call waits for every PE (since `since_ns`): after a
- * second, looks at the PEs reached through the network, a few at a time,
- * and ends the job on one that has not answered for SHOAL_PEER_TIMEOUT. */
+ * second, asks the hosts of the PEs reached through the network, a few at
+ * a time, and ends the job on one that does not answer. */
 void shoal_peer_check_all(uint64_t since_ns);
+/* The transport's hook (net.h's peer_watch): a request to `pe` (-1:
+ * several peers) is blocked; every 200 ms at most, asks the peer's host
+ * (peer_reach.h) and ends the job when its process is gone or the host
+ * does not answer. */
+void shoal_peer_watch(int pe, const char *fn, const char *what);
+/* Has `pe` answered a look through the network (shoal_net_peek) within
+ * the last second?  Starts the next look; always 1 for a mapped peer. */
+int shoal_peer_answers(int pe);
 #endif

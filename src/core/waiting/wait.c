@@ -31,6 +31,9 @@ static inline void cpu_relax(void)
 #endif
 }
 
+void (*shoal_wait_calls_check)(struct shoal_waiter *w, uint64_t now);
+void (*shoal_wait_calls_end)(void);
+
 void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, const void *addr)
 {
     w->owner_slot = owner_slot;
@@ -66,6 +69,8 @@ void shoal_waiter_done(struct shoal_waiter *w)
 {
     if (!w->t0)
         return;
+    if (shoal_wait_calls_end)
+        shoal_wait_calls_end();
     shoal_wait_record_end();
     if (w->adapting)
         shoal_learn_done(w);
@@ -150,6 +155,8 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
     }
     uint64_t now = shoal_now_ns(), dt = now - w->t0;
     shoal_peer_check(w, now, ready, arg);
+    if (shoal_wait_calls_check)
+        shoal_wait_calls_check(w, now);
     if (SHOAL_UNLIKELY(__atomic_load_n(&shoal_my_ctl()->global_exit, __ATOMIC_RELAXED)))
         shoal_global_exit_notice();
     /* The network handled something, perhaps what this waiter waits for:

@@ -6,11 +6,13 @@
  * where threads oversubscribe the CPUs, from each thread's own waits
  * (wait_learn.c), a sleeper's short time slice where compute threads hold
  * the CPUs (wait_slice.c), and
- * the hang records that say where each thread waits (wait_record.c).  Its
- * doorbell use: a waiter sleeps on the owner's doorbell and is woken by
+ * the hang records that say where each thread waits (wait_record.c),
+ * whether the peer a wait depends on is still there (peer_check.c) and,
+ * for a peer through the network, what its host says at the TCP level
+ * (peer_reach.c).  Its doorbell use: a waiter sleeps on the owner's doorbell and is woken by
  * the writer (transport/shm/shm_doorbell.h).
  * May call: core's ground floor (state.h; config/: error.h, log.h,
- * env.h), ops.h for addressing, the network's progress
+ * env.h), ops.h for addressing, memory/segments.h (the peers' cards), the network's progress
  * (transport/net.h), the extension layer only through core/ext_hooks.h
  * (serve pending work while waiting), transport/shm's doorbells,
  * boot/hang_page.h.  Called by every layer above that waits (ops, sync,
@@ -49,6 +51,12 @@ struct shoal_waiter {
     int short_slice;  /* the thread asked the kernel for a short slice (wait_slice.h) */
     int relooked;     /* its fitting spin looked at the placement again (wait_policy.h) */
 };
+
+/* The look of a wait inside a collective at the calls of the PEs it waits
+ * for, and its end (core/teams/calls.h registers them at init: a hook, so
+ * that this room calls none above it).  NULL: none. */
+extern void (*shoal_wait_calls_check)(struct shoal_waiter *w, uint64_t now);
+extern void (*shoal_wait_calls_end)(void);
 
 /* A wait on `addr` inside routine `fn`: init, back off until ready, done
  * (which clears the thread's wait record, core/waiting/wait_record.h). */

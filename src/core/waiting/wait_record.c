@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
+#include "core/waiting/wait.h"
 #include "core/ops.h"
 
 #define RECORDS_MAX (SHOAL_HANG_RECORDS - 1)
@@ -81,9 +82,15 @@ static void make_key(void)
     pthread_key_create(&release_key, release);
 }
 
-static struct shoal_wait_record *claim(void)
+/* Claimers take turns (claim_locked): a fresh record reads as given back
+ * (used == 0) from the raise of n_claimed until its claimer sets used, and
+ * a claimer scanning for given-back records took it too, so that two
+ * threads shared one record (ThreadSanitizer, ucx.fd_limit: 256 threads
+ * that first wait at once).  Once per thread: the lock costs nothing. */
+static pthread_mutex_t claim_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct shoal_wait_record *claim_locked(void)
 {
-    pthread_once(&page_once, make_page);
     int n = __atomic_load_n(&n_claimed, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++) /* one given back by an exited thread */
         if (!__atomic_load_n(&records[i].used, __ATOMIC_RELAXED) &&
@@ -107,6 +114,15 @@ static struct shoal_wait_record *claim(void)
             return &records[n];
         }
     return &records[RECORDS_MAX]; /* initialized by make_page */
+}
+
+static struct shoal_wait_record *claim(void)
+{
+    pthread_once(&page_once, make_page);
+    pthread_mutex_lock(&claim_lock);
+    struct shoal_wait_record *r = claim_locked();
+    pthread_mutex_unlock(&claim_lock);
+    return r;
 }
 
 struct shoal_wait_record *shoal_wait_record_mine(void)
@@ -166,15 +182,15 @@ static uint64_t clock_ns(void)
 }
 
 /* The page's text slot holding s, copied there if it is not yet (never
- * slot `keep`, which the record uses for its other text).  The caller
- * holds the record's sequence lock. */
-static int32_t text_slot(struct shoal_wait_record *r, const char *s, int32_t keep)
+ * slots `keep` and `keep2`, which the record uses for its other texts).
+ * The caller holds the record's sequence lock. */
+static int32_t text_slot(struct shoal_wait_record *r, const char *s, int32_t keep, int32_t keep2)
 {
     for (int i = 0; i < SHOAL_HANG_TEXTS; i++)
         if (r->texts[i] == s)
             return i;
     int i = r->next_text;
-    if (i == keep)
+    while (i == keep || i == keep2)
         i = (i + 1) % SHOAL_HANG_TEXTS;
     r->next_text = (i + 1) % SHOAL_HANG_TEXTS;
     r->texts[i] = s;
@@ -191,10 +207,12 @@ static void publish(struct shoal_wait_record *r)
     uint32_t s = __atomic_load_n(&h->seq, __ATOMIC_RELAXED);
     __atomic_store_n(&h->seq, s + 1, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    const char *fn = LOAD(r->fn), *what = LOAD(r->what);
-    int32_t fi = text_slot(r, fn, -1);
+    const char *fn = LOAD(r->fn), *what = LOAD(r->what), *via = LOAD(r->via);
+    int32_t fi = text_slot(r, fn, -1, -1);
+    int32_t wi = what ? text_slot(r, what, fi, -1) : -1;
     STORE(h->fn, fi);
-    STORE(h->what, what ? text_slot(r, what, fi) : -1);
+    STORE(h->what, wi);
+    STORE(h->via, via ? text_slot(r, via, fi, wi) : -1);
     STORE(h->peer, (int32_t)LOAD(r->peer));
     STORE(h->peer_thread, (int32_t)LOAD(r->peer_thread));
     STORE(h->team_slot, (int32_t)LOAD(r->team_slot));
@@ -270,8 +288,11 @@ void shoal_wait_report_install(void)
         shoal_boot_set_report_fd(page_fd); /* the bootstrap closes it */
         page_fd = -1;
     }
+    /* An ignored SIGQUIT is the launcher's doing (Open MPI's mpirun starts
+     * its processes so), and a report does no more than ignoring would. */
     struct sigaction old;
-    if (installed || sigaction(SIGQUIT, NULL, &old) != 0 || old.sa_handler != SIG_DFL)
+    if (installed || sigaction(SIGQUIT, NULL, &old) != 0 ||
+        (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN))
         return; /* the program handles SIGQUIT itself */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -287,7 +308,7 @@ void shoal_wait_report_install(void)
 /* The outer wait's record, kept while a network request holds the
  * thread's record (ucx_wait inside a collective's send, say). */
 struct saved_wait {
-    const char *fn, *what;
+    const char *fn, *what, *via;
     const void *addr;
     int peer, peer_thread, team_slot;
     uint64_t seq, since_ns;
@@ -300,9 +321,10 @@ void shoal_wait_net_begin(const char *fn, int pe, const char *what)
     if (net_depth++)
         return;
     struct shoal_wait_record *r = shoal_wait_record_mine();
-    net_saved = (struct saved_wait){LOAD(r->fn),   LOAD(r->what),        LOAD(r->addr),
-                                    LOAD(r->peer), LOAD(r->peer_thread), LOAD(r->team_slot),
-                                    LOAD(r->seq),  LOAD(r->since_ns)};
+    net_saved = (struct saved_wait){LOAD(r->fn),        LOAD(r->what), LOAD(r->via),
+                                    LOAD(r->addr),      LOAD(r->peer), LOAD(r->peer_thread),
+                                    LOAD(r->team_slot), LOAD(r->seq),  LOAD(r->since_ns)};
+    STORE(r->via, (const char *)NULL);
     STORE(r->team_slot, -1);
     STORE(r->seq, (uint64_t)0);
     STORE(r->peer_thread, -1);
@@ -315,6 +337,8 @@ void shoal_wait_net_end(void)
 {
     if (net_depth == 0 || --net_depth)
         return;
+    if (shoal_wait_calls_end) /* a collective's send may have said it waits */
+        shoal_wait_calls_end();
     struct shoal_wait_record *r = shoal_wait_record_mine();
     const struct saved_wait *w = &net_saved;
     STORE(r->team_slot, w->team_slot);
@@ -322,8 +346,25 @@ void shoal_wait_net_end(void)
     STORE(r->peer_thread, w->peer_thread);
     STORE(r->peer, w->peer);
     STORE(r->what, w->what);
+    STORE(r->via, w->via);
     if (w->fn)
         shoal_wait_record_begin(w->fn, w->addr, w->since_ns);
     else
         shoal_wait_record_end();
+}
+
+/* ------------------------------------------------- waits in the bootstrap */
+
+void shoal_wait_boot_begin(const char *fn, const char *what, const char *via)
+{
+    shoal_wait_note_peer(-1, 0, -1, what);
+    STORE(shoal_wait_record_mine()->via, via);
+    shoal_wait_record_begin(fn, NULL, 0);
+}
+
+void shoal_wait_boot_end(void)
+{
+    shoal_wait_record_end();
+    STORE(shoal_wait_record_mine()->via, (const char *)NULL);
+    shoal_wait_note_clear();
 }

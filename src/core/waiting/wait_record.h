@@ -31,6 +31,7 @@
 struct shoal_wait_record {
     const char *fn;    /* routine the program called; NULL when not blocked */
     const char *what;  /* what is awaited ("signal of round 2"), or NULL */
+    const char *via;   /* the bootstrap call a wait on no word is in, or NULL */
     const void *addr;  /* the word watched */
     int peer;          /* world PE expected to write it, or -1 */
     int peer_thread;   /* thread (thread_id) of this PE expected, or -1 */
@@ -78,4 +79,10 @@ void shoal_wait_report(int fd);
  * record, which the end restores (core/net_link.c's hooks). */
 void shoal_wait_net_begin(const char *fn, int pe, const char *what);
 void shoal_wait_net_end(void);
+
+/* A thread blocked in a bootstrap call (core/boot_wait.c): `via` names the
+ * call and what carries it ("the bootstrap barrier, through oshrun's
+ * socket"), so that the report does not take it for a network request. */
+void shoal_wait_boot_begin(const char *fn, const char *what, const char *via);
+void shoal_wait_boot_end(void);
 #endif

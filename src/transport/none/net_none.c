@@ -73,9 +73,9 @@ void shoal_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx
     no_route(-1, rx->fn);
 }
 
-int shoal_net_coll_waiting(uint64_t tag, uint64_t mask)
+int shoal_net_coll_waiting(uint64_t tag, uint64_t mask, uint64_t *found)
 {
-    (void)tag, (void)mask;
+    (void)tag, (void)mask, (void)found;
     return 0;
 }
 
@@ -110,7 +110,7 @@ int shoal_net_init(const struct shoal_net_init_args *args, struct shoal_net_init
                    char *err, size_t errlen)
 {
     core_hooks = args;
-    out->active = out->amo_via_net = out->coll_msgs = 0;
+    out->active = out->amo_via_net = out->coll_msgs = out->signal_data = 0;
     if (args->mode == SHOAL_NET_ALL) {
         snprintf(err, errlen,
                  "SHOAL_TRANSPORTS=ucx, but this build of Shoal has no UCX transport (rebuild with "
@@ -248,14 +248,33 @@ void shoal_net_req_quiet_all(const char *fn)
 }
 
 /* Never called: init refused every peer off this node. */
-int shoal_net_peek(int pe, const void *addr, uint32_t *value, uint64_t *age_ns, const char *fn)
+int shoal_net_peek(int pe, const void *addr, uint32_t *value, int connect, const char *fn)
 {
     (void)pe;
     (void)addr;
+    (void)connect;
     (void)fn;
     *value = 0;
-    *age_ns = 0;
     return 1;
+}
+
+int shoal_net_wired(int pe)
+{
+    (void)pe;
+    return 0;
+}
+
+int shoal_net_look_start(void *dest, const void *src, size_t n, int pe, int connect,
+                         const char *fn)
+{
+    (void)dest, (void)src, (void)n, (void)pe, (void)connect, (void)fn;
+    return -1;
+}
+
+int shoal_net_look_test(int ticket, const char *fn)
+{
+    (void)ticket, (void)fn;
+    return -1;
 }
 
 void shoal_net_leaving(void) {}

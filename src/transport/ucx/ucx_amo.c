@@ -239,6 +239,7 @@ int shoal_net_signal_data(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t va
  * collectives would each wait for the other's (the core looks). */
 struct coll_send {
     uint64_t tag;
+    int pe;
     const char *fn;
 };
 
@@ -246,7 +247,7 @@ static void coll_send_waits(void *arg)
 {
     const struct coll_send *cs = arg;
     if (ucx_g.hooks->coll_send_waits)
-        ucx_g.hooks->coll_send_waits(cs->tag, cs->fn);
+        ucx_g.hooks->coll_send_waits(cs->tag, cs->pe, cs->fn);
 }
 
 void shoal_net_coll_send(struct shoal_net_ctx *ctx, uint64_t tag, const void *src, size_t n, int pe,
@@ -264,7 +265,7 @@ void shoal_net_coll_send(struct shoal_net_ctx *ctx, uint64_t tag, const void *sr
     struct ucx_worker *w =
         exchange && n <= COLL_TARGET_MAX ? ucx_target_sender(fn) : ucx_ctx_worker(ctx, fn);
     __atomic_store_n(&w->signalled, 1, __ATOMIC_RELAXED); /* as a signal: see signal_peer */
-    struct coll_send cs = {tag, fn};
+    struct coll_send cs = {tag, pe, fn};
     ucx_wait_check(w, ucx_coll_msg_start(ucx_ep(w, pe, fn), tag, src, n), fn, pe,
                    "collective's data (tagged message)", coll_send_waits, &cs);
     first_signal_flushed(w, pe, fn);
@@ -275,9 +276,9 @@ void shoal_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx
     ucx_coll_msg_post(ucx_g.target, tag, buf, rx);
 }
 
-int shoal_net_coll_waiting(uint64_t tag, uint64_t mask)
+int shoal_net_coll_waiting(uint64_t tag, uint64_t mask, uint64_t *found)
 {
-    return ucx_g.target && ucx_coll_msg_waiting(ucx_g.target, tag, mask);
+    return ucx_g.target && ucx_coll_msg_waiting(ucx_g.target, tag, mask, found);
 }
 
 void ucx_post_amo(struct ucx_worker *w, int op, void *fetch, const void *dest, unsigned size,

@@ -1,5 +1,6 @@
 /* File descriptors for new workers (ucx_fds.h). */
 #include <dirent.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -75,6 +76,44 @@ static long context_fds(long open)
     return avg > est ? avg : est;
 }
 
+/* Why a PE cannot start UCX's workers, and what limit to raise. */
+static void too_few(char *msg, size_t len, long open, const struct rlimit *rl, long cost)
+{
+    long limit = (long)rl->rlim_cur, need = open + cost + FDS_MARGIN(limit);
+    char hard[64] = "unlimited";
+    if (rl->rlim_max != RLIM_INFINITY)
+        snprintf(hard, sizeof hard, "%ld", (long)rl->rlim_max);
+    snprintf(msg, len,
+             "too few file descriptors for the network transport (UCX): the soft limit "
+             "RLIMIT_NOFILE is %ld, %ld are open, and a UCX worker needs about %ld more, with %ld "
+             "kept free for the program and for what UCX opens as it connects; raise the limit "
+             "before starting the job (`ulimit -n %ld` or more, up to the hard limit, %s; more "
+             "for each context or thread with a worker of its own, and for each peer reached "
+             "over tcp)",
+             limit, open, cost, (long)FDS_MARGIN(limit), need > 1024 ? need : 1024, hard);
+}
+
+int ucx_fds_check_start(char *err, size_t errlen)
+{
+    struct rlimit rl;
+    long open = open_fds();
+    if (open < 0 || getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        open + worker_fds + FDS_MARGIN((long)rl.rlim_cur) <= (long)rl.rlim_cur)
+        return 0;
+    too_few(err, errlen, open, &rl, worker_fds);
+    return -1;
+}
+
+/* No worker of this PE's own could be made: without one it cannot
+ * communicate through UCX at all (the default context at init, or a
+ * thread's first use of it), so the job ends. */
+_Noreturn static void refuse_first(const char *fn, long open, const struct rlimit *rl, long cost)
+{
+    char msg[480];
+    too_few(msg, sizeof msg, open, rl, cost);
+    ucx_fatalf(fn, "%s", msg);
+}
+
 static void refuse(const char *fn, long open, long limit, long cost)
 {
     if (warned++)
@@ -100,6 +139,8 @@ ucs_status_t ucx_fds_worker_create(const ucp_worker_params_t *wp, ucp_worker_h *
     long owed = base_open + n_made * cost; /* made contexts may not have connected yet */
     long used = open > owed ? open : owed;
     if (used + cost + FDS_MARGIN(limit) > limit) {
+        if (n_made == 0)
+            refuse_first(fn, used, &rl, cost);
         refuse(fn, used, limit, cost);
         return UCS_ERR_EXCEEDS_LIMIT;
     }

@@ -6,15 +6,21 @@
  * connection refused by accept), so a new worker is made only while the
  * descriptors left under RLIMIT_NOFILE cover one more context and what the
  * contexts made before it may still open; otherwise the context fails and
- * says so (once per PE). */
+ * says so (once per PE), or, for the PE's first worker (without which it
+ * cannot communicate), the job ends naming the limit to raise. */
 #ifndef SHOAL_UCX_FDS_H
 #define SHOAL_UCX_FDS_H
 
 #include <ucp/api/ucp.h>
 
 /* ucp_worker_create, or UCS_ERR_EXCEEDS_LIMIT (after the warning) when
- * the descriptors left do not cover another context.  Called with the
+ * the descriptors left do not cover another context (fatal for the
+ * first).  Called with the
  * worker pool's lock held, or while single-threaded. */
 ucs_status_t ucx_fds_worker_create(const ucp_worker_params_t *wp, ucp_worker_h *h, const char *fn);
+
+/* Before the target worker (init): 0, or -1 with the message naming the
+ * limit to raise when the descriptors left do not cover one worker. */
+int ucx_fds_check_start(char *err, size_t errlen);
 
 #endif

@@ -7,7 +7,9 @@
 
 #include "boot/boot.h"
 #include "transport/ucx/signal/ucx_signal.h"
+#include "transport/ucx/ucx_fds.h"
 #include "transport/ucx/ucx_internal.h"
+#include "transport/ucx/ucx_posix_dir.h"
 #include "transport/ucx/ucx_startup.h"
 
 static void forked_in_child(void)
@@ -175,6 +177,8 @@ static int create_target(char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    if (ucx_fds_check_start(err, errlen) < 0)
+        return -1; /* UCX would fail, saying less */
     ucx_g.progress_on = 0;
     ucx_g.target_mode = UCS_THREAD_MODE_MULTI;
     ucp_worker_params_t wp;
@@ -182,6 +186,8 @@ static int create_target(char *err, size_t errlen)
     wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
     wp.thread_mode = ucx_g.target_mode;
     ucs_status_t st = ucp_worker_create(ucx_g.ctx, &wp, &ucx_g.target);
+    if (st != UCS_OK && ucx_posix_dir_short(err, errlen))
+        return -1; /* UCX said "Out of memory" */
     return st == UCS_OK ? 0
                         : fail(err, errlen, "creating the target worker (ucp_worker_create)", st);
 }
@@ -281,7 +287,7 @@ static void keep_args(const struct shoal_net_init_args *a)
 int shoal_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_result *out,
                    char *err, size_t errlen)
 {
-    out->active = out->amo_via_net = out->coll_msgs = 0;
+    out->active = out->amo_via_net = out->coll_msgs = out->signal_data = 0;
     keep_args(a);
     if (a->mode == SHOAL_NET_OFF) {
         if (a->remote == 0)
@@ -340,6 +346,7 @@ int shoal_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_re
     if (ucx_g.coll_msgs)
         ucx_coll_msg_setup(a);
     out->coll_msgs = ucx_g.coll_msgs;
+    out->signal_data = ucx_g.signal_msgs;
     if (ucx_progress_thread_start() < 0) {
         snprintf(err, errlen, "cannot start the UCX progress thread");
         goto out;

@@ -28,7 +28,8 @@
  * (put/get, fence/quiet), ucx_amo.c (atomics), ucx_progress.c (progress,
  * the progress thread), ucx_lanes.c (what the endpoints' lanes leave to
  * the CPUs), ucx_fds.c (the file descriptors a new worker needs, against
- * RLIMIT_NOFILE), ucx_startup.c (UCX's grace for code patches, given back
+ * RLIMIT_NOFILE), ucx_posix_dir.c (whether UCX_POSIX_DIR, /dev/shm, is what
+ * failed a worker), ucx_startup.c (UCX's grace for code patches, given back
  * after oshrun started the program without it), ucx_peek.c (looks at a
  * peer's word that never block), ucx_request.c (the workers of _nbe
  * requests), ucx_am.c (active messages: ucp_am_send_nbx, the target's

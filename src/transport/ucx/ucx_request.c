@@ -48,9 +48,9 @@ struct shoal_net_req {
     int n_ops; /* gets and fetching AMOs in flight, by their own UCP request */
     int op_pe[REQ_OPS];
     ucs_status_ptr_t ops[REQ_OPS];
-    /* Tests that found it pending: ucx_wait's rule for a peer or link
-     * that died (base/ucx_base.h). */
-    struct ucx_alive alive;
+    /* When a test first found it pending (0: none did): a second later the
+     * tests ask whether its peer is still there (base/ucx_base.h). */
+    uint64_t pending_since;
 };
 
 static struct req_slot *slots;
@@ -121,23 +121,26 @@ static void prewire(struct ucx_worker *w, const char *fn)
     ucp_worker_progress(w->h); /* sends what the new endpoints have queued */
 }
 
-static void make_worker(struct req_slot *s, const char *fn)
+/* 0, or -1 when no worker can be made (file descriptors run out): the
+ * caller decides whether that is fatal. */
+static int make_worker(struct req_slot *s, const char *fn)
 {
     pthread_mutex_lock(&create_lock);
     if (!s->w) {
         struct ucx_worker *w = ucx_worker_get(req_mode(), fn);
         if (!w) {
             pthread_mutex_unlock(&create_lock);
-            ucx_fatalf(fn, "no UCX worker for an explicit non-blocking request");
+            return -1;
         }
         prewire(w, fn);
         __atomic_store_n(&s->w, w, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&create_lock);
+    return 0;
 }
 
 /* A free slot, or (unless `own_only`) a shared one round-robin; NULL when
- * own_only and none is free. */
+ * own_only and none is free, or when the slot's worker cannot be made. */
 static struct req_slot *take(int how, const char *fn)
 {
     static __thread unsigned hint;
@@ -160,8 +163,10 @@ static struct req_slot *take(int how, const char *fn)
         __atomic_fetch_add(&s->users, 1, __ATOMIC_ACQUIRE);
         __atomic_fetch_add(&n_shared, 1, __ATOMIC_RELAXED);
     }
-    if (UCX_UNLIKELY(!__atomic_load_n(&s->w, __ATOMIC_ACQUIRE)))
-        make_worker(s, fn);
+    if (UCX_UNLIKELY(!__atomic_load_n(&s->w, __ATOMIC_ACQUIRE)) && make_worker(s, fn) < 0) {
+        __atomic_fetch_sub(&s->users, 1, __ATOMIC_RELEASE);
+        return NULL;
+    }
     return s;
 }
 
@@ -176,8 +181,8 @@ static inline void touch(struct req_slot *s)
 
 static inline struct ucx_worker *req_worker(struct shoal_net_req *r, const char *fn)
 {
-    if (UCX_UNLIKELY(!r->slot))
-        r->slot = take(0, fn);
+    if (UCX_UNLIKELY(!r->slot) && !(r->slot = take(0, fn)))
+        ucx_fatalf(fn, "no UCX worker for an explicit non-blocking request");
     touch(r->slot);
     return r->slot->w;
 }
@@ -325,17 +330,18 @@ static inline int net_done(const struct shoal_net_req *r)
     return !r->n_flush && !r->n_pes && !r->n_ops;
 }
 
-/* A request still pending after a whole SHOAL_PEER_TIMEOUT with next to
- * nothing from the network: its peer or the link died. */
-static void check_alive(struct shoal_net_req *r, unsigned did, const char *fn)
+/* A request pending for a second: is its peer still there? */
+static void watch_peer(struct shoal_net_req *r, const char *fn)
 {
-    r->alive.events += did;
-    if (ucx_alive_lost(&r->alive, ucx_now_ns()))
-        ucx_timed_out(fn,
-                      r->n_ops          ? r->op_pe[0]
-                      : r->n_flush == 1 ? r->flush_pe[0]
-                                        : -1,
-                      r->n_ops ? "request's get or fetching atomic" : "request's completion");
+    const uint64_t now = ucx_now_ns();
+    if (!r->pending_since)
+        r->pending_since = now;
+    if (now - r->pending_since < UCX_WATCH_AFTER_NS)
+        return;
+    ucx_peer_watch(r->n_ops          ? r->op_pe[0]
+                   : r->n_flush == 1 ? r->flush_pe[0]
+                                     : -1,
+                   fn, r->n_ops ? "request's get or fetching atomic" : "request's completion");
 }
 
 int shoal_net_req_test(struct shoal_net_req *r, const char *fn)
@@ -359,10 +365,10 @@ int shoal_net_req_test(struct shoal_net_req *r, const char *fn)
     reap_ops(r, fn);
     if (net_done(r))
         goto done;
-    check_alive(r, did, fn);
+    watch_peer(r, fn);
     return 0;
 done:
-    r->alive = (struct ucx_alive){0, 0};
+    r->pending_since = 0;
     return 1;
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "transport/ucx/ucx_fds.h"
+#include "transport/ucx/ucx_posix_dir.h"
 #include "transport/ucx/ucx_internal.h"
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -111,6 +112,21 @@ static void state_release(struct ucx_worker *w, int owns_worker)
     state_free(w);
 }
 
+/* Why a worker could not be made; fatal for this PE's first (the default
+ * context's at init), without which it cannot communicate. */
+static void worker_failed(ucs_thread_mode_t mode, ucs_status_t st, const char *fn)
+{
+    char msg[480];
+    if (!ucx_posix_dir_short(msg, sizeof msg))
+        snprintf(msg, sizeof msg,
+                 "UCX worker creation (ucp_worker_create, thread mode %s) "
+                 "failed: %s",
+                 mode_name(mode), ucs_status_string(st));
+    if (ucx_g.n_created == 0)
+        ucx_fatalf(fn, "%s", msg);
+    ucx_warnf(fn, "%s", msg);
+}
+
 /* Called with pool_lock held or while single-threaded. */
 static struct ucx_worker *create(ucs_thread_mode_t mode, const char *fn)
 {
@@ -125,8 +141,7 @@ static struct ucx_worker *create(ucs_thread_mode_t mode, const char *fn)
     ucs_status_t st = ucx_fds_worker_create(&wp, &h, fn);
     if (st != UCS_OK) {
         if (st != UCS_ERR_EXCEEDS_LIMIT) /* ucx_fds.c said why */
-            ucx_warnf(fn, "UCX worker creation (ucp_worker_create, thread mode %s) failed: %s",
-                      mode_name(mode), ucs_status_string(st));
+            worker_failed(mode, st, fn);
         state_free(w);
         return NULL;
     }

@@ -120,6 +120,9 @@ void ucx_warnf(const char *fn, const char *fmt, ...) __attribute__((format(print
 
 /* ucx_ep.c */
 ucp_ep_h ucx_ep_wire(struct ucx_worker *w, int pe, const char *fn);
+/* The same where failing to connect is an answer, not an error (a look at
+ * a peer that may have left): NULL. */
+ucp_ep_h ucx_ep_try(struct ucx_worker *w, int pe, const char *fn);
 void ucx_ep_close_all(struct ucx_worker *w);
 /* Closes `ep` of worker `wk` without a handshake (nothing is pending on it,
  * and the peer may be gone), progressing wk until it is closed. */
@@ -157,20 +160,11 @@ void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe
 /* The same, calling check(arg) every few ms once the wait is slow. */
 void ucx_wait_check(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe,
                     const char *what, void (*check)(void *), void *arg);
-/* Whether a request still pending has a live peer (ucx_wait, the _nbe
- * requests' tests): windows of SHOAL_PEER_TIMEOUT, and the events the
- * request's worker brought in the current one (the caller adds them).  A
- * whole window with fewer than UCX_ALIVE_EVENTS (UCX's keepalive rounds
- * make a few) means the peer or the link died: ucx_alive_lost says 1, and
- * the caller ends the job with ucx_timed_out, naming the peer (-1:
- * several) and its host.  Never while finalizing, nor with the timeout 0. */
-#define UCX_ALIVE_EVENTS 16u
-struct ucx_alive {
-    uint64_t window_start; /* 0: none yet (the first call starts it) */
-    unsigned events;
-};
-int ucx_alive_lost(struct ucx_alive *a, uint64_t now);
-_Noreturn void ucx_timed_out(const char *fn, int pe, const char *what);
+/* A request still pending a second into its wait (ucx_wait, the _nbe
+ * requests' tests) asks the core whether its peer is still there, every
+ * 200 ms at most (net.h's peer_watch; -1: several peers). */
+#define UCX_WATCH_AFTER_NS 1000000000u
+void ucx_peer_watch(int pe, const char *fn, const char *what);
 /* Posted and forgotten: the request is released, flush completes it. */
 static inline void ucx_forget(ucs_status_ptr_t req, const char *fn, int pe, const char *what)
 {

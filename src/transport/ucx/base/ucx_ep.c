@@ -61,7 +61,7 @@ static ucs_status_t connect_ep(ucp_worker_h wk, int pe, ucp_ep_h *ep)
     return st;
 }
 
-ucp_ep_h ucx_ep_wire(struct ucx_worker *w, int pe, const char *fn)
+static ucp_ep_h wire(struct ucx_worker *w, int pe, const char *fn, int must)
 {
     const int locked = w->mode == UCS_THREAD_MODE_MULTI;
     if (locked)
@@ -73,6 +73,11 @@ ucp_ep_h ucx_ep_wire(struct ucx_worker *w, int pe, const char *fn)
         return ep;
     }
     ucs_status_t st = connect_ep(w->h, pe, &ep);
+    if (st != UCS_OK && !must) {
+        if (locked)
+            pthread_mutex_unlock(&w->wire_lock);
+        return NULL;
+    }
     if (st != UCS_OK)
         ucx_fatalf(fn, "cannot connect to PE %d on host %s through UCX (ucp_ep_create): %s", pe,
                    ucx_host_of(pe), ucs_status_string(st));
@@ -89,6 +94,17 @@ ucp_ep_h ucx_ep_wire(struct ucx_worker *w, int pe, const char *fn)
     if (locked)
         pthread_mutex_unlock(&w->wire_lock);
     return ep;
+}
+
+ucp_ep_h ucx_ep_wire(struct ucx_worker *w, int pe, const char *fn)
+{
+    return wire(w, pe, fn, 1);
+}
+
+ucp_ep_h ucx_ep_try(struct ucx_worker *w, int pe, const char *fn)
+{
+    ucp_ep_h ep = __atomic_load_n(&w->eps[pe], __ATOMIC_ACQUIRE);
+    return ep ? ep : wire(w, pe, fn, 0);
 }
 
 void ucx_ep_close_all(struct ucx_worker *w)

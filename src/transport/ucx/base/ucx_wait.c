@@ -1,8 +1,8 @@
 /* Waiting on UCP's requests: a thread blocked on one of its requests
  * (ucx_wait) progresses that request's worker and, when it is idle, this
  * PE's target worker (two PEs blocked on gets from each other must both
- * serve the other); past a short spin it yields, then naps, and a wait
- * that hears nothing for SHOAL_PEER_TIMEOUT ends the job naming the peer.
+ * serve the other); past a short spin it yields, and a second in it asks
+ * the core whether its peer is still there (net.h's peer_watch).
  * The other places that move UCX forward (shoal_net_progress, the progress
  * thread) are the room above's (ucx_progress.c). */
 #include <sched.h>
@@ -38,60 +38,29 @@ unsigned ucx_progress_target(void)
     return did;
 }
 
+void ucx_peer_watch(int pe, const char *fn, const char *what)
+{
+    if (!ucx_g.finalizing && ucx_g.hooks && ucx_g.hooks->peer_watch)
+        ucx_g.hooks->peer_watch(pe, fn, what);
+}
+
 #define WAIT_SPIN_NS 5000u
-/* Past this much silence a waiter sleeps between looks, up to
- * WAIT_NAP_MAX_NS at a time: a request that cannot complete (a dead link)
- * costs no CPU, one that takes long costs at most a tenth of its wait. */
-#define WAIT_NAP_AFTER_NS 10000000u
-#define WAIT_NAP_MAX_NS 1000000u
+#define WAIT_CHECK_EVERY_NS 2000000u
 
-/* The network brought (almost) nothing for SHOAL_PEER_TIMEOUT while this
- * request waited: its peer (or the link to it) is dead, or stopped. */
-_Noreturn void ucx_timed_out(const char *fn, int pe, const char *what)
-{
-    const double s = (double)ucx_g.peer_timeout_ns / 1e9;
-    if (pe >= 0)
-        ucx_fatalf(fn,
-                   "PE %d on host %s has not answered for %.0f s (a %s through UCX): the peer or "
-                   "the link to it is dead (SHOAL_PEER_TIMEOUT=%g)",
-                   pe, ucx_host_of(pe), s, what, s);
-    ucx_fatalf(fn,
-               "the network has brought nothing for %.0f s while this PE waited for a %s through "
-               "UCX: a peer or the link to it is dead (SHOAL_PEER_TIMEOUT=%g)",
-               s, what, s);
-}
-
-int ucx_alive_lost(struct ucx_alive *a, uint64_t now)
-{
-    const uint64_t limit = ucx_g.peer_timeout_ns;
-    if (!limit || ucx_g.finalizing)
-        return 0;
-    if (!a->window_start) {
-        a->window_start = now;
-        return 0;
-    }
-    if (now - a->window_start <= limit)
-        return 0;
-    const int lost = a->events < UCX_ALIVE_EVENTS;
-    a->window_start = now;
-    a->events = 0;
-    return lost;
-}
-
-/* A wait that outlasted its spin yields, then naps, says so to the hang
- * report, and ends the job when its peer is lost (ucx_alive_lost: UCX's
- * own keepalive rounds make a few events, two every interval, a quarter
- * of the timeout; a transfer that moves makes many, a 64 KiB fragment
- * each). */
+/* A wait that outlasted its spin yields, says so to the hang report, and,
+ * a second in, asks the core whether its peer is still there.  It never
+ * naps and never counts the network's events: a request to a peer that
+ * computes without progressing, or is stopped in a debugger, waits as
+ * long as it takes, and two PEs blocked on gets from each other (each
+ * serving the other's through the target worker) must both keep polling:
+ * naps of up to 1 ms after 10 ms of silence had made big gets both ways
+ * over tcp on a loaded machine drop to a tenth of their rate now and then. */
 struct slow_wait {
-    uint64_t idle_since, spin_end, nap_ns, next_check;
-    struct ucx_alive alive;
+    uint64_t idle_since, spin_end, watch_from, next_check;
     int noted;
     void (*check)(void *);
     void *check_arg;
 };
-
-#define WAIT_CHECK_EVERY_NS 2000000u
 
 static void slow_turn(struct slow_wait *sw, const char *fn, int pe, const char *what)
 {
@@ -106,17 +75,9 @@ static void slow_turn(struct slow_wait *sw, const char *fn, int pe, const char *
         sw->next_check = now + WAIT_CHECK_EVERY_NS;
         sw->check(sw->check_arg);
     }
-    if (ucx_alive_lost(&sw->alive, now))
-        ucx_timed_out(fn, pe, what);
-    if (now - sw->idle_since < WAIT_NAP_AFTER_NS) {
-        sched_yield();
-        return;
-    }
-    sw->nap_ns = sw->nap_ns ? sw->nap_ns * 2 : 10000;
-    if (sw->nap_ns > WAIT_NAP_MAX_NS)
-        sw->nap_ns = WAIT_NAP_MAX_NS;
-    struct timespec ts = {0, (long)sw->nap_ns};
-    nanosleep(&ts, NULL);
+    if (now >= sw->watch_from)
+        ucx_peer_watch(pe, fn, what);
+    sched_yield();
 }
 
 void ucx_wait(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, int pe, const char *what)
@@ -132,15 +93,13 @@ void ucx_wait_check(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, 
     if (UCX_UNLIKELY(UCS_PTR_IS_ERR(req)))
         ucx_die(fn, pe, what, UCS_PTR_STATUS(req));
     ucs_status_t st;
-    unsigned idle = 0, did;
-    struct slow_wait sw = {0, 0, 0, 0, {0, 0}, 0, check, arg};
+    unsigned idle = 0;
+    struct slow_wait sw = {0, 0, 0, 0, 0, check, arg};
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
         /* The target worker only under ucx_target_take (the progress
          * thread arms it under the same flag). */
-        if ((did = w->is_target ? ucx_progress_target() : ucp_worker_progress(w->h)) != 0) {
+        if (w->is_target ? ucx_progress_target() : ucp_worker_progress(w->h)) {
             idle = 0;
-            sw.nap_ns = 0;
-            sw.alive.events += did;
             continue;
         }
         if (!w->is_target) /* (else just progressed) */
@@ -155,9 +114,9 @@ void ucx_wait_check(struct ucx_worker *w, ucs_status_ptr_t req, const char *fn, 
         if (idle++ == 0) {
             sw.idle_since = ucx_now_ns();
             sw.spin_end = sw.idle_since + WAIT_SPIN_NS;
-            if (!sw.alive.window_start)
-                sw.alive.window_start = sw.idle_since;
-            if (!sw.next_check) /* the first look a period into the wait */
+            if (!sw.watch_from) /* the first looks a period into the wait */
+                sw.watch_from = sw.idle_since + UCX_WATCH_AFTER_NS;
+            if (!sw.next_check)
                 sw.next_check = sw.idle_since + WAIT_CHECK_EVERY_NS;
         } else {
             slow_turn(&sw, fn, pe, what);

@@ -50,7 +50,7 @@ void ucx_coll_msg_setup(const struct shoal_net_init_args *args);
 ucs_status_ptr_t ucx_coll_msg_start(ucp_ep_h ep, uint64_t tag, const void *src, size_t n);
 /* Is a message matching `tag` on `mask` among the target's unexpected
  * ones (shoal_net_coll_waiting)? */
-int ucx_coll_msg_waiting(ucp_worker_h target, uint64_t tag, uint64_t mask);
+int ucx_coll_msg_waiting(ucp_worker_h target, uint64_t tag, uint64_t mask, uint64_t *found);
 void ucx_coll_msg_post(ucp_worker_h target, uint64_t tag, void *buf,
                        const struct shoal_net_coll_rx *rx);
 
