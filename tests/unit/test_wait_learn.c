@@ -17,6 +17,10 @@ int shoal_wait_record_others_working(void)
     return others_working;
 }
 
+/* wait_policy.c's last look: threads of the PE that run outside Shoal's
+ * waits (compute threads). */
+struct shoal_wait_policy shoal_wait_p = {.computing = 1};
+
 #define LONG_SPIN SHOAL_LEARN_LONG_SPIN_NS
 #define SLOW 300000u /* a yield that kept the thread off its CPU this long */
 
@@ -209,6 +213,19 @@ int main(void)
     }
     CHECK(sleeps_now == 62, "after 2 slow yields: %d of 64 waits sleep at once, want 62",
           sleeps_now);
+
+    /* The same where no thread of the PE computes outside Shoal (the slow
+     * yields went to other waiters): the long spin, then a yield, never a
+     * sleep at once. */
+    shoal_wait_p.computing = 0;
+    sleeps_now = 0;
+    for (int i = 0; i < 64; i++) {
+        choose(&learning, &a);
+        sleeps_now += last_sleeps_now;
+    }
+    CHECK(sleeps_now == 0, "slow yields, no compute thread: %d of 64 waits sleep at once, want 0",
+          sleeps_now);
+    shoal_wait_p.computing = 1;
 
     /* While yields are slow only the looks (every 32nd wait) yield: a
      * look's quick yield weighs as much as a slow one. */

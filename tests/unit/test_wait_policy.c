@@ -37,6 +37,14 @@ int shoal_net_helper_thread(const char *name, size_t len)
     (void)len;
     return 0;
 }
+/* wait_record.c: no thread is in a wait here, so every running thread but
+ * the looking one computes. */
+int shoal_wait_record_tid_waiting(int tid)
+{
+    (void)tid;
+    return 0;
+}
+
 int shoal_doorbell_exact(void)
 {
     return 1;
@@ -130,6 +138,10 @@ int main(void)
           "a fitting spin a relook after the look: phase %s, %d running threads (want "
           "over_threads, 4: PE 1's threads count)",
           name_of(ph), p->node_running);
+    CHECK(p->computing == 1,
+          "the spinning thread runs outside a wait: %d threads compute (want 1: not the looking "
+          "one)",
+          p->computing);
 
     /* PE 1's pid unknown here (another PID namespace): it counts one.  3
      * threads on 3 CPUs fit, but a PE that saw its threads oversubscribe

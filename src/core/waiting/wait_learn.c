@@ -9,7 +9,11 @@
  * or more went to a thread that does not wait (a waiter gives the CPU back
  * within its short spin) and adds SLOW_ADD; a quick one takes 1 off, or
  * SLOW_ADD in a probe (below).  At SLEEP_SCORE_ON (yields slow again and
- * again) a wait that gives its CPU away sleeps without yielding: beside
+ * again), where the PE's last look at the placement found threads running
+ * outside Shoal's waits (compute threads; wait_policy.h), a wait that gives
+ * its CPU away sleeps without yielding (where the slow yields went to other
+ * waiters, as in mt_latency's 4 threads per PE on 2 cores, a sleep at once
+ * cost 2-4x the latency of a yield): beside
  * compute threads a yield costs up to a time slice, to the next tick
  * (bench/hybrid_pingpong, 4 communication threads per PE ping-pong beside
  * 2 compute threads, 2 PEs on 2 cores: 22.7 ms per round trip yielding,
@@ -63,7 +67,11 @@ void shoal_learn_choose(struct shoal_waiter *w)
     const int slow_known = (learn & SHOAL_LEARN_SLOW_YIELDS) && slow_score >= SLOW_SCORE_ON;
     const int slow = slow_known && !probe;
     probing = slow_known && probe;
-    w->sleep_now = slow && slow_score >= SLEEP_SCORE_ON;
+    /* Only beside threads that compute outside Shoal: where the slow yields
+     * went to other waiters (mt_latency, 4 threads per PE ping-pong on 2
+     * cores), sleeping costs a wake-up per wait. */
+    w->sleep_now = slow && slow_score >= SLEEP_SCORE_ON &&
+                   __atomic_load_n(&shoal_wait_p.computing, __ATOMIC_RELAXED) > 0;
     if (slow && !shoal_wait_record_others_working()) {
         w->spin_ns = SHOAL_LEARN_LONG_SPIN_NS;
         return;

@@ -12,7 +12,8 @@
  *                unless another thread of its PE that waits in Shoal at
  *                times is busy outside a wait (it may be computing what
  *                this wait is for, on this CPU); and when it gives the
- *                CPU away it sleeps without yielding (a yield would lose
+ *                CPU away beside threads that compute outside Shoal, it
+ *                sleeps without yielding (a yield would lose
  *                the CPU until the compute thread's slice ends, a sleep
  *                ends at the write that wakes it: wait_slice.h);
  *   short spin   where only threads oversubscribe (the PEs fit), a

@@ -7,9 +7,11 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/waiting/wait_learn.h"
+#include "core/waiting/wait_record.h"
 #include "transport/shm/shm_doorbell.h"
 #include "core/config/env.h"
 #include "core/config/log.h"
@@ -87,12 +89,15 @@ static int node_cpus(void)
 
 /* Threads of the process whose task directory is `dir` ("/proc/self/task",
  * "/proc/<pid>/task") that are running or runnable now (state R), the
- * network transport's helper threads not counted; -1 if it cannot be read. */
-static int running_threads_in(const char *dir)
+ * network transport's helper threads not counted; -1 if it cannot be read.
+ * With `computing` (this process only): how many of those are not in a
+ * wait of Shoal. */
+static int running_threads_in(const char *dir, int *computing)
 {
     DIR *d = opendir(dir);
     if (!d)
         return -1;
+    const int self = computing ? (int)syscall(SYS_gettid) : 0;
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
@@ -114,16 +119,21 @@ static int running_threads_in(const char *dir)
             continue;
         if (shoal_net_helper_thread(name + 1, (size_t)(paren - name - 1)))
             continue; /* the transport's threads sleep while we poll */
-        if (paren[1] == ' ' && paren[2] == 'R')
-            n++;
+        if (paren[1] != ' ' || paren[2] != 'R')
+            continue;
+        n++;
+        /* (The looking thread is about to wait: not counted.) */
+        const int tid = atoi(e->d_name);
+        if (computing && tid != self && !shoal_wait_record_tid_waiting(tid))
+            ++*computing;
     }
     closedir(d);
     return n;
 }
 
-static int running_threads(void)
+static int running_threads(int *computing)
 {
-    int n = running_threads_in("/proc/self/task");
+    int n = running_threads_in("/proc/self/task", computing);
     return n > 0 ? n : 1;
 }
 
@@ -155,7 +165,7 @@ static int unmapped_running(void)
             continue;
         char dir[64];
         snprintf(dir, sizeof dir, "/proc/%ld/task", pid);
-        int r = running_threads_in(dir);
+        int r = running_threads_in(dir, NULL);
         sum += r > 0 ? r : 1;
         if (++reads == UNMAPPED_READS)
             __atomic_store_n(&next_start, (pe + 1) % n, __ATOMIC_RELAXED);
@@ -213,7 +223,10 @@ static int keep_over_threads(int over, uint64_t now_ns)
 static void decide(uint64_t now_ns)
 {
     struct shoal_wait_policy *p = &shoal_wait_p;
-    __atomic_store_n(&shoal_my_ctl()->running_threads, running_threads(), __ATOMIC_RELAXED);
+    int computing = 0;
+    __atomic_store_n(&shoal_my_ctl()->running_threads, running_threads(&computing),
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&p->computing, computing, __ATOMIC_RELAXED);
     int running = unmapped_running();
     for_each_local(add_running, &running);
     __atomic_store_n(&p->node_running, running, __ATOMIC_RELAXED);
@@ -224,6 +237,8 @@ static void decide(uint64_t now_ns)
      * this job's PEs and threads decide.  The machine's count is shown. */
     int over = shoal_wait_pes_exceed_cpus() ? 1 : running > p->node_cpus ? 2 : 0;
     over = keep_over_threads(over, now_ns);
+    SHOAL_LOG(SHOAL_LOG_WAIT, SHOAL_LOG_TRACE, "placement: %d running threads, %d computing",
+              running, computing);
     if (over != __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED))
         SHOAL_LOG(SHOAL_LOG_WAIT, SHOAL_LOG_DEBUG,
                   "waiting policy now %s: %d PEs, %d running threads, %d CPUs",

@@ -51,6 +51,7 @@ struct shoal_wait_policy {
     int never_sleep;    /* SHOAL_WAIT_POLICY=spin */
     int forced;         /* 0 auto, 1 spin, 2 sleep */
     int oversubscribed; /* the last decision (relaxed atomic): 0 fits, 1 by PEs, 2 by threads */
+    int computing;      /* the last look's running threads of this PE outside Shoal's waits */
     /* Inputs, for shmem-info. */
     int node_cpus, my_cpus, node_pes, node_running, machine_running, online_cpus;
 };
