@@ -80,6 +80,7 @@ class Bench:
     about: str = ""
     shoal_only: bool = False      # uses shmemx.h: built and run with Shoal only
     shoal_configs: tuple = ()     # configurations only Shoal runs (they use shmemx.h)
+    shoal_run_args: list = field(default_factory=list)  # oshrun args of Shoal's jobs only
 
 
 # The suite.  Full runs use each benchmark's own defaults (its sizes,
@@ -156,6 +157,23 @@ SUITE = {
               "thread per PE keeps the CPUs busy (busy) and without it (idle), interleaved: "
               "what a library's waiting costs where the program's threads outnumber the "
               "cores (a waiter that yields or sleeps hands its CPU to a busy thread)."),
+    "hybrid_pingpong": Bench(
+        csv=True, fixed_pes=2,
+        headline=[("round_trip", 8), ("compute_rate", 8)],
+        about="Communication threads beside compute threads: 4 threads per PE ping-pong with "
+              "the same thread of the other PE (shmem_long_p + shmem_long_wait_until) while 2 "
+              "compute threads per PE never call the library (busy), interleaved with the same "
+              "while they are parked (idle); us per round trip of all pairs at once, and the "
+              "compute threads' arithmetic rate."),
+    "thread_handoff": Bench(
+        csv=True, fixed_pes=2,
+        shoal_run_args=["-x", "SHOAL_SPLIT_NODES=4096"],
+        headline=[("handoff_time", 64)],
+        about="Two threads of each PE hand items to each other through the PE's own memory "
+              "(producer: putmem to itself, quiet, sequence word, wait for the acknowledgement; "
+              "consumer: wait for the word, check the item, acknowledge), us per item.  Shoal "
+              "runs each PE as a pretend node of its own (SHOAL_SPLIT_NODES), the issue's "
+              "setting: its PEs share the machine's cores but not memory."),
     "mt_bcast": Bench(
         csv=True, shoal_only=True,
         headline=[("broadcastmem_mt", 1 << 20), ("broadcastmem", 1 << 20)],
@@ -187,6 +205,11 @@ UNLISTED = Bench(args=["--smoke"], about="Not in the suite table: run with --smo
 SHOAL_ONLY = "Shoal only"
 SHMEMX_INCLUDE = re.compile(r"^\s*#\s*include\s*<shmemx\.h>")
 SHMEMX_GUARD = re.compile(r"^\s*#\s*if\s+__has_include\s*\(\s*<shmemx\.h>\s*\)")
+
+
+def impl_run_args(impl, spec):
+    """The benchmark's own oshrun arguments for this implementation."""
+    return spec.shoal_run_args if impl.name == "shoal" else []
 
 
 def shoal_only_for(spec, config):
@@ -633,7 +656,8 @@ def run_job(job, exe, outdir, timeout):
     jcsv = outdir / "jobs" / f"{job.stem}.csv"
     jcsv.unlink(missing_ok=True)
     spec = SUITE.get(job.bench, UNLISTED)
-    cmd = [job.impl.oshrun, *job.impl.run_args, "-np", str(job.npes), str(exe), *job.args]
+    cmd = [job.impl.oshrun, *job.impl.run_args, *impl_run_args(job.impl, spec), "-np",
+           str(job.npes), str(exe), *job.args]
     if spec.csv:
         cmd += ["--csv", str(jcsv)]
     t0 = time.monotonic()
@@ -1046,6 +1070,8 @@ def write_report(args, impls, jobs, agg, plots, plot_note, outdir, started, load
         L.append(f"## {b}\n")
         if spec.about:
             L.append(spec.about + "\n")
+        if spec.shoal_run_args:
+            L.append(f"Shoal's jobs add `{shlex.join(spec.shoal_run_args)}` to its oshrun.\n")
         if others and spec.shoal_only:
             L.append(f"{SHOAL_ONLY}: it uses Shoal's extensions (shmemx.h); not built or "
                      f"run for {', '.join(others)}.\n")
@@ -1310,7 +1336,7 @@ def main():
         built = {(i.name, b): Path(b) for i in impls for b in benches}
         for j in plan_jobs(args, impls, benches, built, outdir):
             print(f"{j.index:4d} r{j.rnd} {j.label()}: "
-                  f"{shlex.join([j.impl.oshrun, *j.impl.run_args, '-np', str(j.npes), j.bench, *j.args])}")
+                  f"{shlex.join([j.impl.oshrun, *j.impl.run_args, *impl_run_args(j.impl, SUITE.get(j.bench, UNLISTED)), '-np', str(j.npes), j.bench, *j.args])}")
         return 0
 
     ensure_shoal(shoal_build)

@@ -17,6 +17,10 @@ int shoal_wait_record_others_working(void)
     return others_working;
 }
 
+/* wait_policy.c's last look: threads of the PE that run outside Shoal's
+ * waits (compute threads). */
+struct shoal_wait_policy shoal_wait_p = {.computing = 1};
+
 #define LONG_SPIN SHOAL_LEARN_LONG_SPIN_NS
 #define SLOW 300000u /* a yield that kept the thread off its CPU this long */
 
@@ -49,12 +53,16 @@ static void learn_choose(struct shoal_waiter *w)
     shoal_learn_choose(w);
 }
 
+/* Whether the last wait chosen sleeps after its spin, without yielding. */
+static int last_sleeps_now;
+
 /* One wait's choice in `ph`: its spin, and whether its outcome is learned. */
 static uint64_t choose(struct shoal_wait_phase *ph, int *adapting)
 {
     struct shoal_waiter w = {.phase = ph, .spin_ns = ph->spin_ns};
     learn_choose(&w);
     *adapting = w.adapting;
+    last_sleeps_now = w.sleep_now;
     return w.spin_ns;
 }
 
@@ -133,29 +141,47 @@ int main(void)
     pass_probe(&learning);
     CHECK(choose(&learning, &a) == 0 && !a, "after a failed spin a wait should yield at once");
 
-    /* Slow yields while a sibling that waits in Shoal at times is busy
-     * outside a wait: it may be computing what this wait is for, so no
-     * long spin. */
+    CHECK(!last_sleeps_now, "without slow yields a wait yields before it sleeps");
+
+    /* Yields that are slow again and again while a sibling that waits in
+     * Shoal at times is busy outside a wait: it may be computing what this
+     * wait is for, so no long spin; the wait gives the CPU away by
+     * sleeping, not yielding (a yield would hand it to a thread that
+     * keeps it), except every 32nd, which yields to look. */
     others_working = 1;
     yield_took(SLOW);
-    for (int i = 0; i < 64; i++)
+    yield_took(SLOW);
+    int sleeps_now = 0;
+    for (int i = 0; i < 64; i++) {
         CHECK(choose(&learning, &a) != LONG_SPIN, "a sibling works, wait %d: long spin", i);
-    for (int i = 0; i < 4; i++)
+        sleeps_now += last_sleeps_now;
+    }
+    CHECK(sleeps_now == 62, "slow yields, a sibling works: %d of 64 waits sleep at once, want 62",
+          sleeps_now);
+    for (int i = 0; i < 8; i++)
         yield_took(1000);
     others_working = 0;
+    pass_probe(&learning);
+    choose(&learning, &a);
+    CHECK(!last_sleeps_now, "after quick yields a wait yields again before it sleeps");
 
     /* A yield that kept the thread off its CPU for a time slice: the
      * waits spin a time slice before they yield, without learning the
-     * short spin; every 32nd yields again to look. */
+     * short spin; every 32nd yields again to look.  One slow yield is not
+     * enough to stop yielding after the spin. */
     yield_took(SLOW);
     int long_spins = 0, looks = 0;
+    sleeps_now = 0;
     for (int i = 0; i < 64; i++) {
         uint64_t s = choose(&learning, &a);
         long_spins += s == LONG_SPIN && !a;
         looks += s != LONG_SPIN;
+        sleeps_now += last_sleeps_now;
     }
-    CHECK(long_spins == 62 && looks == 2,
-          "after a slow yield: %d long spins, %d looks (want 62, 2)", long_spins, looks);
+    CHECK(long_spins == 62 && looks == 2 && sleeps_now == 0,
+          "after a slow yield: %d long spins, %d looks, %d waits that sleep at once (want 62, 2, "
+          "0)",
+          long_spins, looks, sleeps_now);
     /* Quick yields take it back: one is enough after a single slow one. */
     yield_took(1000);
     pass_probe(&learning);
@@ -172,6 +198,49 @@ int main(void)
     pass_probe(&learning);
     CHECK(choose(&learning, &a) != LONG_SPIN, "2 slow yields, 8 quick: the long spin is off");
 
+    /* Two slow yields without the quick ones between: a wait whose long
+     * spin runs out sleeps without yielding; the looks yield. */
+    yield_took(SLOW);
+    yield_took(SLOW);
+    sleeps_now = 0;
+    for (int i = 0; i < 64; i++) {
+        uint64_t s = choose(&learning, &a);
+        sleeps_now += last_sleeps_now;
+        CHECK(last_sleeps_now == (s == LONG_SPIN),
+              "after 2 slow yields, wait %d: spin %llu, sleeps at once %d (a long spin that runs "
+              "out sleeps; a look yields)",
+              i, (unsigned long long)s, last_sleeps_now);
+    }
+    CHECK(sleeps_now == 62, "after 2 slow yields: %d of 64 waits sleep at once, want 62",
+          sleeps_now);
+
+    /* The same where no thread of the PE computes outside Shoal (the slow
+     * yields went to other waiters): the long spin, then a yield, never a
+     * sleep at once. */
+    shoal_wait_p.computing = 0;
+    sleeps_now = 0;
+    for (int i = 0; i < 64; i++) {
+        choose(&learning, &a);
+        sleeps_now += last_sleeps_now;
+    }
+    CHECK(sleeps_now == 0, "slow yields, no compute thread: %d of 64 waits sleep at once, want 0",
+          sleeps_now);
+    shoal_wait_p.computing = 1;
+
+    /* While yields are slow only the looks (every 32nd wait) yield: a
+     * look's quick yield weighs as much as a slow one. */
+    pass_probe(&learning); /* the last wait chosen is a look */
+    yield_took(1000);
+    uint64_t spin = choose(&learning, &a);
+    CHECK(spin == LONG_SPIN && !last_sleeps_now,
+          "2 slow yields, a look with a quick yield: spin %llu, sleeps at once %d (want the "
+          "long spin, then a yield)",
+          (unsigned long long)spin, last_sleeps_now);
+    pass_probe(&learning);
+    yield_took(1000);
+    CHECK(choose(&learning, &a) != LONG_SPIN && !last_sleeps_now,
+          "2 slow yields, 2 looks with a quick yield: the rule should be off");
+
     /* A phase that allows only the slow-yield rule never spins briefly. */
     for (int i = 0; i < 4; i++)
         wait_ends_in_spin(&learning);
@@ -180,6 +249,18 @@ int main(void)
         CHECK(s == 0 && !a, "yields_only phase, wait %d: spin %llu adapting %d", i,
               (unsigned long long)s, a);
     }
+
+    /* A phase that learns only the short spin never skips its yields,
+     * however slow they were. */
+    static struct shoal_wait_phase spins_only = {
+        .spin_ns = 0, .yield_ns = 50000, .check_every = 1, .learn = SHOAL_LEARN_SHORT_SPIN};
+    yield_took(SLOW);
+    for (int i = 0; i < 64; i++) {
+        choose(&spins_only, &a);
+        CHECK(!last_sleeps_now, "spins_only phase, wait %d: sleeps without yielding", i);
+    }
+    for (int i = 0; i < 4; i++)
+        yield_took(1000);
 
     /* Scores are per thread. */
     yield_took(SLOW);

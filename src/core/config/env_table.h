@@ -27,8 +27,8 @@ SHOAL_ENV(WAIT_SPIN_US, "SHOAL_WAIT_SPIN_US", NULL, UINT, "auto",
           "Microseconds a waiting PE spins before it yields and sleeps (auto: when the PEs fit the "
           "CPUs 10000, or 1000000 where the network serves this PE; where only running threads "
           "outnumber the CPUs, as each thread learns from its waits: 2 where partners answer "
-          "within it, 1000 where yields lose the CPU to compute threads, else 0; 0 where PEs "
-          "outnumber the CPUs)")
+          "within it, 1000 where yields lose the CPU to compute threads (and then it sleeps "
+          "without yielding), else 0; 0 where PEs outnumber the CPUs)")
 SHOAL_ENV(
     WAIT_SLEEP_MAX_US, "SHOAL_WAIT_SLEEP_MAX_US", NULL, UINT, "auto",
     "Longest single sleep before a waiter re-checks, in microseconds: a safety net, wake-ups end "

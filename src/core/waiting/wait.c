@@ -18,6 +18,7 @@
 #include "core/waiting/wait_learn.h"
 #include "core/waiting/wait_policy.h"
 #include "core/waiting/wait_record.h"
+#include "core/waiting/wait_slice.h"
 
 static inline void cpu_relax(void)
 {
@@ -48,6 +49,9 @@ void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, c
     w->looked = 0;
     w->spin_ns = 0;
     w->adapting = 0;
+    w->sleep_now = 0;
+    w->short_slice = 0;
+    w->relooked = 0;
 }
 
 /* The wait's spin: its phase's, or in a learning phase what the thread
@@ -55,6 +59,7 @@ void shoal_waiter_init(struct shoal_waiter *w, int owner_slot, const char *fn, c
 static void choose_spin(struct shoal_waiter *w)
 {
     w->adapting = 0;
+    w->sleep_now = 0;
     w->spin_ns = w->phase->spin_ns;
     if (w->phase->learn)
         shoal_learn_choose(w);
@@ -69,6 +74,8 @@ void shoal_waiter_done(struct shoal_waiter *w)
     shoal_wait_record_end();
     if (w->adapting)
         shoal_learn_done(w);
+    if (w->short_slice)
+        shoal_slice_restore(w);
 }
 
 void shoal_wait_counters(unsigned long long *sleeps, unsigned long long *wakes,
@@ -107,6 +114,22 @@ static int ready_or_ext(void *p)
     return shoal_ext_pending() || (r->ready && r->ready(r->arg));
 }
 
+/* A thread's first wait that blocks looks at the placement again (unless
+ * the last look is a relook's time old at most): the job's threads have
+ * changed since it began.  A job's first look is often made before its
+ * threads exist, and the next one came 50 ms later: in thread_handoff (2
+ * PEs as pretend nodes, 3000 items in 5-10 ms) the PEs found their threads
+ * oversubscribed 25-55 ms after start, now at the threads' first waits. */
+static __thread int thread_has_waited;
+
+static const struct shoal_wait_phase *first_phase(uint64_t now_ns)
+{
+    if (SHOAL_LIKELY(thread_has_waited))
+        return shoal_wait_phase_now(now_ns);
+    thread_has_waited = 1;
+    return shoal_wait_phase_relook(now_ns);
+}
+
 void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
 {
     w->iter++;
@@ -120,7 +143,7 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
         shoal_ext_serve(w->fn);
     if (w->t0 == 0) {
         w->t0 = shoal_now_ns();
-        w->phase = shoal_wait_phase_now(w->t0);
+        w->phase = first_phase(w->t0);
         choose_spin(w);
         shoal_wait_record_begin(w->fn, w->addr, w->t0);
         return;
@@ -151,13 +174,20 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
         return;
     }
     w->looked = 0;
+    if (SHOAL_UNLIKELY(dt >= SHOAL_WAIT_RELOOK_NS) && ph == &shoal_wait_p.fit && !w->relooked) {
+        w->relooked = 1;
+        if ((w->phase = shoal_wait_phase_relook(now)) != ph) {
+            choose_spin(w);
+            return;
+        }
+    }
     if (dt < w->spin_ns || shoal_wait_p.never_sleep) {
         cpu_relax();
         return;
     }
     if (w->adapting)
         shoal_learn_spin_failed(w);
-    if (dt < w->spin_ns + ph->yield_ns) {
+    if (dt < w->spin_ns + ph->yield_ns && !w->sleep_now) {
         sched_yield();
         if (ph->learn & SHOAL_LEARN_SLOW_YIELDS)
             shoal_learn_yielded(now);
@@ -170,6 +200,8 @@ void shoal_backoff(struct shoal_waiter *w, int (*ready)(void *), void *arg)
     struct ready_or_ext r = {ready, arg};
     if (shoal_g.net_active)
         shoal_net_idle();
+    if (w->sleep_now && !w->short_slice)
+        shoal_slice_shorten(w);
     if (shoal_doorbell_sleep(&c->bell, &c->sleepers, ready_or_ext, &r, w->sleep_ns)) {
         w->t0 = shoal_now_ns();
         w->phase = shoal_wait_phase_now(w->t0);

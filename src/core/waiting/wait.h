@@ -4,7 +4,8 @@
  * (wait.c: spin, yield, then sleep on a doorbell), the policy that says
  * how long each phase lasts, from the PEs' placement (wait_policy.c) and,
  * where threads oversubscribe the CPUs, from each thread's own waits
- * (wait_learn.c), and
+ * (wait_learn.c), a sleeper's short time slice where compute threads hold
+ * the CPUs (wait_slice.c), and
  * the hang records that say where each thread waits (wait_record.c),
  * whether the peer a wait depends on is still there (peer_check.c) and,
  * for a peer through the network, what its host says at the TCP level
@@ -46,6 +47,9 @@ struct shoal_waiter {
     int looked;       /* the last turn skipped its yield: the network had moved something */
     uint64_t spin_ns; /* this wait's spin: its phase's, or a learned one (wait_learn.h) */
     int adapting;     /* the spin is the learned short one: its outcome is learned */
+    int sleep_now;    /* after its spin it sleeps, no yield: yields are slow (wait_learn.h) */
+    int short_slice;  /* the thread asked the kernel for a short slice (wait_slice.h) */
+    int relooked;     /* its fitting spin looked at the placement again (wait_policy.h) */
 };
 
 /* The look of a wait inside a collective at the calls of the PEs it waits

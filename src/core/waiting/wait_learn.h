@@ -11,7 +11,11 @@
  *                run), so where yields are slow the thread spins instead,
  *                unless another thread of its PE that waits in Shoal at
  *                times is busy outside a wait (it may be computing what
- *                this wait is for, on this CPU);
+ *                this wait is for, on this CPU); and when it gives the
+ *                CPU away beside threads that compute outside Shoal, it
+ *                sleeps without yielding (a yield would lose
+ *                the CPU until the compute thread's slice ends, a sleep
+ *                ends at the write that wakes it: wait_slice.h);
  *   short spin   where only threads oversubscribe (the PEs fit), a
  *                thread's partner is often a thread of another PE running
  *                on another CPU, whose answer a short spin catches.
@@ -32,7 +36,7 @@ struct shoal_waiter;
 #define SHOAL_LEARN_LONG_SPIN_NS 1000000u
 
 /* The spin of a wait that begins to block in a learning phase: sets
- * w->spin_ns and what the wait's outcome teaches. */
+ * w->spin_ns, w->sleep_now and what the wait's outcome teaches. */
 void shoal_learn_choose(struct shoal_waiter *w);
 /* The wait ran out of its short spin: it gives the CPU away after all. */
 void shoal_learn_spin_failed(struct shoal_waiter *w);

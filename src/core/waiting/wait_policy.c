@@ -7,9 +7,11 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/waiting/wait_learn.h"
+#include "core/waiting/wait_record.h"
 #include "transport/shm/shm_doorbell.h"
 #include "core/config/env.h"
 #include "core/config/log.h"
@@ -85,20 +87,24 @@ static int node_cpus(void)
     return n;
 }
 
-/* Threads of this process that are running or runnable now (state R),
- * the network transport's helper threads not counted. */
-static int running_threads(void)
+/* Threads of the process whose task directory is `dir` ("/proc/self/task",
+ * "/proc/<pid>/task") that are running or runnable now (state R), the
+ * network transport's helper threads not counted; -1 if it cannot be read.
+ * With `computing` (this process only): how many of those are not in a
+ * wait of Shoal. */
+static int running_threads_in(const char *dir, int *computing)
 {
-    DIR *d = opendir("/proc/self/task");
+    DIR *d = opendir(dir);
     if (!d)
-        return 1;
+        return -1;
+    const int self = computing ? (int)syscall(SYS_gettid) : 0;
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9')
             continue;
-        char path[300], buf[256];
-        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        char path[340], buf[256];
+        snprintf(path, sizeof path, "%s/%s/stat", dir, e->d_name);
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             continue;
@@ -113,11 +119,59 @@ static int running_threads(void)
             continue;
         if (shoal_net_helper_thread(name + 1, (size_t)(paren - name - 1)))
             continue; /* the transport's threads sleep while we poll */
-        if (paren[1] == ' ' && paren[2] == 'R')
-            n++;
+        if (paren[1] != ' ' || paren[2] != 'R')
+            continue;
+        n++;
+        /* (The looking thread is about to wait: not counted.) */
+        const int tid = atoi(e->d_name);
+        if (computing && tid != self && !shoal_wait_record_tid_waiting(tid))
+            ++*computing;
     }
     closedir(d);
+    return n;
+}
+
+static int running_threads(int *computing)
+{
+    int n = running_threads_in("/proc/self/task", computing);
     return n > 0 ? n : 1;
+}
+
+/* Running threads of this machine's PEs that this PE does not map (each a
+ * pretend node of its own, SHOAL_SPLIT_NODES; SHOAL_TRANSPORTS=ucx): they
+ * run on the same CPUs, so they count as the mapped PEs' do (a producer
+ * and a consumer thread per PE, 2 PEs on 2 cores as pretend nodes: each PE
+ * saw its own 2 threads fit, and the threads spun 1 s for a partner
+ * queued behind the spinners, 2.8 ms per item, against 2.3 us yielding).
+ * Read from /proc/<pid>/task, at most UNMAPPED_READS of them per look in
+ * turn (the others counted as the mean of those read); a PE whose pid is
+ * not known here (another PID namespace) counts one. */
+#define UNMAPPED_READS 8
+static int unmapped_running(void)
+{
+    const int unmapped = shoal_g.n_host - shoal_g.n_local;
+    if (unmapped <= 0)
+        return 0;
+    static int next_start; /* where the next look begins (two may overlap) */
+    const int n = shoal_g.n_pes, start = __atomic_load_n(&next_start, __ATOMIC_RELAXED);
+    int reads = 0, sum = 0, with_pid = 0;
+    for (int k = 0; k < n && shoal_g.peer_pid; k++) {
+        const int pe = (start + k) % n;
+        const long pid = shoal_g.peer_pid[pe];
+        if (pe == shoal_g.my_pe || shoal_slot(pe) >= 0 || pid <= 0)
+            continue;
+        with_pid++;
+        if (reads == UNMAPPED_READS)
+            continue;
+        char dir[64];
+        snprintf(dir, sizeof dir, "/proc/%ld/task", pid);
+        int r = running_threads_in(dir, NULL);
+        sum += r > 0 ? r : 1;
+        if (++reads == UNMAPPED_READS)
+            __atomic_store_n(&next_start, (pe + 1) % n, __ATOMIC_RELAXED);
+    }
+    const int estimated = reads ? (int)((long)sum * with_pid / reads) : 0;
+    return estimated + (unmapped > with_pid ? unmapped - with_pid : 0);
 }
 
 /* Runnable threads on the whole machine now (the 4th field of
@@ -147,11 +201,33 @@ static void add_running(const struct shoal_ctl *c, void *arg)
     *(int *)arg += r > 0 ? r : 1; /* a PE that never looked runs one at least */
 }
 
-static void decide(void)
+/* A look counts the threads running at one instant, and misses those
+ * asleep for a moment: threads that hand work to each other sleep and wake
+ * by turns, so a look may find them asleep and the CPUs "fitting", and the
+ * PE then spins while they queue for its CPUs (thread_handoff, 2 PEs as
+ * pretend nodes: one PE's looks counted 2 running threads, then 4, then 2;
+ * one run in 15 took 127 us per item, against 1.5-21).  A PE that has seen
+ * its threads oversubscribe the CPUs keeps that decision until its looks
+ * have seen them fit for OVER_THREADS_KEEP_NS. */
+#define OVER_THREADS_KEEP_NS 500000000ull
+
+static int keep_over_threads(int over, uint64_t now_ns)
+{
+    static uint64_t last_seen_ns;
+    uint64_t seen = __atomic_load_n(&last_seen_ns, __ATOMIC_RELAXED);
+    if (over == 2)
+        __atomic_store_n(&last_seen_ns, now_ns, __ATOMIC_RELAXED);
+    return over == 0 && seen && now_ns - seen < OVER_THREADS_KEEP_NS ? 2 : over;
+}
+
+static void decide(uint64_t now_ns)
 {
     struct shoal_wait_policy *p = &shoal_wait_p;
-    __atomic_store_n(&shoal_my_ctl()->running_threads, running_threads(), __ATOMIC_RELAXED);
-    int running = 0;
+    int computing = 0;
+    __atomic_store_n(&shoal_my_ctl()->running_threads, running_threads(&computing),
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&p->computing, computing, __ATOMIC_RELAXED);
+    int running = unmapped_running();
     for_each_local(add_running, &running);
     __atomic_store_n(&p->node_running, running, __ATOMIC_RELAXED);
     int machine = machine_running();
@@ -160,6 +236,9 @@ static void decide(void)
      * fairly, and a spinning waiter then only spends its own share): only
      * this job's PEs and threads decide.  The machine's count is shown. */
     int over = shoal_wait_pes_exceed_cpus() ? 1 : running > p->node_cpus ? 2 : 0;
+    over = keep_over_threads(over, now_ns);
+    SHOAL_LOG(SHOAL_LOG_WAIT, SHOAL_LOG_TRACE, "placement: %d running threads, %d computing",
+              running, computing);
     if (over != __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED))
         SHOAL_LOG(SHOAL_LOG_WAIT, SHOAL_LOG_DEBUG,
                   "waiting policy now %s: %d PEs, %d running threads, %d CPUs",
@@ -175,17 +254,44 @@ static const struct shoal_wait_phase *phase_of(const struct shoal_wait_policy *p
     return over == 2 ? &p->over_threads : over ? &p->over : &p->fit;
 }
 
+static uint64_t next_sample, last_sample;
+
+/* Looks at the placement now, unless another waiter of the PE has looked
+ * since this one read `seen_next` (the others use the last decision). */
+static void look(uint64_t now_ns, uint64_t seen_next)
+{
+    if (__atomic_compare_exchange_n(&next_sample, &seen_next, now_ns + SAMPLE_EVERY_NS, 0,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+        __atomic_store_n(&last_sample, now_ns, __ATOMIC_RELAXED);
+        decide(now_ns);
+    }
+}
+
+static const struct shoal_wait_phase *forced_phase(const struct shoal_wait_policy *p)
+{
+    return p->forced == 2 ? &p->over : &p->fit;
+}
+
 const struct shoal_wait_phase *shoal_wait_phase_now(uint64_t now_ns)
 {
     struct shoal_wait_policy *p = &shoal_wait_p;
     if (p->forced)
-        return p->forced == 2 ? &p->over : &p->fit;
-    static uint64_t next_sample;
-    uint64_t due = __atomic_load_n(&next_sample, __ATOMIC_RELAXED);
-    /* One waiter of the PE looks; the others use the last decision. */
-    if (now_ns >= due && __atomic_compare_exchange_n(&next_sample, &due, now_ns + SAMPLE_EVERY_NS,
-                                                     0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        decide();
+        return forced_phase(p);
+    uint64_t next = __atomic_load_n(&next_sample, __ATOMIC_RELAXED);
+    if (now_ns >= next)
+        look(now_ns, next);
+    return phase_of(p, __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED));
+}
+
+const struct shoal_wait_phase *shoal_wait_phase_relook(uint64_t now_ns)
+{
+    struct shoal_wait_policy *p = &shoal_wait_p;
+    if (p->forced)
+        return forced_phase(p);
+    uint64_t next = __atomic_load_n(&next_sample, __ATOMIC_RELAXED);
+    if (now_ns >= next ||
+        now_ns >= __atomic_load_n(&last_sample, __ATOMIC_RELAXED) + SHOAL_WAIT_RELOOK_NS)
+        look(now_ns, next);
     return phase_of(p, __atomic_load_n(&p->oversubscribed, __ATOMIC_RELAXED));
 }
 
@@ -272,7 +378,8 @@ void shoal_wait_describe(FILE *f, const char *prefix)
     else if (ph->learn)
         fprintf(f,
                 "%sWaiting: spin %llu us (or %u, or %u us where a thread's waits show that "
-                "it pays), yield %llu us, then sleep on the doorbell (%s)\n",
+                "it pays), yield %llu us (none where yields lose the CPU to compute threads), "
+                "then sleep on the doorbell (%s)\n",
                 prefix, (unsigned long long)(ph->spin_ns / 1000), SHOAL_LEARN_SHORT_SPIN_NS / 1000,
                 SHOAL_LEARN_LONG_SPIN_NS / 1000, (unsigned long long)(ph->yield_ns / 1000), why);
     else

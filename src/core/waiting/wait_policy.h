@@ -10,12 +10,17 @@
  *                  for 50 us, then sleep on the doorbell, so that the thread
  *                  being waited for can run; where only threads oversubscribe
  *                  (the PEs fit), each thread first spins 2 us, or 1 ms, in
- *                  the waits where it has learned that spinning pays
- *                  (wait_learn.h).
+ *                  the waits where it has learned that spinning pays, and
+ *                  sleeps without yielding where yields lose the CPU to
+ *                  threads that keep it (wait_learn.h).
  * The masks are published in the ctl blocks at init (any launcher, any
  * binding); each PE's running threads (state R in /proc/self/task) are
- * counted by its waiters at most every 50 ms and published there too, so
- * the choice follows threads that come and go.  Other jobs' load does not
+ * counted by its waiters at most every 50 ms (and by a thread's first
+ * wait, and a fitting wait that has spun 1 ms) and published there too, so
+ * the choice follows threads that come and go; this machine's PEs that a
+ * PE does not map (pretend nodes, SHOAL_TRANSPORTS=ucx) count through
+ * /proc/<pid>/task.  Threads found oversubscribing the CPUs stay so for
+ * 500 ms of looks that find them fitting (wait_policy.c).  Other jobs' load does not
  * count: the scheduler shares the CPUs fairly, and a waiter that spins
  * then spends only its own share, whereas yielding or sleeping would leave
  * an arrival unseen for a time slice (shmem-info shows the machine's
@@ -46,6 +51,7 @@ struct shoal_wait_policy {
     int never_sleep;    /* SHOAL_WAIT_POLICY=spin */
     int forced;         /* 0 auto, 1 spin, 2 sleep */
     int oversubscribed; /* the last decision (relaxed atomic): 0 fits, 1 by PEs, 2 by threads */
+    int computing;      /* the last look's running threads of this PE outside Shoal's waits */
     /* Inputs, for shmem-info. */
     int node_cpus, my_cpus, node_pes, node_running, machine_running, online_cpus;
 };
@@ -60,6 +66,13 @@ static inline int shoal_wait_pes_exceed_cpus(void)
 
 /* The phases of a wait that begins to block now. */
 const struct shoal_wait_phase *shoal_wait_phase_now(uint64_t now_ns);
+/* A wait that has spun SHOAL_WAIT_RELOOK_NS where the threads fitted the
+ * CPUs at the last look: threads may have started since (a job's first
+ * look is often made before its threads exist, and the next comes 50 ms
+ * later), so it looks again unless the last look is more recent than that,
+ * and goes on in the phase that the look gives. */
+#define SHOAL_WAIT_RELOOK_NS 1000000u
+const struct shoal_wait_phase *shoal_wait_phase_relook(uint64_t now_ns);
 
 /* Before the init barrier: this PE's affinity mask into its ctl block. */
 void shoal_wait_publish_placement(void);

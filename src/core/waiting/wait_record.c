@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -131,6 +132,7 @@ struct shoal_wait_record *shoal_wait_record_mine(void)
         return mine;
     mine = claim();
     if (mine != &records[RECORDS_MAX]) {
+        __atomic_store_n(&mine->tid, (int)syscall(SYS_gettid), __ATOMIC_RELAXED);
         pthread_once(&key_once, make_key);
         pthread_setspecific(release_key, mine);
     }
@@ -144,6 +146,16 @@ int shoal_wait_record_others_working(void)
         if (&records[i] != mine && __atomic_load_n(&records[i].used, __ATOMIC_ACQUIRE) &&
             LOAD(records[i].fn) == NULL)
             return 1;
+    return 0;
+}
+
+int shoal_wait_record_tid_waiting(int tid)
+{
+    int n = __atomic_load_n(&n_claimed, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        if (__atomic_load_n(&records[i].tid, __ATOMIC_RELAXED) == tid &&
+            __atomic_load_n(&records[i].used, __ATOMIC_ACQUIRE))
+            return LOAD(records[i].fn) != NULL;
     return 0;
 }
 

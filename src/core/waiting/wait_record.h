@@ -39,6 +39,7 @@ struct shoal_wait_record {
     uint64_t seq;      /* a collective's number on that team, from 1 */
     uint64_t since_ns; /* CLOCK_MONOTONIC when the wait began to block */
     int thread;        /* index of this record: thread 0 registered first */
+    int tid;           /* the kernel's id of the thread that holds it */
     int used;          /* claimed by a live thread */
     /* its copy in the hang page, and which texts that copy holds */
     struct shoal_hang_rec *pub;
@@ -52,6 +53,9 @@ struct shoal_wait_record *shoal_wait_record_mine(void);
 /* Whether another live thread of this PE that has waited in Shoal before
  * is outside a wait now (computing, or issuing operations). */
 int shoal_wait_record_others_working(void);
+/* Whether thread `tid` of this process is blocked in a wait of Shoal now
+ * (a thread that runs and is not is computing, for the waiting policy). */
+int shoal_wait_record_tid_waiting(int tid);
 
 /* The collective the calling thread is in, and the peer and word its next
  * wait is for: set before the wait, cleared after it. */
