@@ -264,8 +264,7 @@ int shoal_net_wired(int pe)
     return 0;
 }
 
-int shoal_net_look_start(void *dest, const void *src, size_t n, int pe, int connect,
-                         const char *fn)
+int shoal_net_look_start(void *dest, const void *src, size_t n, int pe, int connect, const char *fn)
 {
     (void)dest, (void)src, (void)n, (void)pe, (void)connect, (void)fn;
     return -1;

@@ -85,8 +85,7 @@ int shoal_net_wired(int pe)
     return reach(pe, 0, NULL) != NULL;
 }
 
-int shoal_net_look_start(void *dest, const void *src, size_t n, int pe, int connect,
-                         const char *fn)
+int shoal_net_look_start(void *dest, const void *src, size_t n, int pe, int connect, const char *fn)
 {
     struct ucx_worker *w = reach(pe, connect, fn);
     if (!w)
