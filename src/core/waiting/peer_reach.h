@@ -15,7 +15,9 @@
  *  - it cannot be made, or its keepalive goes unanswered, for
  *    SHOAL_PEER_TIMEOUT: the host or the link to it is down.
  * Nothing is sent on it, and a healthy job never makes one unless a wait
- * lasts a second.  This holds for every network transport alike. */
+ * lasts a second, or a wait's look needs a transport endpoint to a peer
+ * it has none to (shoal_reach_may_connect).  This holds for every network
+ * transport alike. */
 #ifndef SHOAL_CORE_PEER_REACH_H
 #define SHOAL_CORE_PEER_REACH_H
 #include <stddef.h>
