@@ -67,7 +67,7 @@ static int issue(int k, int pe, int slot, struct shoal_call_rec *recs,
 {
     if (!shoal_g.net_active || reader_ready() < 0 || rd->n_tickets + 2 > TICKETS)
         return -1;
-    const int connect = shoal_net_wired(pe) || shoal_reach_may_connect(pe, shoal_now_ns());
+    const int connect = shoal_reach_may_connect(pe, shoal_now_ns());
     const struct shoal_ctl *me = shoal_my_ctl();
     int t = shoal_net_look_start(recs, me->teams[slot].calls, sizeof me->teams[slot].calls, pe,
                                  connect, fn);
@@ -156,9 +156,7 @@ struct shoal_call_look *shoal_call_look_start(const int *pes, int n, int slot, c
 
 const struct shoal_call_look *shoal_call_look_done(const char *fn)
 {
-    if (!test(fn))
-        return NULL;
-    if (!rd)
+    if (!test(fn) || !rd)
         return NULL;
     /* A failed read leaves its PE's records unknown: the look ends before it. */
     if (rd->first_failed < rd->look.n)

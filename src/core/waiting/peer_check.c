@@ -103,16 +103,25 @@ static _Noreturn void gone(const char *fn, int pe, const char *what, const char 
                 shoal_peer_host(pe), what, why);
 }
 
-/* Asks `pe`'s host (peer_reach.h): SHOAL_IN_JOB, or GONE_KILLED; fatal
- * when the host does not answer. */
-static int ask_host(int pe, uint64_t now, const char *fn, const char *what)
+/* Asks `pe`'s host (peer_reach.h) how it stands; ends the job where the
+ * host does not answer, or (`gone_fatal`) where the process ended. */
+static enum shoal_reach ask_or_end(int pe, uint64_t now, const char *fn, const char *what,
+                                   int gone_fatal)
 {
     char why[160];
-    switch (shoal_reach_look(pe, now, why, sizeof why)) {
-    case SHOAL_REACH_GONE: return GONE_KILLED;
-    case SHOAL_REACH_LOST: unreachable(fn, pe, what, why);
-    default: return SHOAL_IN_JOB;
-    }
+    const enum shoal_reach st = shoal_reach_look(pe, now, why, sizeof why);
+    if (st == SHOAL_REACH_LOST)
+        unreachable(fn, pe, what, why);
+    if (st == SHOAL_REACH_GONE && gone_fatal)
+        gone(fn, pe, what, why);
+    return st;
+}
+
+/* A wait's question to `pe`'s host: SHOAL_IN_JOB, or GONE_KILLED (the
+ * launcher's grace comes first); fatal when the host does not answer. */
+static int ask_host(int pe, uint64_t now, const char *fn, const char *what)
+{
+    return ask_or_end(pe, now, fn, what, 0) == SHOAL_REACH_GONE ? GONE_KILLED : SHOAL_IN_JOB;
 }
 
 /* When each peer last answered a look through the network (0: never),
@@ -138,8 +147,7 @@ static void note_answer(int pe, uint64_t now)
 /* A look at `pe`'s `leaving` word: 1 with *v once an answer came. */
 static int peek_leaving(int pe, uint32_t *v, uint64_t now, const char *fn)
 {
-    const int connect = shoal_net_wired(pe) || shoal_reach_may_connect(pe, now);
-    if (!shoal_net_peek(pe, &shoal_my_ctl()->leaving, v, connect, fn))
+    if (!shoal_net_peek(pe, &shoal_my_ctl()->leaving, v, shoal_reach_may_connect(pe, now), fn))
         return 0;
     note_answer(pe, now);
     return 1;
@@ -237,13 +245,7 @@ static void ask_hosts_in_turn(int *cursor, uint64_t now, const char *fn, const c
         if (pe == shoal_g.my_pe || shoal_slot(pe) >= 0)
             continue;
         asked++;
-        char why[160];
-        enum shoal_reach st = shoal_reach_look(pe, now, why, sizeof why);
-        if (st == SHOAL_REACH_LOST)
-            unreachable(fn, pe, what, why);
-        if (st == SHOAL_REACH_GONE && gone_fatal)
-            gone(fn, pe, what, why);
-        if (st == SHOAL_REACH_UP)
+        if (ask_or_end(pe, now, fn, what, gone_fatal) == SHOAL_REACH_UP)
             *cursor = (pe + 1) % shoal_g.n_pes;
     }
 }
@@ -267,14 +269,8 @@ void shoal_peer_watch(int pe, const char *fn, const char *what)
     if (now < next)
         return;
     next = now + PEER_CHECK_NET_NS;
-    if (pe < 0) {
+    if (pe < 0)
         ask_hosts_in_turn(&cursor, now, fn, what, 1);
-        return;
-    }
-    char why[160];
-    enum shoal_reach st = shoal_reach_look(pe, now, why, sizeof why);
-    if (st == SHOAL_REACH_LOST)
-        unreachable(fn, pe, what, why);
-    if (st == SHOAL_REACH_GONE)
-        gone(fn, pe, what, why);
+    else
+        (void)ask_or_end(pe, now, fn, what, 1);
 }

@@ -21,6 +21,7 @@
 #include "core/memory/segments.h"
 #include "core/state.h"
 #include "core/waiting/wait.h"
+#include "transport/net.h"
 
 /* Between attempts that failed at once (no route yet, refused). */
 #define REACH_RETRY_NS 500000000ull
@@ -391,6 +392,8 @@ enum shoal_reach shoal_reach_look(int pe, uint64_t now, char *why, size_t len)
 
 int shoal_reach_may_connect(int pe, uint64_t now)
 {
+    if (shoal_net_wired(pe))
+        return 1;
     if (!probes || pe < 0 || pe >= n_probes || !shoal_g.peer_timeout_ns)
         return 1;
     int same_net = 0;

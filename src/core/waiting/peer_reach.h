@@ -42,10 +42,12 @@ int shoal_reach_start(int n_pes);
 /* How `pe`'s host answers now; starts the connection when there is none
  * and never blocks.  GONE and LOST stay so, with a reason in `why`. */
 enum shoal_reach shoal_reach_look(int pe, uint64_t now, char *why, size_t len);
-/* May this PE open a new network connection to `pe` now (a transport's
- * endpoint, for a wait's look at the peer)?  Yes when its host holds this
- * PE's connection, or when nothing can tell (no port, SHOAL_PEER_TIMEOUT=0);
- * else no, and the connection to its host is started.  A transport may
+/* May a wait's look at `pe` through the transport connect to it now (the
+ * `connect` of shoal_net_peek and shoal_net_look_start)?  Yes where the
+ * transport has its endpoint already (shoal_net_wired: nothing to make),
+ * where pe's host holds this PE's connection, or where nothing can tell
+ * (no port, SHOAL_PEER_TIMEOUT=0); else no, and the connection to its host
+ * is started.  A transport may
  * block in connect() for minutes on an unreachable host (UCX's tcp with
  * UCX_TCP_CONN_NB=n, its default), and no look may hold a wait that long. */
 int shoal_reach_may_connect(int pe, uint64_t now);
