@@ -6,6 +6,12 @@
  *                                   a reduction), every value checked
  *   cluster_loop exit_early PE SECONDS  the same, but PE returns from main
  *                                   without shmem_finalize once all run
+ *   cluster_loop late_finalize SECONDS  PE 0 sleeps SECONDS (no Shoal call)
+ *                                   before shmem_finalize; every PE says when
+ *                                   it entered and left shmem_finalize
+ *                                   (CLOCK_MONOTONIC, one clock for every
+ *                                   host of a cluster.py cluster): nobody may
+ *                                   leave before PE 0 entered
  *   cluster_loop nodes              prints the PEs of this PE's node
  *                                   (SHMEM_TEAM_SHARED) and checks that
  *                                   shmem_ptr maps exactly those, then loops 1 s
@@ -124,6 +130,22 @@ static int nodes(void)
     return ok ? loop(1.0, -1) : 1;
 }
 
+/* shmem_finalize is collective: no PE returns from it (and closes its
+ * connections) before the last PE called it. */
+static int late_finalize(double seconds)
+{
+    if (me == 0) {
+        struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+    char line[128];
+    double in = now();
+    shmem_finalize();
+    snprintf(line, sizeof line, "shmem_finalize from %.6f to %.6f", in, now());
+    say(line);
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -139,10 +161,13 @@ int main(int argc, char **argv)
         rc = loop(atof(argv[2]), -1);
     } else if (!strcmp(mode, "exit_early") && argc == 4) {
         rc = loop(atof(argv[3]), atoi(argv[2]));
+    } else if (!strcmp(mode, "late_finalize") && argc == 3) {
+        rc = late_finalize(atof(argv[2]));
     } else if (!strcmp(mode, "nodes") && argc == 2) {
         rc = nodes();
     } else {
-        fprintf(stderr, "usage: cluster_loop loop SECONDS | exit_early PE SECONDS | nodes\n");
+        fprintf(stderr, "usage: cluster_loop loop SECONDS | exit_early PE SECONDS | late_finalize "
+                        "SECONDS | nodes\n");
         rc = 2;
     }
     if (rc < 0)

@@ -6,7 +6,9 @@ MPI's mpirun through the PMIx bootstrap: one case per ctest (cluster.CASE).
                     --prog NAME=EXE ... --have-pmix BOOL --sanitizer BOOL CASE
 
 Cases:
-  spec       the spec programs at 2 hosts x 2 PEs
+  spec       the spec programs at 2 hosts x 2 PEs; PE 0 comes to
+             shmem_finalize 2 s after the others, who must not leave it
+             before (cluster_loop late_finalize)
   coll_am    the coll, requests and am programs at 2 hosts x 2 PEs
   odd        a few of them at 5 PEs on 4 hosts (2+1+1+1)
   copies     each host runs its own copy of a program (another inode, one
@@ -37,8 +39,9 @@ Cases:
              pass with a note: only EXIT_EARLY_HANG_S (a hang) fails
   slurm      munged, slurmctld and one `slurmd -N HOST` per host (NodeAddr: the
              host's address); srun --mpi=pmix -N 2 -n 4: shmem-info --job,
-             spec programs, a copy per host (srun --bcast) and a failing PE
-             (skipped where Slurm, munge or srun's pmix plugin is missing)
+             spec programs, late_finalize (as in spec), a copy per host (srun
+             --bcast) and a failing PE (skipped where Slurm, munge or srun's
+             pmix plugin is missing)
 
 Faults use the library's default peer timeout: the 30 s bound is its
 documented default bound (SHOAL_PEER_TIMEOUT + 10 s), kept as a bound.
@@ -132,6 +135,8 @@ def run_programs(c, progs, np, nodes):
 def case_spec():
     c = cluster_up(2)
     run_programs(c, SPEC_PROGRAMS, 4, 2)
+    rc, out, dt = c.run(4, [A.loop, "late_finalize", str(LATE_S)], timeout=60)
+    check_late_finalize(rc, out, dt, "mpirun")
 
 
 def case_coll_am():
@@ -152,6 +157,31 @@ def loop_lines(out, what):
     line is in out."""
     return {int(m.group(1)): m.group(2) for m in re.finditer(
         r"cluster_loop: PE (\d+) of \d+ on (\S+): " + what, out)}
+
+
+LATE_S = 2.0  # PE 0 comes to shmem_finalize this long after the others
+
+
+def check_late_finalize(rc, out, dt, launcher):
+    """cluster_loop late_finalize under `launcher`: status 0, and no PE left
+    shmem_finalize before PE 0 entered it (a bootstrap barrier that does not
+    wait for the other hosts: a host's PEs went and closed their connections,
+    and a PE still at work took its peers for dead)."""
+    spans = {int(m.group(1)): (float(m.group(2)), float(m.group(3))) for m in re.finditer(
+        r"cluster_loop: PE (\d+) of \d+ on \S+: shmem_finalize from ([\d.]+) to ([\d.]+)", out)}
+    bad = []
+    if rc != 0:
+        bad.append(f"status {rc}")
+    if sorted(spans) != [0, 1, 2, 3]:
+        bad.append(f"PEs that said when they left shmem_finalize: {sorted(spans)} (want 0-3)")
+    elif any(left < spans[0][0] for _, left in spans.values()):
+        early = sorted(pe for pe, (_, left) in spans.items() if left < spans[0][0])
+        bad.append(f"PEs {early} left shmem_finalize before PE 0 entered it "
+                   f"({LATE_S:.0f} s after them)")
+    log(f"{launcher} cluster_loop late_finalize: status {rc}, {dt:.1f} s")
+    if bad:
+        show(rc, out, dt, f"{launcher} cluster_loop late_finalize")
+        fail(f"shmem_finalize with PE 0 late under {launcher} on 2 hosts: " + "; ".join(bad))
 
 
 def case_copies():
@@ -476,6 +506,8 @@ def case_slurm():
         if rc != 0:
             show(rc, out, dt, f"srun {name}")
             fail(f"{name} under srun on 2 hosts x 2 PEs: status {rc}")
+    rc, out, dt = c.srun(srun + [A.loop, "late_finalize", str(LATE_S)], timeout=60)
+    check_late_finalize(rc, out, dt, "srun")
     # Slurm's own way to give each host its copy: srun --bcast.
     copy = c.path("app", "cluster_loop")
     rc, out, dt = c.srun(srun + ["--bcast=" + copy, A.loop, "loop", "2"], timeout=90)

@@ -14,7 +14,14 @@
  *                whole set again at each fence with data, so each round
  *                costs more as data accumulates: fine for start-up
  *                exchanges (a few KB per PE), not a data path
- *   barrier      PMIx_Fence without data
+ *   barrier      PMIx_Fence collecting data (with nothing new to collect):
+ *                Slurm's srun --mpi=pmix answers a fence that collects no
+ *                data on each node by itself, without waiting for the
+ *                other nodes (its mpi.conf PMIxFenceBarrier, false by
+ *                default), so that a host's PEs left shmem_finalize and
+ *                closed their connections while another host's were still
+ *                in shmem_init; a fence that collects is a barrier under
+ *                every launcher
  *   finalize     marks the PE as finalizing; PMIx_Finalize (after which
  *                the launcher treats the exit as normal) runs at exit, from
  *                an atexit handler, because the caller still makes
@@ -173,12 +180,14 @@ static pmix_status_t fence_call(pmix_info_t *info, size_t ninfo)
     return f.status;
 }
 
-static int fence(int collect)
+/* Always collecting data: the only fence that is a barrier under Slurm
+ * (see the top of the file). */
+static int fence(void)
 {
     pmix_info_t info;
     bool yes = true;
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    pmix_status_t rc = fence_call(collect ? &info : NULL, collect ? 1 : 0);
+    pmix_status_t rc = fence_call(&info, 1);
     PMIX_INFO_DESTRUCT(&info);
     if (rc != PMIX_SUCCESS) {
         print_err("PMIx_Fence failed: %s (did another PE of the job exit?)", PMIx_Error_string(rc));
@@ -206,7 +215,7 @@ static int pmix_barrier(void)
 {
     if (!usable("barrier"))
         return -1;
-    return fence(0);
+    return fence();
 }
 
 static int pmix_allgather(const void *in, void *out, size_t len)
@@ -231,7 +240,7 @@ static int pmix_allgather(const void *in, void *out, size_t len)
                   PMIx_Error_string(rc));
         return -1;
     }
-    if (fence(1) < 0)
+    if (fence() < 0)
         return -1;
     /* Our own contribution last: `in` may be our slot of `out` (in place). */
     char *o = out;
@@ -282,8 +291,13 @@ static int last_fence(double deadline)
 {
     if (pending) /* it completes once the PE that called shmem_global_exit enters its own */
         return fence_wait_until(pending, deadline);
+    /* Collecting, like every other fence here: the PEs it meets wait in one. */
     struct fence_wait f = {PMIX_SUCCESS, 0};
-    pmix_status_t rc = PMIx_Fence_nb(&P.all, 1, NULL, 0, fence_done, &f);
+    pmix_info_t info;
+    bool yes = true;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Fence_nb(&P.all, 1, &info, 1, fence_done, &f);
+    PMIX_INFO_DESTRUCT(&info);
     if (rc == PMIX_OPERATION_SUCCEEDED)
         return 1;
     if (rc != PMIX_SUCCESS)

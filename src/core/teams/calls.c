@@ -204,19 +204,53 @@ void shoal_call_mismatch(const struct shoal_group *g, int i, uint64_t theirs, co
     shoal_call_report(g->team_slot, g->seq, &mine, -1, &other, NULL, fn);
 }
 
-void shoal_call_mismatch_at(int slot, uint64_t seq, const char *why, const char *fn)
+/* pe's record of `seq` where it names another call than `mine`, in *theirs. */
+static int rec_differs(int pe, int slot, uint64_t seq, const struct shoal_call_rec *mine,
+                       struct shoal_call_rec *theirs, const char *fn)
+{
+    struct shoal_call_rec recs[SHOAL_CALL_RECS];
+    if (shoal_call_read_now(pe, slot, recs, NULL, fn) < 0)
+        return 0;
+    const struct shoal_call_rec *r = shoal_call_rec_of(recs, seq);
+    if (!r || r->sig == mine->sig)
+        return 0;
+    *theirs = *r;
+    return 1;
+}
+
+/* The first member (after this PE) whose record of `seq` names another
+ * call than `mine`: its world PE, with *theirs; -1 if none can be read to
+ * differ.  Through the network a second read confirms: a get may find a
+ * record's new number beside its old signature (calls_read.c). */
+static int first_differing(int slot, uint64_t seq, const struct shoal_call_rec *mine,
+                           struct shoal_call_rec *theirs, const char *fn)
 {
     const struct shoal_team *t = shoal_team_at_slot(slot);
-    const struct shoal_call_rec mine = my_rec(slot, seq, 0);
-    struct shoal_call_rec recs[SHOAL_CALL_RECS];
     for (int k = 1; t && k < t->size; k++) {
         const int pe = shoal_team_world_pe(t, (t->my_pe + k) % t->size);
-        if (shoal_call_read_now(pe, slot, recs, NULL, fn) < 0)
-            continue;
-        const struct shoal_call_rec *r = shoal_call_rec_of(recs, seq);
-        if (r && r->sig != mine.sig)
-            shoal_call_report(slot, seq, &mine, pe, r, why, fn);
+        struct shoal_call_rec again;
+        if (rec_differs(pe, slot, seq, mine, theirs, fn) &&
+            (shoal_slot(pe) >= 0 || (rec_differs(pe, slot, seq, mine, &again, fn) &&
+                                     again.sig == theirs->sig)))
+            return pe;
     }
+    return -1;
+}
+
+int shoal_call_differs(int slot, uint64_t seq, const char *fn)
+{
+    const struct shoal_call_rec mine = my_rec(slot, seq, 0);
+    struct shoal_call_rec theirs;
+    return first_differing(slot, seq, &mine, &theirs, fn) >= 0;
+}
+
+void shoal_call_mismatch_at(int slot, uint64_t seq, const char *why, const char *fn)
+{
+    const struct shoal_call_rec mine = my_rec(slot, seq, 0);
+    struct shoal_call_rec theirs;
+    const int pe = first_differing(slot, seq, &mine, &theirs, fn);
+    if (pe >= 0)
+        shoal_call_report(slot, seq, &mine, pe, &theirs, why, fn);
     char tl[48], a[200];
     shoal_call_describe(a, sizeof a, &mine);
     shoal_fatal(fn, "collectives do not match on %s: this PE (PE %d) is in %s, and %s",

@@ -87,6 +87,12 @@ _Noreturn void shoal_call_mismatch_unknown(const struct shoal_group *g, const ch
                                            const char *fn);
 /* The same for collective `seq` on the team in `slot`. */
 _Noreturn void shoal_call_mismatch_at(int slot, uint64_t seq, const char *why, const char *fn);
+/* Whether a member's record of collective `seq` on the team in `slot`
+ * names another call than this PE's: the evidence that a signal's or a
+ * message's circumstantial hint is a mismatch, not a member ahead by one
+ * collective while another is slow (members that cannot be read do not
+ * count). */
+int shoal_call_differs(int slot, uint64_t seq, const char *fn);
 
 /* The wait engine's look, while a thread waits inside a collective (its
  * wait record names the team, the number and the peer): from a short

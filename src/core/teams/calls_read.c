@@ -50,6 +50,10 @@ struct reader {
     int owner[TICKETS]; /* the look's PE index k the ticket reads for */
     int first_failed;   /* the lowest such k whose read failed (n: none) */
     struct shoal_call_look look;
+    /* shoal_call_read_now's gets land here, not in its caller's frame: one
+     * that has not come back in time may land later. */
+    struct shoal_call_rec now_recs[SHOAL_CALL_RECS];
+    struct shoal_call_blocked now_blocked;
 };
 static __thread struct reader *rd;
 
@@ -128,11 +132,20 @@ int shoal_call_read_now(int pe, int slot, struct shoal_call_rec *recs,
     const uint64_t until = shoal_now_ns() + READ_NOW_NS;
     if (drain(until, fn) < 0 || reader_ready() < 0)
         return -1;
+    /* The thread's look (drained above) keeps what it learnt of its own
+     * failed reads: a wait may read now while its look is under way. */
+    const int look_failed = rd->first_failed;
     rd->first_failed = 1;
-    const int issued = issue(0, pe, slot, recs, blocked, fn);
-    if (drain(until, fn) < 0)
+    const int issued = issue(0, pe, slot, rd->now_recs, blocked ? &rd->now_blocked : NULL, fn);
+    const int drained = drain(until, fn);
+    const int failed = drained < 0 || issued < 0 || rd->first_failed == 0;
+    rd->first_failed = look_failed;
+    if (failed)
         return -1;
-    return issued < 0 || rd->first_failed == 0 ? -1 : 0;
+    memcpy(recs, rd->now_recs, sizeof rd->now_recs);
+    if (blocked)
+        *blocked = rd->now_blocked;
+    return 0;
 }
 
 struct shoal_call_look *shoal_call_look_start(const int *pes, int n, int slot, const char *fn)

@@ -61,12 +61,21 @@ int shoal_group_other_call(const struct shoal_group *g, uint64_t *since)
     if (now - *since <= SHOAL_GROUP_MISMATCH_NS)
         return 0;
     /* A member one collective ahead (it has all it needed of this one)
-     * signals too, and the member waited for may be slow or cut off: only
-     * while the member waited for answers looks through the network is
-     * its silence taken for another call (a cut link is the reachability
-     * check's to report: peer_check.h). */
+     * signals too, and the member waited for may be slow, stopped, or cut
+     * off: only while the member waited for answers looks through the
+     * network (a cut link is the reachability check's to report:
+     * peer_check.h), and only where a member's record names another call
+     * under this one's number, is the signal taken for another call.  A
+     * member stopped between its sends to two peers answers again once it
+     * runs, before its send here arrives: without the records' evidence
+     * that was a mismatch (cluster.stop, 1 run in 6). */
     const int pe = shoal_wait_record_mine()->peer;
-    return pe < 0 || shoal_peer_answers(pe);
+    if (pe >= 0 && !shoal_peer_answers(pe))
+        return 0;
+    if (shoal_call_differs(g->team_slot, g->seq, "a look at the members' calls"))
+        return 1;
+    *since = now; /* the members agree on this call so far: look again later */
+    return 0;
 }
 
 void shoal_group_mismatch(const struct shoal_group *g, const char *what, const char *fn)
