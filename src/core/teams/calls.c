@@ -230,8 +230,8 @@ static int first_differing(int slot, uint64_t seq, const struct shoal_call_rec *
         const int pe = shoal_team_world_pe(t, (t->my_pe + k) % t->size);
         struct shoal_call_rec again;
         if (rec_differs(pe, slot, seq, mine, theirs, fn) &&
-            (shoal_slot(pe) >= 0 || (rec_differs(pe, slot, seq, mine, &again, fn) &&
-                                     again.sig == theirs->sig)))
+            (shoal_slot(pe) >= 0 ||
+             (rec_differs(pe, slot, seq, mine, &again, fn) && again.sig == theirs->sig)))
             return pe;
     }
     return -1;
