@@ -799,16 +799,20 @@ def fast_wrapper(r):
     """pshmem_X: one test of shoal_g.slow, then the body.  The test is the
     one SHMEM_DEBUG's checks had inside the body: SHOAL_PROFILE costs
     nothing more when it is off.  Where it is set, a routine with a target
-    PE runs its counted twin, the others their slow twin."""
+    PE runs its counted twin, the others their slow twin.  Then shmem_X:
+    the weak alias, or for a routine with a counted twin the indirect
+    function that picks the twin while the profile counts
+    (SHOAL_COUNTED_ALIAS, templates/api_family.c.in)."""
     args = ', '.join(r.param_names())
     slow, do = 'shoal_slow_' + r.name, 'shoal_do_' + r.name
     twin = counted_twin(r) if has_counted(r) else ''
-    return ('%s\nSHOAL_SLOW_TWIN %s;\n%sSHOAL_EXPORT SHOAL_FLATTEN %s\n{\n%s\n%s\n}\n'
-            'SHOAL_WEAK_ALIAS(%s, %s)'
+    alias = ('SHOAL_COUNTED_ALIAS(%s, %s, shoal_counted_%s)' % (r.name, r.twin, r.name) if twin
+             else 'SHOAL_WEAK_ALIAS(%s, %s)' % (r.name, r.twin))
+    return ('%s\nSHOAL_SLOW_TWIN %s;\n%sSHOAL_EXPORT SHOAL_FLATTEN %s\n{\n%s\n%s\n}\n%s'
             % (_do(r), r.decl(slow), twin, r.decl(r.twin),
                _branch(r, 'SHOAL_UNLIKELY(shoal_g.slow)',
                        '%s(%s)' % ('shoal_counted_' + r.name if twin else slow, args)),
-               _tail(r, '%s(%s)' % (do, args)), r.name, r.twin))
+               _tail(r, '%s(%s)' % (do, args)), alias))
 
 
 def slow_wrapper(r):

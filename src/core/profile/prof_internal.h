@@ -12,6 +12,10 @@
 #define SHOAL_PROF_JOB_MAX 64 /* the bootstrap's job id (boot/boot.h) */
 /* The files' name where SHOAL_PROFILE is 1 or names a directory. */
 #define SHOAL_PROF_DEFAULT_NAME "shoal-profile"
+/* The longest JSON file name, with its '\0': SHOAL_PROFILE's value is
+ * shorter than 1024 bytes (config/env.h), and a directory gets the
+ * default name. */
+#define SHOAL_PROF_PATH_MAX (1024 + sizeof "/" SHOAL_PROF_DEFAULT_NAME ".json")
 
 /* One PE's totals, its threads summed; a fixed size so that the
  * bootstrap's allgather carries every PE's at once.  Times in ns. */
@@ -55,7 +59,9 @@ const char *shoal_prof_job(void);
  * there is nothing to report (profile off, or this PE wrote a partial
  * file).  Waits until the clock's calibration spans 20 ms. */
 int shoal_prof_finishing(void);
-/* Its last: frees the blocks and uninstalls the hooks. */
+/* Its last: uninstalls the hooks.  The blocks stay, in the registry,
+ * until the process ends: a counted twin bound to shmem_X may still count
+ * in them (core/profile/profile.h). */
 void shoal_prof_release(void);
 
 /* prof_json.c */

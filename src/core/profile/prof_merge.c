@@ -41,7 +41,7 @@ static size_t compact(struct shoal_prof_pair *all, const struct shoal_prof_pe *p
  * file and the reason. */
 static int csv(int npes, const struct shoal_prof_pair *pairs, size_t n, const char *what)
 {
-    char file[sizeof "." ".bytes.csv" + 1100];
+    char file[SHOAL_PROF_PATH_MAX + sizeof ".bytes.csv"];
     snprintf(file, sizeof file, "%s.%s.csv", shoal_prof_stem(), what);
     if (shoal_prof_write_csv(file, npes, pairs, n, !strcmp(what, "bytes")) == 0)
         return 0;

@@ -34,9 +34,7 @@ static int abandoned; /* a partial file was written (or the report is under way)
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shoal_prof_block *registry;
 
-/* SHOAL_PROFILE's value is at most 1023 bytes; a directory adds the
- * default name. */
-static char path[1024 + sizeof "/" SHOAL_PROF_DEFAULT_NAME ".json"], stem[sizeof path];
+static char path[SHOAL_PROF_PATH_MAX], stem[SHOAL_PROF_PATH_MAX];
 static char job[SHOAL_PROF_JOB_MAX + 1];
 static char host[SHOAL_PROF_HOST_MAX];
 static int node;
@@ -126,8 +124,7 @@ static void name_files(const char *file)
     struct stat st;
     int slash = n > 0 && file[n - 1] == '/';
     if (slash || (stat(file, &st) == 0 && S_ISDIR(st.st_mode)))
-        snprintf(path, sizeof path, "%s%s%s.json", file, slash ? "" : "/",
-                 SHOAL_PROF_DEFAULT_NAME);
+        snprintf(path, sizeof path, "%s%s%s.json", file, slash ? "" : "/", SHOAL_PROF_DEFAULT_NAME);
     else
         snprintf(path, sizeof path, "%s", file);
     snprintf(stem, sizeof stem, "%s", path);
@@ -150,10 +147,10 @@ static void check_destination(void)
     else
         snprintf(dir, sizeof dir, ".");
     struct stat st;
-    int err = stat(dir, &st) != 0          ? errno
-              : !S_ISDIR(st.st_mode)        ? ENOTDIR
+    int err = stat(dir, &st) != 0             ? errno
+              : !S_ISDIR(st.st_mode)          ? ENOTDIR
               : access(dir, W_OK | X_OK) != 0 ? errno
-                                            : 0;
+                                              : 0;
     if (err)
         shoal_warn("SHOAL_PROFILE", "the profile cannot be written to %s: %s: %s", path, dir,
                    strerror(err));
@@ -407,15 +404,5 @@ void shoal_prof_release(void)
     }
     shoal_fatal_hook_set(NULL);
     shoal_ending_hook_set(NULL);
-    pthread_mutex_lock(&registry_lock);
-    struct shoal_prof_block *b = registry;
-    registry = NULL;
-    pthread_mutex_unlock(&registry_lock);
-    while (b) {
-        struct shoal_prof_block *next = b->next;
-        free(b);
-        b = next;
-    }
-    shoal_prof_tl = shoal_prof_quick = NULL; /* other threads' are never read again */
     state = DONE;
 }
