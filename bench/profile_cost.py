@@ -10,6 +10,8 @@ order:
   base2     the same binaries again: the spread of base/base2 is the noise
   off       this build, SHOAL_PROFILE unset
   on        this build, SHOAL_PROFILE=1 (files in a scratch directory)
+  base_on   (--base-on) the baseline build with SHOAL_PROFILE=1: the cost
+            of an earlier profile against this one's
 and takes one figure per benchmark and run (the benchmark's own median
 over its rounds).  Prints, per figure, the median and min..max over
 rounds of each configuration, and the ratio of medians to base (latency:
@@ -45,7 +47,7 @@ FIGURES = {
     'mt_rate atomic_add (Mmsg/s)': ('mt_rate', None, r'^atomic_add\s+8 B\s+\d+\s+([\d.]+)', True),
     'mt_rate fetch_add (Mmsg/s)': ('mt_rate', None, r'^fetch_add\s+8 B\s+\d+\s+([\d.]+)', True),
 }
-CONFIGS = ('base', 'base2', 'off', 'on')
+CONFIGS = ['base', 'base2', 'off', 'on']
 
 
 def benches():
@@ -91,11 +93,11 @@ def run(build, bench, args, env, limit):
 
 
 def one_round(a, k, scratch, samples):
-    order = CONFIGS[k % 4:] + CONFIGS[:k % 4]
+    order = CONFIGS[k % len(CONFIGS):] + CONFIGS[:k % len(CONFIGS)]
     for cfg in order:
         env = dict(os.environ, **dict(e.split('=', 1) for e in a.env))
         env.pop('SHOAL_PROFILE', None)
-        if cfg == 'on':
+        if cfg in ('on', 'base_on'):
             env['SHOAL_PROFILE'] = os.path.join(scratch, 'p.json')
         build = a.base if cfg.startswith('base') else a.new
         for bench, args in benches().items():
@@ -132,7 +134,11 @@ def main():
                     help='add to every run\'s environment (repeatable)')
     ap.add_argument('--max-running', type=int, default=0,
                     help='start a run only when at most this many processes are runnable')
+    ap.add_argument('--base-on', action='store_true',
+                    help='also the baseline with the profile on (config base_on)')
     a = ap.parse_args()
+    if a.base_on:
+        CONFIGS.append('base_on')
     select(a.only)
     samples = {name: {c: [] for c in CONFIGS} for name in FIGURES}
     with tempfile.TemporaryDirectory() as scratch:

@@ -3,7 +3,10 @@
  * the work and a weak `shmem_X` alias of it, so that a tool can define its
  * own `shmem_X` (which wins over the weak alias), do its measurement and
  * call `pshmem_X`.  This is the weak-alias method the spec gives as its
- * example.
+ * example.  (With glibc, the shmem_X of a generated routine with a target
+ * PE is a weak indirect function instead, which binds to pshmem_X or to
+ * the profile's counted twin: SHOAL_COUNTED_ALIAS,
+ * tools/gen/templates/api_family.c.in.  A tool's shmem_X wins the same.)
  *
  * Usage, in every api/ source file and in the generated wrappers:
  *

@@ -761,17 +761,58 @@ def _tail(r, call):
     return '    %s%s;' % ('' if r.ret == 'void' else 'return ', call)
 
 
+def has_counted(r):
+    """Whether r has a counted twin: the routines with a target PE, whose
+    calls on this node take a few ns (SHMEM_DEBUG's body, out of line,
+    would cost more than the counting)."""
+    return r.family['prof']['target']
+
+
+def _counted_body(r, do, args):
+    """The profile's hooks around the call of `do`."""
+    begin, end = profile_hooks(r)
+    if r.ret == 'void':
+        return '    uint64_t t0 = %s;\n    %s(%s);\n    %s' % (begin, do, args, end)
+    return ('    uint64_t t0 = %s;\n    %s ret = %s(%s);\n    %s\n    return ret;'
+            % (begin, r.ret, do, args, end))
+
+
+def counted_twin(r):
+    """shoal_counted_X, in the routines' file: where the call is counted
+    by itself (shoal_prof_counter, core/profile/profile.h), the count, then
+    the routine's own body; otherwise the slow twin."""
+    args = ', '.join(r.param_names())
+    assert 'counter' not in r.param_names(), r.name  # the twin's own name
+    p = r.family['prof']
+    nbytes = fill_placeholders(r, p['nbytes']).replace('shoal_nbytes(', 'shoal_prof_nbytes(')
+    ctx = 'ctx' if r.ctx else 'SHMEM_CTX_DEFAULT'
+    fam = 'SHOAL_PROF_' + p['fam']
+    return ('SHOAL_COUNTED_TWIN SHOAL_FLATTEN %s\n{\n'
+            '    struct shoal_prof_block *counter = shoal_prof_counter(%s, %s, pe);\n%s\n'
+            '    shoal_prof_count(counter, %s, %s, pe, %s);\n%s\n}\n'
+            % (r.decl('shoal_counted_' + r.name), fam, ctx,
+               _branch(r, 'SHOAL_UNLIKELY(counter == NULL)', 'shoal_slow_%s(%s)' % (r.name, args)),
+               fam, ctx, nbytes, _tail(r, 'shoal_do_%s(%s)' % (r.name, args))))
+
+
 def fast_wrapper(r):
     """pshmem_X: one test of shoal_g.slow, then the body.  The test is the
     one SHMEM_DEBUG's checks had inside the body: SHOAL_PROFILE costs
-    nothing more when it is off."""
+    nothing more when it is off.  Where it is set, a routine with a target
+    PE runs its counted twin, the others their slow twin.  Then shmem_X:
+    the weak alias, or for a routine with a counted twin the indirect
+    function that picks the twin while the profile counts
+    (SHOAL_COUNTED_ALIAS, templates/api_family.c.in)."""
     args = ', '.join(r.param_names())
     slow, do = 'shoal_slow_' + r.name, 'shoal_do_' + r.name
-    return ('%s\nSHOAL_SLOW_TWIN %s;\nSHOAL_EXPORT SHOAL_FLATTEN %s\n{\n%s\n%s\n}\n'
-            'SHOAL_WEAK_ALIAS(%s, %s)'
-            % (_do(r), r.decl(slow), r.decl(r.twin),
-               _branch(r, 'SHOAL_UNLIKELY(shoal_g.slow)', '%s(%s)' % (slow, args)),
-               _tail(r, '%s(%s)' % (do, args)), r.name, r.twin))
+    twin = counted_twin(r) if has_counted(r) else ''
+    alias = ('SHOAL_COUNTED_ALIAS(%s, %s, shoal_counted_%s)' % (r.name, r.twin, r.name) if twin
+             else 'SHOAL_WEAK_ALIAS(%s, %s)' % (r.name, r.twin))
+    return ('%s\nSHOAL_SLOW_TWIN %s;\n%sSHOAL_EXPORT SHOAL_FLATTEN %s\n{\n%s\n%s\n}\n%s'
+            % (_do(r), r.decl(slow), twin, r.decl(r.twin),
+               _branch(r, 'SHOAL_UNLIKELY(shoal_g.slow)',
+                       '%s(%s)' % ('shoal_counted_' + r.name if twin else slow, args)),
+               _tail(r, '%s(%s)' % (do, args)), alias))
 
 
 def slow_wrapper(r):
@@ -779,15 +820,10 @@ def slow_wrapper(r):
     profile's hooks while SHOAL_PROFILE counts."""
     args = ', '.join(r.param_names())
     do = 'shoal_do_' + r.name
-    begin, end = profile_hooks(r)
-    if r.ret == 'void':
-        counted = '    uint64_t t0 = %s;\n    %s(%s);\n    %s' % (begin, do, args, end)
-    else:
-        counted = ('    uint64_t t0 = %s;\n    %s ret = %s(%s);\n    %s\n    return ret;'
-                   % (begin, r.ret, do, args, end))
     return ('%s\nSHOAL_SLOW_TWIN %s\n{\n%s\n%s\n}'
             % (_do(r), r.decl('shoal_slow_' + r.name),
-               _branch(r, '!shoal_prof_on', '%s(%s)' % (do, args)), counted))
+               _branch(r, '!shoal_prof_on', '%s(%s)' % (do, args)),
+               _counted_body(r, do, args)))
 
 
 def slow_name(fname):

@@ -41,7 +41,8 @@ SHOAL_ENV(PROFILE, "SHOAL_PROFILE", NULL, STRING, "",
           "Profile the job (docs/profiling.md): each PE counts calls, bytes and time per routine "
           "family and operations per target PE; at shmem_finalize PE 0 prints a summary and writes "
           "the JSON and CSV files. 1/on/yes/true: shoal-profile.json in the working directory; "
-          "any other value but 0/off/no/false/empty: that file name")
+          "a directory (or a name ending in /): shoal-profile.json in it; any other value but "
+          "0/off/no/false/empty: that file name")
 SHOAL_ENV(TRANSPORTS, "SHOAL_TRANSPORTS", NULL, STRING, "auto",
           "Which transport reaches which peer: shm (load/store, this node only), ucx (every peer "
           "through UCX, this PE included), shm,ucx or auto (load/store on this node, UCX beyond)")

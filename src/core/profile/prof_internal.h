@@ -9,6 +9,13 @@
 
 #define SHOAL_PROF_MAGIC 0x50524f46u /* "PROF" */
 #define SHOAL_PROF_HOST_MAX 64
+#define SHOAL_PROF_JOB_MAX 64 /* the bootstrap's job id (boot/boot.h) */
+/* The files' name where SHOAL_PROFILE is 1 or names a directory. */
+#define SHOAL_PROF_DEFAULT_NAME "shoal-profile"
+/* The longest JSON file name, with its '\0': SHOAL_PROFILE's value is
+ * shorter than 1024 bytes (config/env.h), and a directory gets the
+ * default name. */
+#define SHOAL_PROF_PATH_MAX (1024 + sizeof "/" SHOAL_PROF_DEFAULT_NAME ".json")
 
 /* One PE's totals, its threads summed; a fixed size so that the
  * bootstrap's allgather carries every PE's at once.  Times in ns. */
@@ -40,16 +47,21 @@ struct shoal_prof_pair {
  * starts at 0; returns 0 after the last).  Both async-signal-safe. */
 void shoal_prof_sum_pe(struct shoal_prof_pe *out);
 int shoal_prof_next_pair(size_t *cursor, struct shoal_prof_pair *out);
-/* The file SHOAL_PROFILE names, and the stem the other files' names start
- * with (the name without ".json"). */
+/* The file SHOAL_PROFILE names (in the directory it names), the stem the
+ * other files' names start with (the name without ".json"), and the job's
+ * id, which every file of the job carries ("job"; "" when the bootstrap
+ * has none). */
 const char *shoal_prof_path(void);
 const char *shoal_prof_stem(void);
+const char *shoal_prof_job(void);
 
 /* The report's first step (prof_merge.c): stops counting, once; 0 when
  * there is nothing to report (profile off, or this PE wrote a partial
  * file).  Waits until the clock's calibration spans 20 ms. */
 int shoal_prof_finishing(void);
-/* Its last: frees the blocks and uninstalls the hooks. */
+/* Its last: uninstalls the hooks.  The blocks stay, in the registry,
+ * until the process ends: a counted twin bound to shmem_X may still count
+ * in them (core/profile/profile.h). */
 void shoal_prof_release(void);
 
 /* prof_json.c */

@@ -187,6 +187,8 @@ static void header(struct out *o, int npes, const char *why)
 {
     str(o, "{\n  \"format\": \"shoal-profile\",\n  \"version\": 1,\n  \"library\": ");
     jstr(o, SHMEM_VENDOR_STRING);
+    str(o, ",\n  \"job\": ");
+    jstr(o, shoal_prof_job());
     str(o, ",\n  \"complete\": ");
     str(o, why ? "false" : "true");
     if (why) {

@@ -37,15 +37,39 @@ static size_t compact(struct shoal_prof_pair *all, const struct shoal_prof_pe *p
     return k;
 }
 
-static void csv(int npes, const struct shoal_prof_pair *pairs, size_t n, const char *what)
+/* Writes `<stem>.<what>.csv`; 0, or -1 after a warning that names the
+ * file and the reason. */
+static int csv(int npes, const struct shoal_prof_pair *pairs, size_t n, const char *what)
 {
-    char file[1200];
+    char file[SHOAL_PROF_PATH_MAX + sizeof ".bytes.csv"];
     snprintf(file, sizeof file, "%s.%s.csv", shoal_prof_stem(), what);
-    if (shoal_prof_write_csv(file, npes, pairs, n, !strcmp(what, "bytes")) < 0)
-        shoal_warn("SHOAL_PROFILE", "cannot write %s: %s", file, strerror(errno));
+    if (shoal_prof_write_csv(file, npes, pairs, n, !strcmp(what, "bytes")) == 0)
+        return 0;
+    shoal_warn("SHOAL_PROFILE", "cannot write %s: %s", file, strerror(errno));
+    return -1;
 }
 
-/* PE 0: the files, then the table (which names them). */
+/* The report's last line names the files that were written, and only
+ * those (the warnings above say why the others are not). */
+static void closing_line(int json_ok, int ops_ok, int bytes_ok)
+{
+    const char *path = shoal_prof_path(), *stem = shoal_prof_stem();
+    if (!json_ok && !ops_ok && !bytes_ok) {
+        fprintf(stderr, "shoal: profile: no file written (SHOAL_PROFILE: see the warnings)\n");
+        return;
+    }
+    fprintf(stderr, "shoal: profile: %s%s", json_ok ? path : "",
+            json_ok && (ops_ok || bytes_ok) ? ", " : "");
+    if (ops_ok && bytes_ok)
+        fprintf(stderr, "matrices %s.ops.csv and %s.bytes.csv", stem, stem);
+    else if (ops_ok || bytes_ok)
+        fprintf(stderr, "matrix %s.%s.csv", stem, ops_ok ? "ops" : "bytes");
+    if (json_ok)
+        fprintf(stderr, "; pictures: shoal-prof %s", path);
+    fprintf(stderr, "\n");
+}
+
+/* PE 0: the files, then the table and the line that names them. */
 static void report(const struct shoal_prof_pe *pes, int npes, const struct shoal_prof_pair *pairs,
                    size_t n)
 {
@@ -55,14 +79,14 @@ static void report(const struct shoal_prof_pe *pes, int npes, const struct shoal
             return;
         }
     struct pair_cursor c = {pairs, n, 0};
-    if (shoal_prof_write_json(shoal_prof_path(), npes, pes, npes, next_merged, &c, NULL) < 0)
+    int json_ok =
+        shoal_prof_write_json(shoal_prof_path(), npes, pes, npes, next_merged, &c, NULL) == 0;
+    if (!json_ok)
         shoal_warn("SHOAL_PROFILE", "cannot write %s: %s", shoal_prof_path(), strerror(errno));
-    csv(npes, pairs, n, "ops");
-    csv(npes, pairs, n, "bytes");
+    int ops_ok = csv(npes, pairs, n, "ops") == 0;
+    int bytes_ok = csv(npes, pairs, n, "bytes") == 0;
     shoal_prof_print_table(stderr, pes, npes, pairs, n);
-    fprintf(stderr,
-            "shoal: profile: %s, matrices %s.ops.csv and %s.bytes.csv; pictures: shoal-prof %s\n",
-            shoal_prof_path(), shoal_prof_stem(), shoal_prof_stem(), shoal_prof_path());
+    closing_line(json_ok, ops_ok, bytes_ok);
     fflush(stderr);
 }
 

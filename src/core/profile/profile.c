@@ -3,10 +3,12 @@
  * finalize.  The merge and the report are prof_merge.c's. */
 #include "core/profile/prof_internal.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,9 +16,11 @@
 #include <cpuid.h>
 #endif
 
+#include "boot/boot.h"
 #include "core/config/error.h"
 
 __thread struct shoal_prof_block *shoal_prof_tl __attribute__((tls_model("initial-exec")));
+__thread struct shoal_prof_block *shoal_prof_quick __attribute__((tls_model("initial-exec")));
 int shoal_prof_use_tsc;
 int shoal_prof_on;
 
@@ -30,7 +34,8 @@ static int abandoned; /* a partial file was written (or the report is under way)
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shoal_prof_block *registry;
 
-static char path[1024], stem[1024];
+static char path[SHOAL_PROF_PATH_MAX], stem[SHOAL_PROF_PATH_MAX];
+static char job[SHOAL_PROF_JOB_MAX + 1];
 static char host[SHOAL_PROF_HOST_MAX];
 static int node;
 /* The clock and CLOCK_MONOTONIC read together at the start, and the
@@ -39,16 +44,23 @@ static uint64_t tick0, ns0, ns_stop;
 
 struct shoal_prof_block *shoal_prof_attach(void)
 {
-    size_t cells = (size_t)shoal_g.n_pes * SHOAL_PROF_NTGT;
-    struct shoal_prof_block *b = calloc(1, sizeof *b + cells * sizeof b->cell[0]);
-    if (!b)
-        shoal_fatal("SHOAL_PROFILE", "out of memory for a thread's profile (%zu bytes)",
-                    sizeof *b + cells * sizeof b->cell[0]);
+    /* Pages of its own: a block that shared a cache line or a page with
+     * what the program or Shoal writes beside it made every counted call
+     * slower (0.8 ns of an 8-byte put's 3.5 here). */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t size = sizeof(struct shoal_prof_block) +
+                  (size_t)shoal_g.n_pes * SHOAL_PROF_NTGT * sizeof(struct shoal_prof_cell);
+    size = (size + page - 1) / page * page;
+    void *mem = NULL;
+    if (posix_memalign(&mem, page, size) != 0)
+        shoal_fatal("SHOAL_PROFILE", "out of memory for a thread's profile (%zu bytes)", size);
+    struct shoal_prof_block *b = memset(mem, 0, size);
     pthread_mutex_lock(&registry_lock);
     b->next = registry;
     __atomic_store_n(&registry, b, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&registry_lock);
     shoal_prof_tl = b;
+    shoal_prof_quick = shoal_g.debug || shoal_g.net_active ? NULL : b;
     return b;
 }
 
@@ -97,6 +109,53 @@ const char *shoal_prof_stem(void)
     return stem;
 }
 
+const char *shoal_prof_job(void)
+{
+    return job;
+}
+
+/* The files' names from SHOAL_PROFILE's value: a directory (one that
+ * exists, or a name that ends in '/') holds SHOAL_PROF_DEFAULT_NAME.json
+ * and its matrices; any other name is the JSON's, and the others' names
+ * are it without ".json". */
+static void name_files(const char *file)
+{
+    size_t n = strlen(file);
+    struct stat st;
+    int slash = n > 0 && file[n - 1] == '/';
+    if (slash || (stat(file, &st) == 0 && S_ISDIR(st.st_mode)))
+        snprintf(path, sizeof path, "%s%s%s.json", file, slash ? "" : "/", SHOAL_PROF_DEFAULT_NAME);
+    else
+        snprintf(path, sizeof path, "%s", file);
+    snprintf(stem, sizeof stem, "%s", path);
+    n = strlen(stem);
+    if (n > 5 && !strcmp(stem + n - 5, ".json"))
+        stem[n - 5] = '\0';
+}
+
+/* PE 0 says at once where the files cannot go (a run may be long): the
+ * directory that would hold them is missing or not writable. */
+static void check_destination(void)
+{
+    char dir[sizeof path];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+        slash[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    struct stat st;
+    int err = stat(dir, &st) != 0             ? errno
+              : !S_ISDIR(st.st_mode)          ? ENOTDIR
+              : access(dir, W_OK | X_OK) != 0 ? errno
+                                              : 0;
+    if (err)
+        shoal_warn("SHOAL_PROFILE", "the profile cannot be written to %s: %s: %s", path, dir,
+                   strerror(err));
+}
+
 static void on_fatal(const char *routine)
 {
     char why[160];
@@ -132,11 +191,11 @@ void shoal_prof_start(const char *file)
 {
     if (state != IDLE)
         return;
-    snprintf(path, sizeof path, "%s", file);
-    snprintf(stem, sizeof stem, "%s", file);
-    size_t n = strlen(stem);
-    if (n > 5 && !strcmp(stem + n - 5, ".json"))
-        stem[n - 5] = '\0';
+    name_files(file);
+    if (shoal_g.my_pe == 0)
+        check_destination();
+    if (shoal_g.boot && shoal_g.boot->jobid)
+        snprintf(job, sizeof job, "%s", shoal_g.boot->jobid);
     struct utsname u;
     if (uname(&u) == 0) /* (a longer name is cut) */
         memcpy(host, u.nodename, strnlen(u.nodename, sizeof host - 1));
@@ -262,6 +321,19 @@ static size_t put_uint(char *d, size_t at, size_t cap, unsigned long v)
     return at;
 }
 
+/* The text of errno `err` where the C library gives it without a lock or
+ * an allocation (glibc 2.32 and later), else its number. */
+static size_t put_errno(char *d, size_t at, size_t cap, int err)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+    const char *text = strerrordesc_np(err);
+    if (text)
+        return put_str(d, at, cap, text);
+#endif
+    at = put_str(d, at, cap, "errno ");
+    return put_uint(d, at, cap, (unsigned long)err);
+}
+
 static int next_pair_cb(void *arg, struct shoal_prof_pair *out)
 {
     return shoal_prof_next_pair(arg, out);
@@ -273,7 +345,9 @@ void shoal_prof_abandon(const char *why)
 {
     if (state != RUNNING || __atomic_exchange_n(&abandoned, 1, __ATOMIC_ACQ_REL))
         return;
-    shoal_prof_on = 0; /* (the routines still take their twins, which see it) */
+    /* The routines' counted twins count without testing shoal_prof_on. */
+    shoal_prof_on = 0;
+    shoal_g.slow = shoal_g.debug;
     char file[sizeof stem + 32], msg[sizeof file + 128];
     size_t n = put_str(file, 0, sizeof file, stem);
     n = put_str(file, n, sizeof file, ".pe");
@@ -283,6 +357,7 @@ void shoal_prof_abandon(const char *why)
     shoal_prof_sum_pe(&me);
     size_t cursor = 0;
     int rc = shoal_prof_write_json(file, shoal_g.n_pes, &me, 1, next_pair_cb, &cursor, why);
+    int err = errno;
     size_t m = put_str(msg, 0, sizeof msg, "shoal: PE ");
     m = put_uint(msg, m, sizeof msg, (unsigned long)shoal_g.my_pe);
     m = put_str(msg, m, sizeof msg,
@@ -290,6 +365,10 @@ void shoal_prof_abandon(const char *why)
     m = put_str(msg, m, sizeof msg, rc == 0 ? why : "cannot write ");
     m = put_str(msg, m, sizeof msg, rc == 0 ? ") in " : "");
     m = put_str(msg, m, sizeof msg, file);
+    if (rc != 0) {
+        m = put_str(msg, m, sizeof msg, ": ");
+        m = put_errno(msg, m, sizeof msg, err);
+    }
     m = put_str(msg, m, sizeof msg, "\n");
     ssize_t w = write(STDERR_FILENO, msg, m);
     (void)w;
@@ -325,15 +404,5 @@ void shoal_prof_release(void)
     }
     shoal_fatal_hook_set(NULL);
     shoal_ending_hook_set(NULL);
-    pthread_mutex_lock(&registry_lock);
-    struct shoal_prof_block *b = registry;
-    registry = NULL;
-    pthread_mutex_unlock(&registry_lock);
-    while (b) {
-        struct shoal_prof_block *next = b->next;
-        free(b);
-        b = next;
-    }
-    shoal_prof_tl = NULL; /* other threads' pointers are never read again */
     state = DONE;
 }

@@ -19,8 +19,11 @@
  * the hooks while shoal_prof_on is set; the routine's own body is compiled
  * without SHMEM_DEBUG's tests (SHOAL_OPS_DEBUG, core/state.h), so that one
  * test replaces the debug test the body had
- * (tools/gen/templates/api_family.c.in).  The hand-written routines of
- * api/ test shoal_prof_on (SHOAL_PROFILED). */
+ * (tools/gen/templates/api_family.c.in).  A routine with a target PE
+ * tail-calls its counted twin instead, which counts an on-node call itself
+ * (below: no clock, no call, no frame) and leaves the rest to the slow
+ * twin.  The hand-written routines of api/ test shoal_prof_on
+ * (SHOAL_PROFILED). */
 #ifndef SHOAL_CORE_PROFILE_H
 #define SHOAL_CORE_PROFILE_H
 #include <stddef.h>
@@ -84,7 +87,8 @@ struct shoal_prof_block {
      * wait runs may call Shoal, whose time is the wait's already. */
     unsigned depth;
     struct shoal_prof_block *next; /* the registry (profile.c) */
-    struct shoal_prof_cell cell[]; /* [world PE * SHOAL_PROF_NTGT + family] */
+    /* [world PE * SHOAL_PROF_NTGT + family]; no cell across two lines */
+    _Alignas(SHOAL_CACHELINE) struct shoal_prof_cell cell[];
 };
 
 /* The calling thread's block, NULL before its first profiled call.
@@ -185,6 +189,78 @@ static inline void shoal_prof_to_end(int fam, uint64_t t0, shmem_ctx_t ctx, int 
     c->bytes += nbytes;
     if (t0)
         shoal_prof_add_time(b, fam, t0);
+}
+
+/* The generated routines with a target PE have a counted twin
+ * (shoal_counted_X, in the routines' own files: their body without
+ * SHMEM_DEBUG's tests, inlined), which the routine runs while shoal_g.slow
+ * is set, and which shmem_X is bound to where the program's first call of
+ * it comes while the profile counts (SHOAL_COUNTED_ALIAS,
+ * tools/gen/templates/api_family.c.in).  Where shoal_prof_counter gives a block, the twin counts the call
+ * in it, then runs the body; otherwise it runs the slow twin (the hooks
+ * above, SHMEM_DEBUG's body).  The count comes first, so that nothing
+ * lives across the body and nothing is called around it: no frame, no
+ * register saved, and the body's checks share the twin's loads. */
+
+/* The calling thread's block where its counted twins may count without
+ * asking where a target is: set at its first profiled call where neither
+ * SHMEM_DEBUG nor a network transport is active, NULL otherwise (then
+ * shoal_prof_net_counter decides, for this thread's block shoal_prof_tl). */
+extern __thread struct shoal_prof_block *shoal_prof_quick
+    __attribute__((tls_model("initial-exec")));
+
+/* With a network transport: the thread's block where the target is on
+ * this node (and the call is no atomic that every PE sends through the
+ * network), else NULL (the slow twin times the call). */
+static inline struct shoal_prof_block *shoal_prof_net_counter(int cls, const struct shoal_team *t,
+                                                              int pe)
+{
+    struct shoal_prof_block *b = shoal_prof_tl;
+    if (b == NULL || shoal_g.debug || !shoal_g.net_active ||
+        (cls == SHOAL_PROF_C_AMO && shoal_g.amo_via_net))
+        return NULL;
+    return shoal_slot(t->start + pe * t->stride) >= 0 ? b : NULL;
+}
+
+/* Where a counted twin counts this call of targeted family `fam` to `pe`
+ * of ctx's team: the thread's block when the call is untimed (on this
+ * node: the CPU's loads, stores and atomics) and its context and PE are
+ * valid (else the routine reports them); NULL otherwise.  On one node,
+ * one TLS load and its test beside the routine's own checks.  No test of
+ * shoal_prof_on (it costs an 8-byte put 0.4 ns of its 3.3 here): a twin
+ * bound to shmem_X still runs after the profile stopped, and counts in a
+ * block that is no longer read, which stays allocated (profile.c). */
+static inline struct shoal_prof_block *shoal_prof_counter(int fam, shmem_ctx_t ctx, int pe)
+{
+    struct shoal_prof_block *b = shoal_prof_quick;
+    int cls = shoal_prof_class_of[fam];
+    if (cls == SHOAL_PROF_C_AM || ctx == NULL || ctx->magic != SHOAL_CTX_LIVE)
+        return NULL;
+    const struct shoal_team *t = ctx->team;
+    if ((unsigned)pe >= (unsigned)t->size)
+        return NULL;
+    return SHOAL_LIKELY(b != NULL) ? b : shoal_prof_net_counter(cls, t, pe);
+}
+
+/* nelems * esize, wrapping: the routine itself reports an overflow. */
+static inline size_t shoal_prof_nbytes(size_t nelems, size_t esize, const char *fn)
+{
+    (void)fn;
+    return nelems * esize;
+}
+
+/* Counts a call in the block shoal_prof_counter gave. */
+static inline void shoal_prof_count(struct shoal_prof_block *b, int fam, shmem_ctx_t ctx, int pe,
+                                    size_t nbytes)
+{
+    const struct shoal_team *t = ctx->team;
+    size_t wpe = ctx == SHMEM_CTX_DEFAULT ? (size_t)pe : (size_t)(t->start + pe * t->stride);
+    struct shoal_prof_cell *c = &b->cell[wpe * SHOAL_PROF_NTGT + (size_t)fam];
+    c->ops++;
+    /* Two adds, not one vector add: the vector's operand takes more to
+     * build than the adds take. */
+    __asm__("");
+    c->bytes += nbytes;
 }
 
 /* ------------------------------------ the hand-written routines of api/ */
