@@ -15,7 +15,8 @@ A layer includes only headers of its own layer or of layers below it:
   core       core, transport/shm, the transport contract, boot
   transport  the contract headers at transport/'s top (transport/net.h,
              transport/env_rows.h, transport/env_layer.h), which every
-             layer above may include;
+             layer above may include, and the choice of the network
+             (transport/net_select.c: the contract and boot);
              transport/shm: itself and the contract; transport/ucx and
              transport/none: themselves, the contract and boot; inside
              transport/ucx, its floors base/, config/ and signal/ use
@@ -83,7 +84,7 @@ ALLOWED = {
     "ext": lambda me, h: (layer(h) == "ext" and floors_ok(me, h)) or
     layer(h) in ("core", "transport/shm") or h in CONTRACT,
     "core": lambda me, h: layer(h) in ("core", "transport/shm", "boot") or h in CONTRACT,
-    "transport": lambda me, h: h in CONTRACT,
+    "transport": lambda me, h: h in CONTRACT or layer(h) == "boot",
     "transport/shm": lambda me, h: layer(h) == "transport/shm" or h in CONTRACT,
     "transport/ucx": lambda me, h: (layer(h) == "transport/ucx" and floors_ok(me, h)) or
     layer(h) == "boot" or h in CONTRACT,

@@ -44,6 +44,7 @@ int shoal_net_link(struct shoal_boot *b, const struct shoal_config *cfg, char *e
     args = (struct shoal_net_init_args){
         .boot = b,
         .mode = cfg->net_mode,
+        .transport = cfg->net_name,
         .remote = shoal_g.n_pes - shoal_g.n_local,
         .thread_level = shoal_g.thread_level,
         .seg_base = {shoal_g.heap_me, shoal_g.data_me},

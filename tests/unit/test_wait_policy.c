@@ -21,6 +21,7 @@
 #include "core/state.h"
 #include "core/waiting/wait.h"
 #include "core/waiting/wait_policy.h"
+#include "transport/net.h"
 
 /* What wait_policy.c needs from the rest of Shoal. */
 struct shoal_state shoal_g;
@@ -31,12 +32,16 @@ void shoal_log_write(int cat, int level, const char *fmt, ...)
     (void)level;
     (void)fmt;
 }
-int shoal_net_helper_thread(const char *name, size_t len)
+/* net.h's calls go through the chosen transport's table: one whose only
+ * call here says that no thread is the transport's. */
+static int no_helper_thread(const char *name, size_t len)
 {
     (void)name;
     (void)len;
     return 0;
 }
+static const struct shoal_net_ops stub_net = {.name = "stub", .helper_thread = no_helper_thread};
+const struct shoal_net_ops *shoal_net_ops = &stub_net;
 /* wait_record.c: no thread is in a wait here, so every running thread but
  * the looking one computes. */
 int shoal_wait_record_tid_waiting(int tid)

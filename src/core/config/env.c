@@ -196,15 +196,38 @@ static const char *p_sleep_max(const char *v, struct shoal_config *c)
     return auto_or_uint(v, 1, &c->wait_sleep_max_us) < 0 ? "a positive integer or 'auto'" : NULL;
 }
 
+/* One name of SHOAL_TRANSPORTS' list: "shm" or a network's, each once. */
+static int transports_item(const char *p, size_t n, int *shm, struct shoal_config *c)
+{
+    if (n == 3 && !strncmp(p, "shm", 3)) {
+        *shm += 1;
+        return *shm > 1 ? -1 : 0;
+    }
+    if (n == 0 || n >= sizeof c->net_name || c->net_name[0] ||
+        strspn(p, "abcdefghijklmnopqrstuvwxyz") < n)
+        return -1;
+    memcpy(c->net_name, p, n);
+    c->net_name[n] = 0;
+    return 0;
+}
+
+/* "auto", "shm", a network's name ("ucx", "ofi": every peer through it),
+ * or both ("shm,ucx"): which networks exist is the transports' business
+ * (transport/net_select.c refuses one the build lacks). */
 static const char *p_transports(const char *v, struct shoal_config *c)
 {
-    static const char *const choices[] = {"shm", "ucx", "auto", "shm,ucx", "ucx,shm", NULL};
-    static const int mode[] = {SHOAL_NET_OFF, SHOAL_NET_ALL, SHOAL_NET_REMOTE, SHOAL_NET_REMOTE,
-                               SHOAL_NET_REMOTE};
-    int k = shoal_parse_choice(v, choices);
-    if (k < 0)
-        return "one of auto, shm, ucx, shm,ucx";
-    c->net_mode = mode[k];
+    int shm = 0;
+    c->net_name[0] = 0;
+    for (const char *p = v; strcmp(v, "auto"); p += strcspn(p, ",") + 1) {
+        if (transports_item(p, strcspn(p, ","), &shm, c) < 0)
+            return "one of auto, shm, a network transport (ucx, ofi), or shm and one "
+                   "(shm,ucx)";
+        if (!p[strcspn(p, ",")])
+            break;
+    }
+    c->net_mode = !strcmp(v, "auto") || (shm && c->net_name[0]) ? SHOAL_NET_REMOTE
+                  : shm                                         ? SHOAL_NET_OFF
+                                                                : SHOAL_NET_ALL;
     snprintf(c->transports, sizeof c->transports, "%s", v);
     return NULL;
 }
@@ -270,8 +293,11 @@ int shoal_env_load(struct shoal_config *cfg, char *errbuf, size_t errlen)
     for (struct shoal_env_layer *l = layers; l; l = l->next)
         if (l->load && l->load(errbuf, errlen) < 0)
             return -1;
-    struct shoal_env_layer *net = shoal_net_env_layer();
-    return net && net->load && net->load(errbuf, errlen) < 0 ? -1 : 0;
+    struct shoal_env_layer *net;
+    for (int i = 0; (net = shoal_net_env_layer(i)) != NULL; i++)
+        if (net->load && net->load(errbuf, errlen) < 0)
+            return -1;
+    return 0;
 }
 
 static void print_rows(FILE *f, const char *prefix, const struct shoal_env_row *r, int n)
@@ -291,7 +317,7 @@ void shoal_env_print(FILE *f, const char *prefix)
     print_rows(f, prefix, rows, SHOAL_ENV_COUNT);
     for (const struct shoal_env_layer *l = layers; l; l = l->next)
         print_rows(f, prefix, l->rows, l->nrows);
-    const struct shoal_env_layer *net = shoal_net_env_layer();
-    if (net)
+    const struct shoal_env_layer *net;
+    for (int i = 0; (net = shoal_net_env_layer(i)) != NULL; i++)
         print_rows(f, prefix, net->rows, net->nrows);
 }

@@ -46,6 +46,7 @@ struct shoal_config {
     long wait_spin_us;      /* -1 = auto */
     long wait_sleep_max_us; /* -1 = auto */
     char transports[64];
+    char net_name[16];   /* the network SHOAL_TRANSPORTS names ("ucx", "ofi"), "": any */
     int net_mode;        /* enum shoal_net_mode */
     long split_nodes;    /* >= 1: pretend nodes (testing the mixed path) */
     long peer_timeout_s; /* SHOAL_PEER_TIMEOUT, 0: never */

@@ -44,8 +44,10 @@ SHOAL_ENV(PROFILE, "SHOAL_PROFILE", NULL, STRING, "",
           "a directory (or a name ending in /): shoal-profile.json in it; any other value but "
           "0/off/no/false/empty: that file name")
 SHOAL_ENV(TRANSPORTS, "SHOAL_TRANSPORTS", NULL, STRING, "auto",
-          "Which transport reaches which peer: shm (load/store, this node only), ucx (every peer "
-          "through UCX, this PE included), shm,ucx or auto (load/store on this node, UCX beyond)")
+          "Which transport reaches which peer: shm (load/store, this node only), a network "
+          "transport the build has (ucx, ofi: every peer through it, this PE included), shm,ucx "
+          "or shm,ofi (load/store on this node, that network beyond), or auto (load/store on "
+          "this node, the build's first network beyond: ucx, then ofi)")
 SHOAL_ENV(SPLIT_NODES, "SHOAL_SPLIT_NODES", NULL, UINT, "1",
           "Testing: treat this machine as N nodes (ranks in N contiguous blocks); PEs in different "
           "blocks reach each other through UCX, as on a cluster")

@@ -100,8 +100,8 @@ struct ucx_am_msg {
     _Alignas(16) unsigned char data[];
 };
 
-int shoal_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr, const void *payload,
-                      size_t len, const char *fn)
+int ucx_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr, const void *payload,
+                    size_t len, const char *fn)
 {
     if (!ucx_g.am)
         return 0; /* ext/am carries it over RMA and atomics (am_net.c) */
@@ -117,7 +117,7 @@ int shoal_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr, 
     return 1;
 }
 
-void shoal_net_am_release(struct shoal_net_am_msg *m)
+void ucx_net_am_release(struct shoal_net_am_msg *m)
 {
     free(m);
 }

@@ -65,8 +65,8 @@ static inline uint64_t get_word(const union word *w, unsigned size)
 static uint64_t narrow_amo(struct shoal_net_ctx *ctx, int op, const void *dest, unsigned size,
                            uint64_t value, uint64_t cond, int pe, const char *fn);
 
-uint64_t shoal_net_amo(struct shoal_net_ctx *ctx, int op, const void *dest, unsigned size,
-                       uint64_t value, uint64_t cond, int pe, const char *fn)
+uint64_t ucx_net_amo(struct shoal_net_ctx *ctx, int op, const void *dest, unsigned size,
+                     uint64_t value, uint64_t cond, int pe, const char *fn)
 {
     if (UCX_UNLIKELY(size != 4 && size != 8))
         return narrow_amo(ctx, op, dest, size, value, cond, pe, fn);
@@ -213,19 +213,19 @@ static void signal_peer(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t valu
     first_signal_flushed(w, pe, fn);
 }
 
-void shoal_net_signal(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value, int pe,
-                      const char *fn)
+void ucx_net_signal(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value, int pe,
+                    const char *fn)
 {
     if (UCX_UNLIKELY(pe == ucx_g.me)) {
         /* (Own words complete before returning: shoal_net_amo's rule.) */
-        (void)shoal_net_amo(ctx, SHOAL_AMO_ADD, word, 8, value, 0, pe, fn);
+        (void)ucx_net_amo(ctx, SHOAL_AMO_ADD, word, 8, value, 0, pe, fn);
         return;
     }
     signal_peer(ctx, word, value, NULL, NULL, 0, pe, fn);
 }
 
-int shoal_net_signal_data(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value, void *dest,
-                          const void *src, size_t n, int pe, const char *fn)
+int ucx_net_signal_data(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value, void *dest,
+                        const void *src, size_t n, int pe, const char *fn)
 {
     if (!ucx_g.signal_msgs || pe == ucx_g.me || n > UCX_SIGNAL_DATA_MAX)
         return 0;
@@ -250,8 +250,8 @@ static void coll_send_waits(void *arg)
         ucx_g.hooks->coll_send_waits(cs->tag, cs->pe, cs->fn);
 }
 
-void shoal_net_coll_send(struct shoal_net_ctx *ctx, uint64_t tag, const void *src, size_t n, int pe,
-                         int exchange, const char *fn)
+void ucx_net_coll_send(struct shoal_net_ctx *ctx, uint64_t tag, const void *src, size_t n, int pe,
+                       int exchange, const char *fn)
 {
     /* An exchange's small messages leave from the target worker, as
      * signals do (signal_peer): OSU fcollect of 8 B at 8 PEs on 2 cores
@@ -271,12 +271,12 @@ void shoal_net_coll_send(struct shoal_net_ctx *ctx, uint64_t tag, const void *sr
     first_signal_flushed(w, pe, fn);
 }
 
-void shoal_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx *rx)
+void ucx_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx *rx)
 {
     ucx_coll_msg_post(ucx_g.target, tag, buf, rx);
 }
 
-int shoal_net_coll_waiting(uint64_t tag, uint64_t mask, uint64_t *found)
+int ucx_net_coll_waiting(uint64_t tag, uint64_t mask, uint64_t *found)
 {
     return ucx_g.target && ucx_coll_msg_waiting(ucx_g.target, tag, mask, found);
 }
@@ -287,8 +287,8 @@ void ucx_post_amo(struct ucx_worker *w, int op, void *fetch, const void *dest, u
     ucx_forget(ucx_start_amo(w, op, fetch, dest, size, value, cond, pe, fn), fn, pe, op_name(op));
 }
 
-void shoal_net_amo_nbi(struct shoal_net_ctx *ctx, int op, void *fetch, const void *dest,
-                       unsigned size, uint64_t value, uint64_t cond, int pe, const char *fn)
+void ucx_net_amo_nbi(struct shoal_net_ctx *ctx, int op, void *fetch, const void *dest,
+                     unsigned size, uint64_t value, uint64_t cond, int pe, const char *fn)
 {
     if (UCX_UNLIKELY(size != 4 && size != 8)) {
         uint64_t old = narrow_amo(ctx, op, dest, size, value, cond, pe, fn);
@@ -311,7 +311,7 @@ static uint64_t narrow_amo(struct shoal_net_ctx *ctx, int op, const void *dest, 
     if (shift + size * 8 > 32)
         ucx_fatalf(fn, "argument at %p is not aligned to its %u-byte size", dest, size);
     const uint32_t mask = (size == 1 ? 0xffu : 0xffffu) << shift;
-    uint32_t cur = (uint32_t)shoal_net_amo(ctx, SHOAL_AMO_FETCH, word, 4, 0, 0, pe, fn);
+    uint32_t cur = (uint32_t)ucx_net_amo(ctx, SHOAL_AMO_FETCH, word, 4, 0, 0, pe, fn);
     for (;;) {
         uint32_t oldv = (cur & mask) >> shift, v = (uint32_t)value & (mask >> shift), nv;
         switch (op) {
@@ -332,7 +332,7 @@ static uint64_t narrow_amo(struct shoal_net_ctx *ctx, int op, const void *dest, 
         default: nv = oldv ^ v; break;
         }
         uint32_t want = (cur & ~mask) | ((nv << shift) & mask);
-        uint32_t seen = (uint32_t)shoal_net_amo(ctx, SHOAL_AMO_CSWAP, word, 4, want, cur, pe, fn);
+        uint32_t seen = (uint32_t)ucx_net_amo(ctx, SHOAL_AMO_CSWAP, word, 4, want, cur, pe, fn);
         if (seen == cur)
             return oldv;
         cur = seen;

@@ -284,8 +284,8 @@ static void keep_args(const struct shoal_net_init_args *a)
     }
 }
 
-int shoal_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_result *out,
-                   char *err, size_t errlen)
+int ucx_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_result *out, char *err,
+                 size_t errlen)
 {
     out->active = out->amo_via_net = out->coll_msgs = out->signal_data = 0;
     keep_args(a);
@@ -359,7 +359,7 @@ out:
     return rc;
 }
 
-void shoal_net_set_thread_level(int level)
+void ucx_net_set_thread_level(int level)
 {
     __atomic_store_n(&ucx_g.thread_level, level, __ATOMIC_RELAXED);
 }
@@ -375,7 +375,7 @@ static void flush_final(struct ucx_worker *w, void *arg)
     ucx_wait(w, ucp_worker_flush_nbx(w->h, &p), "shmem_finalize", -1, "flush (finalize)");
 }
 
-void shoal_net_fini(void)
+void ucx_net_fini(void)
 {
     if (!ucx_g.ctx)
         return;
@@ -419,15 +419,15 @@ void shoal_net_fini(void)
     ucx_g.n_reused = reused;
 }
 
-const char *shoal_net_built(void)
+const char *ucx_net_built(void)
 {
     static char s[64];
     if (!s[0])
-        snprintf(s, sizeof s, "shm, ucx (UCX %s)", ucp_get_version_string());
+        snprintf(s, sizeof s, "ucx (UCX %s)", ucp_get_version_string());
     return s;
 }
 
-void shoal_net_describe(FILE *f, const char *prefix, int initialized)
+void ucx_net_describe(FILE *f, const char *prefix, int initialized)
 {
     if (!ucx_g.ctx) {
         fprintf(f, "%sNetwork: UCX %s built in; %s\n", prefix, ucp_get_version_string(),

@@ -22,7 +22,8 @@
  *  - this room, on top, which calls those three (none of them calls
  *    another) and registers at init the hooks through which a floor
  *    reaches up (ucx_g.target_progressed).
- * This room's files: ucx_init.c (context, registration, address/key
+ * This room's files: ucx_ops.c (the transport's table of net.h's
+ * functions, struct shoal_net_ops, which the rooms' ucx_net_* fill), ucx_init.c (context, registration, address/key
  * exchange, life cycle, describe: it calls the other files), ucx_worker_pool.c
  * (workers, pools, the default context's per-thread workers), ucx_rma.c
  * (put/get, fence/quiet), ucx_amo.c (atomics), ucx_progress.c (progress,
@@ -172,5 +173,66 @@ int ucx_multi_rail_off(void);
 int ucx_am_setup(char *err, size_t errlen);
 /* The line shmem-info prints about it. */
 void ucx_am_describe(FILE *f, const char *prefix, int initialized);
+
+/* net.h's functions (struct shoal_net_ops, ucx_ops.c), by file: */
+/* ucx_init.c */
+int ucx_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_result *out, char *err,
+                 size_t errlen);
+void ucx_net_fini(void);
+void ucx_net_set_thread_level(int level);
+const char *ucx_net_built(void);
+void ucx_net_describe(FILE *f, const char *prefix, int initialized);
+/* ucx_worker_pool.c */
+int ucx_net_ctx_open(struct shoal_net_ctx **net, int is_default, int private_ctx, int serialized,
+                     const char *fn);
+void ucx_net_ctx_close(struct shoal_net_ctx *n);
+void ucx_net_worker_counts(long *created, long *in_use, long *reused);
+/* ucx_progress.c */
+int ucx_net_progress(void);
+void ucx_net_idle(void);
+int ucx_net_helper_thread(const char *name, size_t len);
+/* ucx_rma.c */
+void ucx_net_put(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe, int nbi,
+                 const char *fn);
+void ucx_net_get(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe, int nbi,
+                 const char *fn);
+void ucx_net_flush_signals(struct shoal_net_ctx *n, const char *fn);
+void ucx_net_quiet(struct shoal_net_ctx *n);
+void ucx_net_fence(struct shoal_net_ctx *ctx);
+/* ucx_amo.c */
+uint64_t ucx_net_amo(struct shoal_net_ctx *ctx, int op, const void *dest, unsigned size,
+                     uint64_t value, uint64_t cond, int pe, const char *fn);
+void ucx_net_amo_nbi(struct shoal_net_ctx *ctx, int op, void *fetch, const void *dest,
+                     unsigned size, uint64_t value, uint64_t cond, int pe, const char *fn);
+void ucx_net_signal(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value, int pe,
+                    const char *fn);
+int ucx_net_signal_data(struct shoal_net_ctx *ctx, uint64_t *word, uint64_t value, void *dest,
+                        const void *src, size_t n, int pe, const char *fn);
+void ucx_net_coll_send(struct shoal_net_ctx *ctx, uint64_t tag, const void *src, size_t n, int pe,
+                       int exchange, const char *fn);
+void ucx_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx *rx);
+int ucx_net_coll_waiting(uint64_t tag, uint64_t mask, uint64_t *found);
+/* ucx_am.c */
+int ucx_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr, const void *payload,
+                    size_t len, const char *fn);
+void ucx_net_am_release(struct shoal_net_am_msg *m);
+/* ucx_peek.c */
+int ucx_net_peek(int pe, const void *addr, uint32_t *value, int connect, const char *fn);
+int ucx_net_wired(int pe);
+int ucx_net_look_start(void *dest, const void *src, size_t n, int pe, int connect, const char *fn);
+int ucx_net_look_test(int ticket, const char *fn);
+/* ucx_request.c */
+size_t ucx_net_req_size(void);
+int ucx_net_req_reserve(struct shoal_net_req *r, int how, const char *fn);
+void ucx_net_req_put(struct shoal_net_req *r, void *dest, const void *src, size_t n, int pe,
+                     const char *fn);
+void ucx_net_req_get(struct shoal_net_req *r, void *dest, const void *src, size_t n, int pe,
+                     const char *fn);
+void ucx_net_req_amo(struct shoal_net_req *r, int op, void *fetch, const void *dest, unsigned size,
+                     uint64_t value, uint64_t cond, int pe, const char *fn);
+void ucx_net_req_fence(struct shoal_net_req *r, const char *fn);
+int ucx_net_req_test(struct shoal_net_req *r, const char *fn);
+void ucx_net_req_release(struct shoal_net_req *r);
+void ucx_net_req_quiet_all(const char *fn);
 
 #endif

@@ -80,12 +80,12 @@ static struct ucx_worker *reach(int pe, int connect, const char *fn)
     return w;
 }
 
-int shoal_net_wired(int pe)
+int ucx_net_wired(int pe)
 {
     return reach(pe, 0, NULL) != NULL;
 }
 
-int shoal_net_look_start(void *dest, const void *src, size_t n, int pe, int connect, const char *fn)
+int ucx_net_look_start(void *dest, const void *src, size_t n, int pe, int connect, const char *fn)
 {
     struct ucx_worker *w = reach(pe, connect, fn);
     if (!w)
@@ -108,7 +108,7 @@ int shoal_net_look_start(void *dest, const void *src, size_t n, int pe, int conn
     return -1;
 }
 
-int shoal_net_look_test(int ticket, const char *fn)
+int ucx_net_look_test(int ticket, const char *fn)
 {
     (void)fn;
     if (ticket < 0 || ticket >= LOOKS)
@@ -131,7 +131,7 @@ int shoal_net_look_test(int ticket, const char *fn)
     return 1;
 }
 
-int shoal_net_peek(int pe, const void *addr, uint32_t *value, int connect, const char *fn)
+int ucx_net_peek(int pe, const void *addr, uint32_t *value, int connect, const char *fn)
 {
     struct peek_slot *s = &slots[pe];
     if (__atomic_exchange_n(&s->busy, 1, __ATOMIC_ACQUIRE))

@@ -57,7 +57,7 @@ static void progress_some_other(struct ucx_worker *own)
     __atomic_store_n(&rot_next, w, __ATOMIC_RELAXED);
 }
 
-int shoal_net_progress(void)
+int ucx_net_progress(void)
 {
     if (UCX_UNLIKELY(!ucx_g.ctx))
         return 0;
@@ -108,7 +108,7 @@ static void wake_local_waiters(void)
 #define NAP_GROWTH 16
 #define PROGRESS_THREAD_NAME "shoal-progress"
 
-int shoal_net_helper_thread(const char *name, size_t len)
+int ucx_net_helper_thread(const char *name, size_t len)
 {
     /* UCX's own: "async" (UCX_ASYNC_MODE=thread: connection events). */
     static const char *const helpers[] = {PROGRESS_THREAD_NAME, "async"};
@@ -134,7 +134,7 @@ static void kick(void)
     }
 }
 
-void shoal_net_idle(void)
+void ucx_net_idle(void)
 {
     if (__atomic_load_n(&napping, __ATOMIC_RELAXED) &&
         __atomic_exchange_n(&napping, 0, __ATOMIC_ACQ_REL))

@@ -59,7 +59,7 @@ static unsigned rr_next;
 static long n_shared; /* takes that found no free slot */
 static pthread_mutex_t create_lock = PTHREAD_MUTEX_INITIALIZER;
 
-size_t shoal_net_req_size(void)
+size_t ucx_net_req_size(void)
 {
     return sizeof(struct shoal_net_req);
 }
@@ -201,7 +201,7 @@ static inline void note_pe(struct shoal_net_req *r, int pe)
     r->n_pes = n + 1;
 }
 
-int shoal_net_req_reserve(struct shoal_net_req *r, int how, const char *fn)
+int ucx_net_req_reserve(struct shoal_net_req *r, int how, const char *fn)
 {
     if (r->slot)
         return 0;
@@ -209,8 +209,8 @@ int shoal_net_req_reserve(struct shoal_net_req *r, int how, const char *fn)
     return r->slot ? 0 : -1;
 }
 
-void shoal_net_req_put(struct shoal_net_req *r, void *dest, const void *src, size_t n, int pe,
-                       const char *fn)
+void ucx_net_req_put(struct shoal_net_req *r, void *dest, const void *src, size_t n, int pe,
+                     const char *fn)
 {
     ucx_post_put(req_worker(r, fn), dest, src, n, pe, fn);
     note_pe(r, pe);
@@ -234,14 +234,14 @@ static inline void keep_op(struct shoal_net_req *r, ucs_status_ptr_t op, int pe,
     note_pe(r, pe);
 }
 
-void shoal_net_req_get(struct shoal_net_req *r, void *dest, const void *src, size_t n, int pe,
-                       const char *fn)
+void ucx_net_req_get(struct shoal_net_req *r, void *dest, const void *src, size_t n, int pe,
+                     const char *fn)
 {
     keep_op(r, ucx_start_get(req_worker(r, fn), dest, src, n, pe, fn), pe, fn, "get");
 }
 
-void shoal_net_req_amo(struct shoal_net_req *r, int op, void *fetch, const void *dest,
-                       unsigned size, uint64_t value, uint64_t cond, int pe, const char *fn)
+void ucx_net_req_amo(struct shoal_net_req *r, int op, void *fetch, const void *dest, unsigned size,
+                     uint64_t value, uint64_t cond, int pe, const char *fn)
 {
     if (UCX_UNLIKELY(size != 4 && size != 8))
         ucx_fatalf(fn, "%u-byte atomics have no non-blocking form over UCX", size);
@@ -254,7 +254,7 @@ void shoal_net_req_amo(struct shoal_net_req *r, int op, void *fetch, const void 
     }
 }
 
-void shoal_net_req_fence(struct shoal_net_req *r, const char *fn)
+void ucx_net_req_fence(struct shoal_net_req *r, const char *fn)
 {
     if (!r->slot || r->n_pes == 0)
         return;
@@ -344,7 +344,7 @@ static void watch_peer(struct shoal_net_req *r, const char *fn)
                    fn, r->n_ops ? "request's get or fetching atomic" : "request's completion");
 }
 
-int shoal_net_req_test(struct shoal_net_req *r, const char *fn)
+int ucx_net_req_test(struct shoal_net_req *r, const char *fn)
 {
     if (!r->slot)
         return 1;
@@ -372,7 +372,7 @@ done:
     return 1;
 }
 
-void shoal_net_req_release(struct shoal_net_req *r)
+void ucx_net_req_release(struct shoal_net_req *r)
 {
     if (!r->slot)
         return;
@@ -380,7 +380,7 @@ void shoal_net_req_release(struct shoal_net_req *r)
     r->slot = NULL;
 }
 
-void shoal_net_req_quiet_all(const char *fn)
+void ucx_net_req_quiet_all(const char *fn)
 {
     struct req_slot *a = __atomic_load_n(&slots, __ATOMIC_ACQUIRE);
     for (int i = 0; a && i < n_slots; i++) {

@@ -83,8 +83,8 @@ static void put_blocking(struct ucx_worker *w, void *dest, const void *src, size
     ucx_wait(w, r, fn, pe, "put");
 }
 
-void shoal_net_put(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe,
-                   int nbi, const char *fn)
+void ucx_net_put(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe, int nbi,
+                 const char *fn)
 {
     struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
     if (nbi)
@@ -93,8 +93,8 @@ void shoal_net_put(struct shoal_net_ctx *ctx, void *dest, const void *src, size_
         put_blocking(w, dest, src, n, pe, fn);
 }
 
-void shoal_net_get(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe,
-                   int nbi, const char *fn)
+void ucx_net_get(struct shoal_net_ctx *ctx, void *dest, const void *src, size_t n, int pe, int nbi,
+                 const char *fn)
 {
     struct ucx_worker *w = ucx_ctx_worker(ctx, fn);
     if (nbi)
@@ -187,7 +187,7 @@ void ucx_target_sender_flush(int all, const char *fn)
     }
 }
 
-void shoal_net_flush_signals(struct shoal_net_ctx *n, const char *fn)
+void ucx_net_flush_signals(struct shoal_net_ctx *n, const char *fn)
 {
     ucx_target_sender_flush(0, fn);
     if (n->w != NULL)
@@ -196,7 +196,7 @@ void shoal_net_flush_signals(struct shoal_net_ctx *n, const char *fn)
         ucx_default_workers_foreach(flush_signalled, (void *)fn);
 }
 
-void shoal_net_quiet(struct shoal_net_ctx *n)
+void ucx_net_quiet(struct shoal_net_ctx *n)
 {
     if (UCX_LIKELY(n->w != NULL))
         ucx_flush_worker(n->w, "shmem_quiet");
@@ -206,7 +206,7 @@ void shoal_net_quiet(struct shoal_net_ctx *n)
         ucx_default_workers_foreach(flush_one, (void *)"shmem_quiet");
 }
 
-void shoal_net_fence(struct shoal_net_ctx *ctx)
+void ucx_net_fence(struct shoal_net_ctx *ctx)
 {
     /* Orders what the calling thread issued on the context: with
      * per-thread workers behind SHMEM_CTX_DEFAULT that is its own worker

@@ -165,7 +165,7 @@ struct ucx_worker *ucx_target_sender(const char *fn)
 {
     /* The application uses the target worker: the progress thread keeps
      * out of its way (ucx_progress.c), as while it polls. */
-    shoal_net_attend();
+    ucx_net_attend();
     struct ucx_worker *w = __atomic_load_n(&target_w, __ATOMIC_ACQUIRE);
     if (UCX_LIKELY(w != NULL))
         return w;
@@ -341,8 +341,8 @@ static ucs_thread_mode_t mode_for(int private_ctx, int serialized)
     return level == SHMEM_THREAD_SINGLE ? UCS_THREAD_MODE_SINGLE : UCS_THREAD_MODE_SERIALIZED;
 }
 
-int shoal_net_ctx_open(struct shoal_net_ctx **net, int is_default, int private_ctx, int serialized,
-                       const char *fn)
+int ucx_net_ctx_open(struct shoal_net_ctx **net, int is_default, int private_ctx, int serialized,
+                     const char *fn)
 {
     struct shoal_net_ctx *n = calloc(1, sizeof *n);
     if (!n)
@@ -363,7 +363,7 @@ int shoal_net_ctx_open(struct shoal_net_ctx **net, int is_default, int private_c
     return 0;
 }
 
-void shoal_net_ctx_close(struct shoal_net_ctx *n)
+void ucx_net_ctx_close(struct shoal_net_ctx *n)
 {
     if (!n)
         return;
@@ -393,7 +393,7 @@ void ucx_describe_workers(FILE *f, const char *prefix)
 }
 
 /* Counters for tests and tools (shmemx_net_worker_counts). */
-void shoal_net_worker_counts(long *created, long *in_use, long *reused)
+void ucx_net_worker_counts(long *created, long *in_use, long *reused)
 {
     pthread_mutex_lock(&pool_lock);
     if (created)

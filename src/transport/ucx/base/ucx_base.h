@@ -174,6 +174,10 @@ static inline void ucx_forget(ucs_status_ptr_t req, const char *fn, int pe, cons
         ucp_request_free(req);
 }
 unsigned ucx_progress_target(void); /* what ucp_worker_progress handled */
+/* net.h's attend (ucx_wait.c) and leaving (ucx_ep.c), the floor's part of
+ * the ops table (ucx_ops.c). */
+void ucx_net_attend(void);
+void ucx_net_leaving(void);
 /* One thread at a time progresses the target worker (why: ucx_wait.c);
  * the progress thread takes it with these too. */
 extern int ucx_target_busy;

@@ -147,7 +147,7 @@ ucp_ep_h ucx_probe_ep(ucp_worker_h wk, int pe)
     return connect_ep(wk, pe, &ep) == UCS_OK ? ep : NULL;
 }
 
-void shoal_net_leaving(void)
+void ucx_net_leaving(void)
 {
     ucx_g.leaving = 1;
 }

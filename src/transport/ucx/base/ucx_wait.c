@@ -18,7 +18,7 @@
  * of a 2-core node (bench/nbe_rate over tcp). */
 int ucx_target_busy; /* ucx_target_take, ucx_target_give (ucx_base.h) */
 
-void shoal_net_attend(void)
+void ucx_net_attend(void)
 {
     if (!__atomic_load_n(&ucx_g.app_polled, __ATOMIC_RELAXED))
         __atomic_store_n(&ucx_g.app_polled, 1, __ATOMIC_RELAXED);
@@ -29,7 +29,7 @@ unsigned ucx_progress_target(void)
     /* An application thread polls: the progress thread steps back, also
      * when it holds the worker itself (else both would poll, and on a
      * full node the spare poller takes a core from a peer's sender). */
-    shoal_net_attend();
+    ucx_net_attend();
     if (!ucx_target_take())
         return 0;
     unsigned did = ucp_worker_progress(ucx_g.target);

@@ -1,6 +1,7 @@
 /* transport/ucx/config — the UCX transport's environment variables: their
  * rows (ucx_env_table.h), which core lists in its one table
- * (shoal_net_env_layer), and the values read at init (ucx_cfg).
+ * (ucx_net_env_layer, the ops table's env_layer), and the values read at
+ * init (ucx_cfg).
  * May call: libc and the contract headers (transport/env_layer.h); the rest
  * of transport/ucx reads ucx_cfg. */
 #ifndef SHOAL_UCX_CONFIG_H
@@ -22,5 +23,8 @@ extern struct ucx_config ucx_cfg;
 /* SHOAL_UCX_AM as set now (for shmem-info before init): -1 auto, 0, 1;
  * -2 malformed. */
 int ucx_env_am(void);
+/* The layer of its rows (struct shoal_net_ops.env_layer). */
+struct shoal_env_layer;
+struct shoal_env_layer *ucx_net_env_layer(void);
 
 #endif

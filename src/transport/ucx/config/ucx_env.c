@@ -95,7 +95,7 @@ static int load(char *err, size_t errlen)
 
 static struct shoal_env_layer layer = {"ucx", 20, rows, UCX_ENV_COUNT, load, NULL};
 
-struct shoal_env_layer *shoal_net_env_layer(void)
+struct shoal_env_layer *ucx_net_env_layer(void)
 {
     return &layer;
 }
