@@ -17,8 +17,9 @@ A layer includes only headers of its own layer or of layers below it:
              transport/env_rows.h, transport/env_layer.h), which every
              layer above may include, and the choice of the network
              (transport/net_select.c: the contract and boot);
-             transport/shm: itself and the contract; transport/ucx and
-             transport/none: themselves, the contract and boot; inside
+             transport/shm: itself and the contract; transport/ucx,
+             transport/ofi and transport/none: themselves, the contract
+             and boot; inside
              transport/ucx, its floors base/, config/ and signal/ use
              none of its other rooms, and its top room uses them all
   boot       boot only
@@ -89,6 +90,7 @@ ALLOWED = {
     "transport/ucx": lambda me, h: (layer(h) == "transport/ucx" and floors_ok(me, h)) or
     layer(h) == "boot" or h in CONTRACT,
     "transport/none": lambda me, h: layer(h) in ("transport/none", "boot") or h in CONTRACT,
+    "transport/ofi": lambda me, h: layer(h) in ("transport/ofi", "boot") or h in CONTRACT,
     "boot": lambda me, h: layer(h) == "boot",
 }
 PUBLIC = {"shmem.h", "shmemx.h", "pshmem.h", "shoal_types.h"}

@@ -5,7 +5,8 @@
 # under mpirun / srun --mpi=pmix) and Open MPI's mpirun (openmpi-bin: the
 # tests of that bootstrap); UCX (libucx-dev: the network transport;
 # ucx-utils: ucx_info and ucx_perftest, which bench/ucx_overhead.py compares
-# against); dpkg-dev (dpkg-shlibdeps: the Debian package's run-time
+# against); libfabric (libfabric-dev: the OFI transport, -DSHOAL_WITH_OFI=ON;
+# libfabric-bin: fi_info, which lists the providers); dpkg-dev (dpkg-shlibdeps: the Debian package's run-time
 # dependencies, cmake/ShoalPackaging.cmake); Slurm and munge (slurmctld,
 # slurmd, slurm-client with srun's pmix plugin, munge: tests/slurm starts a
 # private one-node Slurm of its own; on a systemd machine the packages
@@ -42,6 +43,8 @@ pkg-config --exists pmix >/dev/null 2>&1 || missing="$missing libpmix-dev"
 command -v mpirun >/dev/null 2>&1 || missing="$missing openmpi-bin"
 pkg-config --exists ucx >/dev/null 2>&1 || missing="$missing libucx-dev"
 command -v ucx_perftest >/dev/null 2>&1 || missing="$missing ucx-utils"
+pkg-config --exists libfabric >/dev/null 2>&1 || missing="$missing libfabric-dev"
+command -v fi_info >/dev/null 2>&1 || missing="$missing libfabric-bin"
 command -v dpkg-shlibdeps >/dev/null 2>&1 || missing="$missing dpkg-dev"
 command -v slurmctld >/dev/null 2>&1 || missing="$missing slurmctld"
 command -v slurmd >/dev/null 2>&1 || missing="$missing slurmd"

@@ -286,7 +286,7 @@ static inline void st_sleep_us(long us)
 
 /* Whether PE `pe` of `n` should be reachable by load/store from PE `me` in
  * an oshrun job on this one machine: every PE, except under
- * SHOAL_TRANSPORTS=ucx (none but `me`) or SHOAL_SPLIT_NODES=K (the PEs of
+ * SHOAL_TRANSPORTS=ucx or ofi (none but `me`) or SHOAL_SPLIT_NODES=K (the PEs of
  * `me`'s pretend node: ranks in K contiguous blocks).  On a real cluster
  * (tests/cluster) the test sets SHOAL_TEST_NODES=K: the job's hosts hold the
  * ranks in K contiguous blocks. */
@@ -295,7 +295,7 @@ static inline int st_mapped(int me, int pe, int n)
     const char *tr = getenv("SHOAL_TRANSPORTS");
     if (pe == me)
         return 1;
-    if (tr && !strcmp(tr, "ucx"))
+    if (tr && (!strcmp(tr, "ucx") || !strcmp(tr, "ofi")))
         return 0;
     const char *sp = getenv("SHOAL_TEST_NODES");
     if (!sp)

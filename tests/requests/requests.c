@@ -535,8 +535,8 @@ static void mode_alloc(void)
  * stores the complete request there instead of taking a request object
  * (under SHMEM_DEBUG a real request, so that stale copies stay checked).
  * Puts and gets to this PE itself are load/store except under
- * SHOAL_TRANSPORTS=ucx (everything through UCX); the right neighbour is reached
- * over the network in the UCX variants (and AMOs go through UCX there, and
+ * SHOAL_TRANSPORTS=ucx or ofi (everything through the network); the right
+ * neighbour is reached over the network in the UCX (and OFI) variants (and AMOs go through UCX there, and
  * in ucx_mixed, even to this PE), where an operation that joins the
  * complete request must take a real one.  Where self is not load/store
  * everything here is a real request: the same calls, fewer checks. */
@@ -548,7 +548,7 @@ static void mode_complete(void)
     ST_PHASE("complete");
     int debug = getenv("SHMEM_DEBUG") != NULL;
     const char *tr = getenv("SHOAL_TRANSPORTS");
-    int self_local = !tr || strcmp(tr, "ucx");
+    int self_local = !tr || (strcmp(tr, "ucx") && strcmp(tr, "ofi"));
     int right_net = !st_mapped(me, right, npes);
     int same = !debug && self_local; /* on-node handles are the complete request */
     long v[8], g = -1;

@@ -219,12 +219,15 @@ LAYERS = [
     ('src/coll', 'Collectives'),
     ('src/ext', 'Extensions'),
     ('src/transport/ucx', 'UCX transport'),
+    ('src/transport/ofi', 'OFI (libfabric) transport'),
     ('src/transport', 'Network transport'),
     ('src/boot/pmix', 'PMIx bootstrap'),
     ('src/boot', 'Bootstrap'),
 ]
 BUILD_NOTES = [
     ('src/transport/ucx', 'Read only in a build with UCX (`SHOAL_WITH_UCX`); '
+                          'other builds do not list them.'),
+    ('src/transport/ofi', 'Read only in a build with libfabric (`SHOAL_WITH_OFI=ON`); '
                           'other builds do not list them.'),
     ('src/boot/pmix', 'Read only in a build with PMIx (`SHOAL_WITH_PMIX`); '
                       'other builds do not list them.'),

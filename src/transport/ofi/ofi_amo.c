@@ -1,0 +1,154 @@
+/* Atomics over libfabric on 4- and 8-byte unsigned words: a blocking one
+ * waited for by its own completion entry, a non-blocking one counted (and
+ * its peer marked for the next flush).  Every (operation,
+ * type) Shoal uses is checked at init with fi_atomicvalid,
+ * fi_fetch_atomicvalid and fi_compare_atomicvalid: a provider whose
+ * FI_ATOMIC bit lies is refused there (ofi_provider.c tries the next).
+ * The providers emulate atomics in the target's software (rxm, shm,
+ * sockets), which is not coherent with CPU atomics on the same word, so
+ * every AMO of the job goes through the network (amo_via_net, ofi_init.c). */
+#include <string.h>
+
+#include "transport/ofi/ofi_internal.h"
+
+enum amo_kind { AMO_PLAIN, AMO_FETCH, AMO_COMPARE };
+
+static const struct {
+    enum fi_op op;
+    enum amo_kind kind;
+    const char *name;
+} amo_map[] = {
+    [SHOAL_AMO_FETCH] = {FI_ATOMIC_READ, AMO_FETCH, "fetch"},
+    [SHOAL_AMO_SET] = {FI_ATOMIC_WRITE, AMO_PLAIN, "set"},
+    [SHOAL_AMO_CSWAP] = {FI_CSWAP, AMO_COMPARE, "compare-swap"},
+    [SHOAL_AMO_SWAP] = {FI_ATOMIC_WRITE, AMO_FETCH, "swap"},
+    [SHOAL_AMO_FADD] = {FI_SUM, AMO_FETCH, "fetch-add"},
+    [SHOAL_AMO_ADD] = {FI_SUM, AMO_PLAIN, "add"},
+    [SHOAL_AMO_FAND] = {FI_BAND, AMO_FETCH, "fetch-and"},
+    [SHOAL_AMO_AND] = {FI_BAND, AMO_PLAIN, "and"},
+    [SHOAL_AMO_FOR] = {FI_BOR, AMO_FETCH, "fetch-or"},
+    [SHOAL_AMO_OR] = {FI_BOR, AMO_PLAIN, "or"},
+    [SHOAL_AMO_FXOR] = {FI_BXOR, AMO_FETCH, "fetch-xor"},
+    [SHOAL_AMO_XOR] = {FI_BXOR, AMO_PLAIN, "xor"},
+};
+#define AMO_OPS ((int)(sizeof amo_map / sizeof amo_map[0]))
+
+static int valid(struct fid_ep *ep, int op, enum fi_datatype dt)
+{
+    size_t count = 0;
+    int rc = amo_map[op].kind == AMO_PLAIN ? fi_atomicvalid(ep, dt, amo_map[op].op, &count)
+             : amo_map[op].kind == AMO_FETCH
+                 ? fi_fetch_atomicvalid(ep, dt, amo_map[op].op, &count)
+                 : fi_compare_atomicvalid(ep, dt, amo_map[op].op, &count);
+    return rc == 0 && count >= 1;
+}
+
+int ofi_amo_check(struct fid_ep *ep, char *err, size_t errlen)
+{
+    for (int bits = 32; bits <= 64; bits += 32)
+        for (int op = 0; op < AMO_OPS; op++)
+            if (!valid(ep, op, bits == 32 ? FI_UINT32 : FI_UINT64)) {
+                snprintf(err, errlen, "its atomics lack %s on %d-bit integers (fi_%satomicvalid)",
+                         amo_map[op].name, bits,
+                         amo_map[op].kind == AMO_PLAIN   ? ""
+                         : amo_map[op].kind == AMO_FETCH ? "fetch_"
+                                                         : "compare_");
+                return -1;
+            }
+    return 0;
+}
+
+/* One AMO.  With `op` (a blocking AMO) it asks for a completion entry of
+ * its own and is waited for; without, its operands travel with the
+ * request (FI_INJECT: an nbi AMO returns before completion) and its
+ * completion is counted only.  A fetching one writes the old value to
+ * *fetch. */
+static void post(struct ofi_ep *e, int op, void *fetch, const void *dest, unsigned size,
+                 uint64_t value, uint64_t cond, int pe, struct ofi_op *wait, const char *fn)
+{
+    uint64_t ra, key;
+    ofi_target(dest, pe, &ra, &key, fn);
+    uint32_t v32 = (uint32_t)value, c32 = (uint32_t)cond;
+    struct fi_ioc src = {.addr = size == 4 ? (void *)&v32 : (void *)&value, .count = 1};
+    struct fi_ioc cmp = {.addr = size == 4 ? (void *)&c32 : (void *)&cond, .count = 1};
+    struct fi_ioc res = {.addr = fetch, .count = 1};
+    struct fi_rma_ioc dst = {.addr = ra, .count = 1, .key = key};
+    struct fi_msg_atomic m = {.msg_iov = &src,
+                              .iov_count = 1,
+                              .addr = (fi_addr_t)pe,
+                              .rma_iov = &dst,
+                              .rma_iov_count = 1,
+                              .datatype = size == 4 ? FI_UINT32 : FI_UINT64,
+                              .op = amo_map[op].op,
+                              .context = wait};
+    const uint64_t flags = wait ? FI_COMPLETION : FI_INJECT;
+    const char *what = amo_map[op].name;
+    if (amo_map[op].kind == AMO_PLAIN)
+        OFI_POST(e, &e->put_posted, fi_atomicmsg(e->ep, &m, flags), fn, pe, what);
+    else if (amo_map[op].kind == AMO_FETCH)
+        OFI_POST(e, &e->get_posted, fi_fetch_atomicmsg(e->ep, &m, &res, NULL, 1, flags), fn, pe,
+                 what);
+    else
+        OFI_POST(e, &e->get_posted,
+                 fi_compare_atomicmsg(e->ep, &m, &cmp, NULL, 1, &res, NULL, 1, flags), fn, pe,
+                 what);
+    if (wait)
+        ofi_wait_op(e, wait, fn, pe, what);
+}
+
+/* Not waited for: the next flush completes it at the target. */
+void ofi_post_amo(struct ofi_ep *e, int op, void *fetch, const void *dest, unsigned size,
+                  uint64_t value, uint64_t cond, int pe, const char *fn)
+{
+    post(e, op, fetch, dest, size, value, cond, pe, NULL, fn);
+    ofi_peers_add(e, &e->dirty, pe);
+}
+
+/* A blocking AMO returns once it completed: a fetching one when its old
+ * value is here, a non-fetching one when its own completion came (with
+ * rxm: once the target applied it; with shm once queued, so the next
+ * quiet still flushes its peer).  Not only the spec's local
+ * completion: the core reads this PE's own words with plain loads right
+ * after an AMO on them (an active set's collective consumes a signal with
+ * an add of -1, then waits on the word), and with manual progress an
+ * operation posted on a context nobody progresses would not even leave. */
+uint64_t ofi_net_amo(struct shoal_net_ctx *net, int op, const void *dest, unsigned size,
+                     uint64_t value, uint64_t cond, int pe, const char *fn)
+{
+    union {
+        uint32_t u32;
+        uint64_t u64;
+    } old = {.u64 = 0};
+    struct ofi_op done = {0, 0};
+    post(&net->e, op, &old, dest, size, value, cond, pe, &done, fn);
+    if (amo_map[op].kind == AMO_PLAIN) /* complete, perhaps only locally (shm) */
+        ofi_peers_add(&net->e, &net->e.dirty, pe);
+    return size == 4 ? old.u32 : old.u64;
+}
+
+void ofi_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const void *dest,
+                     unsigned size, uint64_t value, uint64_t cond, int pe, const char *fn)
+{
+    ofi_post_amo(&net->e, op, fetch, dest, size, value, cond, pe, fn);
+}
+
+/* A collective's signal: an injected add whose peer is marked for the
+ * next flush_signals, not for quiet's flush (its receiver waits for it). */
+void ofi_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, int pe,
+                    const char *fn)
+{
+    struct ofi_ep *e = &net->e;
+    uint64_t ra, key;
+    ofi_target(word, pe, &ra, &key, fn);
+    OFI_POST(e, &e->put_posted,
+             fi_inject_atomic(e->ep, &value, 1, (fi_addr_t)pe, ra, key, FI_UINT64, FI_SUM), fn, pe,
+             "signal (atomic add)");
+    ofi_peers_add(e, &e->signalled, pe);
+}
+
+void ofi_net_flush_signals(struct shoal_net_ctx *net, const char *fn)
+{
+    struct ofi_ep *e = &net->e;
+    ofi_flush_post(e, &e->signalled, fn);
+    ofi_wait_quiet(e, fn, -1, "flush (signals)");
+}

@@ -1,0 +1,12 @@
+/* The OFI transport's variables (ofi_env.c, rows in ofi_env_table.h), read
+ * at init: core lists and loads them through the ops table's env_layer,
+ * whichever network the job chooses. */
+#ifndef SHOAL_OFI_ENV_H
+#define SHOAL_OFI_ENV_H
+
+struct ofi_config {
+    int progress_auto; /* SHOAL_OFI_PROGRESS=auto */
+};
+extern struct ofi_config ofi_cfg;
+
+#endif

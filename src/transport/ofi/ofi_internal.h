@@ -1,0 +1,278 @@
+/* transport/ofi — the network path of the core (transport/net.h) over
+ * libfabric (OFI), chosen at run time by SHOAL_TRANSPORTS=ofi or shm,ofi.
+ * Owns: the provider chosen for the job (fi_getinfo: reliable datagram
+ * endpoints with RMA and atomics, FI_PROVIDER honoured), its fabric,
+ * domain and address vector, the registration of the heap and the static
+ * data segment with every peer's key and base, the target endpoint
+ * through which peers reach this PE, and the endpoints of the contexts
+ * (one per context, pooled on destroy), each with its own completion
+ * queue and put and get counters.
+ * May call: libfabric, boot/ (allgather, barrier), libc, and the contract
+ * headers of its layer, transport/net.h and transport/env_rows.h: nothing
+ * of core, whose part comes through shoal_net_init's arguments and hooks
+ * (ofi_g.hooks).
+ *
+ * Only the API that libfabric 1.x and 2.x share: mr_mode bits, never the
+ * FI_MR_BASIC / FI_MR_SCALABLE names.
+ *
+ * Files: ofi_ops.c (the table of net.h's functions), ofi_init.c (life
+ * cycle, shmem-info's lines), ofi_provider.c (choosing the provider and
+ * opening fabric, domain, address vector and target endpoint, with the
+ * checks of its atomics), ofi_mr.c (registration and the exchange of keys
+ * and addresses), ofi_ep.c (endpoints, the contexts' pool), ofi_wait.c
+ * (waiting on counters, retries of -FI_EAGAIN, progress, errors),
+ * ofi_rma.c (put, get, quiet, fence), ofi_amo.c (atomics, signals),
+ * ofi_peek.c (looks at a peer's word that never block), ofi_request.c
+ * (the network part of _nbe requests), ofi_misc.c (what this transport
+ * leaves to the core's other paths: messages, progress hooks). */
+#ifndef SHOAL_OFI_INTERNAL_H
+#define SHOAL_OFI_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include "transport/net.h"
+
+#define OFI_LIKELY(x) __builtin_expect(!!(x), 1)
+#define OFI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* The libfabric API version Shoal asks for: 1.5 has every call used here,
+ * and 2.x still accepts it. */
+#define OFI_API_VERSION FI_VERSION(1, 5)
+
+/* A set of peers (which a flush must reach): a flag per PE and the list
+ * of those set, under the owner's lock. */
+struct ofi_peers {
+    unsigned char *on; /* [n_pes] */
+    int *list;         /* [n_pes] */
+    int n;
+};
+
+/* An endpoint of this PE with what counts its operations: a context's,
+ * the requests', or the one peeks use.  Every operation counts in a
+ * counter: puts and non-fetching atomics in `put`, gets and fetching
+ * atomics in `get`; `*_posted` counts what was posted, raised before the
+ * post (so that completions never outnumber it), and the endpoint is
+ * quiet when a counter read reaches the count read after it.  Counters do
+ * not say which operation completed: an operation waited for by itself
+ * (a blocking get or AMO) asks for a completion entry with its own
+ * struct ofi_op as context (FI_COMPLETION; the queue is selective), and
+ * whoever reads the queue marks it done.  Reading the queue also reports
+ * errors and drives the provider's progress. */
+/* An operation waited for by itself: the context of its completion entry. */
+struct ofi_op {
+    int done; /* set (release) by whoever read its entry */
+    int err;  /* its error (FI_E*), 0 on success */
+};
+
+struct ofi_ep {
+    struct fid_ep *ep;
+    struct fid_cq *cq;
+    struct fid_cntr *put, *get;
+    uint64_t put_posted, get_posted; /* atomic */
+    uint64_t errs_seen;              /* the counters' errors already reported */
+    pthread_mutex_t lock;            /* the peer sets */
+    struct ofi_peers dirty;          /* written since the last flush (quiet, fence) */
+    struct ofi_peers signalled;      /* signals since the last flush_signals */
+    uint64_t flush_sink;             /* where the flushes' reads land */
+    uint64_t flush_operand;          /* their (unused) operand */
+};
+
+/* A context's state: its endpoint; pooled when the context goes. */
+struct shoal_net_ctx {
+    struct ofi_ep e;
+    struct shoal_net_ctx *next_free;
+};
+
+/* How this PE's writes are known to be visible at their target. */
+enum ofi_remote_completion {
+    OFI_RC_READ,     /* a read of each written peer after the writes (ofi_rma.c) */
+    OFI_RC_DELIVERY, /* the provider completes writes at delivery */
+};
+
+struct ofi_state {
+    const struct shoal_net_init_args *hooks;
+    struct shoal_boot *boot;
+    int me, n_pes, mode, thread_level;
+    uint64_t peer_timeout_ns;
+    /* The provider and its resources. */
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct ofi_ep target; /* peers' operations arrive through it */
+    int manual_progress;  /* data progress is the application's */
+    int rc_mode;          /* enum ofi_remote_completion */
+    size_t inject_size, max_msg;
+    /* This PE's segments (heap, static data) and every peer's. */
+    uintptr_t seg_base[2];
+    size_t seg_len[2];
+    struct fid_mr *mr[2];
+    uint64_t *peer_key;  /* [2 * pe + s] */
+    uint64_t *peer_base; /* [2 * pe + s]: added to the offset (0: offset addressing) */
+    /* Contexts' endpoints. */
+    pthread_mutex_t pool_lock;
+    struct shoal_net_ctx *free_ctx;
+    long n_created, n_in_use, n_reused;
+    int leaving; /* in shmem_finalize: peers may close their connections */
+    char why_chosen[160];
+};
+extern struct ofi_state ofi_g;
+
+/* ofi_provider.c: chooses and opens (fabric, domain, av, target endpoint,
+ * atomics checked); 0 or -1 with a message. */
+int ofi_provider_open(char *err, size_t errlen);
+void ofi_provider_close(void);
+/* ofi_mr.c: registers the segments and exchanges keys, bases and the
+ * target endpoints' names (collective); 0 or -1 with a message. */
+int ofi_mr_exchange(char *err, size_t errlen);
+void ofi_mr_close(void);
+
+/* ofi_ep.c: an endpoint bound to the address vector, with its queue and
+ * counters (counters: 0 for the target's and the peeks', which use their
+ * queue); 0 or -1 with a message. */
+int ofi_ep_open(struct ofi_ep *e, int counters, char *err, size_t errlen);
+void ofi_ep_close(struct ofi_ep *e);
+void ofi_ctx_pool_fini(void);
+
+/* ofi_wait.c */
+/* Fatal (through core's hook): `what` to `pe` (-1: several) failed with
+ * libfabric's return code rc. */
+_Noreturn void ofi_die(const char *fn, int pe, const char *what, ssize_t rc);
+_Noreturn void ofi_fatalf(const char *fn, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Reads e's queue (progress, and errors: fatal). */
+void ofi_ep_poll(struct ofi_ep *e, const char *fn);
+/* Progress of the target endpoint: peers' operations on this PE. */
+int ofi_progress_target(void);
+/* A turn of a wait that found nothing yet: progress, then, past a short
+ * spin, yield, tell the hang report, and a second in ask the core whether
+ * the peer is still there. */
+struct ofi_slow {
+    uint64_t t0, next_watch;
+    int noted;
+};
+void ofi_slow_turn(struct ofi_slow *s, struct ofi_ep *e, const char *fn, int pe, const char *what);
+void ofi_slow_end(struct ofi_slow *s);
+/* Posts `call` (an expression of libfabric's return code), counted in
+ * *posted first, again while the provider answers -FI_EAGAIN (rxm opens
+ * connections on demand); fatal on any other error. */
+#define OFI_POST(e, posted, call, fn, pe, what)                \
+    do {                                                       \
+        ssize_t rc_;                                           \
+        struct ofi_slow slow_ = {0, 0, 0};                     \
+        for (;;) {                                             \
+            __atomic_fetch_add((posted), 1, __ATOMIC_SEQ_CST); \
+            rc_ = (call);                                      \
+            if (rc_ != -FI_EAGAIN)                             \
+                break;                                         \
+            __atomic_fetch_sub((posted), 1, __ATOMIC_SEQ_CST); \
+            ofi_slow_turn(&slow_, (e), (fn), (pe), (what));    \
+        }                                                      \
+        ofi_slow_end(&slow_);                                  \
+        if (OFI_UNLIKELY(rc_ != 0))                            \
+            ofi_die((fn), (pe), (what), rc_);                  \
+    } while (0)
+/* Waits for one operation posted with `op` as its context. */
+void ofi_wait_op(struct ofi_ep *e, struct ofi_op *op, const char *fn, int pe, const char *what);
+/* Waits until every operation posted on e before the call is complete. */
+void ofi_wait_quiet(struct ofi_ep *e, const char *fn, int pe, const char *what);
+/* The same without blocking (progresses e once): 1 when they are. */
+int ofi_is_quiet(struct ofi_ep *e, const char *fn);
+
+/* ofi_rma.c */
+/* The peer's address and key for this PE's symmetric address `addr`. */
+void ofi_target(const void *addr, int pe, uint64_t *raddr, uint64_t *key, const char *fn);
+void ofi_post_put(struct ofi_ep *e, void *dest, const void *src, size_t n, int pe, const char *fn);
+void ofi_post_get(struct ofi_ep *e, void *dest, const void *src, size_t n, int pe, const char *fn);
+/* Posts the reads that make e's writes to the peers of `set` visible
+ * (OFI_RC_READ; nothing for OFI_RC_DELIVERY), emptying the set. */
+void ofi_flush_post(struct ofi_ep *e, struct ofi_peers *set, const char *fn);
+void ofi_flush_read(struct ofi_ep *e, int pe, const char *fn);
+void ofi_ep_quiet(struct ofi_ep *e, const char *fn);
+void ofi_peers_add(struct ofi_ep *e, struct ofi_peers *set, int pe);
+
+/* ofi_amo.c */
+/* Checks that the provider does every operation Shoal asks on 4- and
+ * 8-byte words (ep: an enabled endpoint); 0 or -1 with a message. */
+int ofi_amo_check(struct fid_ep *ep, char *err, size_t errlen);
+void ofi_post_amo(struct ofi_ep *e, int op, void *fetch, const void *dest, unsigned size,
+                  uint64_t value, uint64_t cond, int pe, const char *fn);
+
+/* ofi_peek.c */
+int ofi_peek_init(char *err, size_t errlen);
+void ofi_peek_fini(void);
+
+/* ofi_request.c */
+void ofi_request_fini(void);
+
+/* net.h's functions (struct shoal_net_ops, ofi_ops.c), by file: */
+/* ofi_init.c */
+int ofi_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_result *out, char *err,
+                 size_t errlen);
+void ofi_net_fini(void);
+void ofi_net_set_thread_level(int level);
+void ofi_net_describe(FILE *f, const char *prefix, int initialized);
+const char *ofi_net_built(void);
+struct shoal_env_layer *ofi_net_env_layer(void);
+void ofi_net_leaving(void);
+/* ofi_ep.c */
+int ofi_net_ctx_open(struct shoal_net_ctx **net, int is_default, int private_ctx, int serialized,
+                     const char *fn);
+void ofi_net_ctx_close(struct shoal_net_ctx *net);
+void ofi_net_worker_counts(long *created, long *in_use, long *reused);
+/* ofi_rma.c */
+void ofi_net_put(struct shoal_net_ctx *net, void *dest, const void *src, size_t n, int pe, int nbi,
+                 const char *fn);
+void ofi_net_get(struct shoal_net_ctx *net, void *dest, const void *src, size_t n, int pe, int nbi,
+                 const char *fn);
+void ofi_net_quiet(struct shoal_net_ctx *net);
+void ofi_net_fence(struct shoal_net_ctx *net);
+/* ofi_amo.c */
+uint64_t ofi_net_amo(struct shoal_net_ctx *net, int op, const void *dest, unsigned size,
+                     uint64_t value, uint64_t cond, int pe, const char *fn);
+void ofi_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const void *dest,
+                     unsigned size, uint64_t value, uint64_t cond, int pe, const char *fn);
+void ofi_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, int pe,
+                    const char *fn);
+void ofi_net_flush_signals(struct shoal_net_ctx *net, const char *fn);
+/* ofi_peek.c */
+int ofi_net_peek(int pe, const void *addr, uint32_t *value, const char *fn);
+/* ofi_misc.c */
+int ofi_net_progress(void);
+void ofi_net_idle(void);
+void ofi_net_attend(void);
+int ofi_net_helper_thread(const char *name, size_t len);
+int ofi_net_signal_data(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, void *dest,
+                        const void *src, size_t n, int pe, const char *fn);
+void ofi_net_coll_send(struct shoal_net_ctx *net, uint64_t tag, const void *src, size_t n, int pe,
+                       int exchange, const char *fn);
+void ofi_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx *rx);
+int ofi_net_coll_waiting(uint64_t tag, uint64_t mask);
+int ofi_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr, const void *payload,
+                    size_t len, const char *fn);
+void ofi_net_am_release(struct shoal_net_am_msg *m);
+/* ofi_request.c */
+size_t ofi_net_req_size(void);
+int ofi_net_req_reserve(struct shoal_net_req *r, int how, const char *fn);
+void ofi_net_req_put(struct shoal_net_req *r, void *dest, const void *src, size_t n, int pe,
+                     const char *fn);
+void ofi_net_req_get(struct shoal_net_req *r, void *dest, const void *src, size_t n, int pe,
+                     const char *fn);
+void ofi_net_req_amo(struct shoal_net_req *r, int op, void *fetch, const void *dest, unsigned size,
+                     uint64_t value, uint64_t cond, int pe, const char *fn);
+void ofi_net_req_fence(struct shoal_net_req *r, const char *fn);
+int ofi_net_req_test(struct shoal_net_req *r, const char *fn);
+void ofi_net_req_release(struct shoal_net_req *r);
+void ofi_net_req_quiet_all(const char *fn);
+
+#endif

@@ -1,0 +1,165 @@
+/* Choosing the provider: fi_getinfo for reliable datagram endpoints with
+ * RMA and atomics (FI_PROVIDER, libfabric's own variable, narrows the
+ * list), then, in libfabric's order, the first candidate whose fabric,
+ * domain, address vector and target endpoint open and whose atomics pass
+ * the checks (a provider's FI_ATOMIC bit can lie: `net` in libfabric 1.17
+ * takes FI_ATOMIC in fi_getinfo and validates no atomic type).  Automatic
+ * progress where the provider offers it (SHOAL_OFI_PROGRESS=auto), else
+ * the waits progress it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/ofi/ofi_env.h"
+#include "transport/ofi/ofi_internal.h"
+
+/* Every mr_mode bit Shoal handles (the provider clears those it does not
+ * need): addresses as virtual addresses or offsets, keys the provider
+ * chooses or Shoal's, memory registered as allocated, MRs bound to an
+ * endpoint.  Not FI_MR_LOCAL: local buffers are the user's, unregistered. */
+#define OFI_MR_MODES (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT)
+
+static struct fi_info *make_hints(int want_auto)
+{
+    struct fi_info *h = fi_allocinfo();
+    if (!h)
+        return NULL;
+    h->caps = FI_RMA | FI_ATOMIC;
+    h->mode = 0;
+    h->ep_attr->type = FI_EP_RDM;
+    h->domain_attr->mr_mode = OFI_MR_MODES;
+    h->domain_attr->threading = FI_THREAD_SAFE;
+    h->domain_attr->data_progress = want_auto ? FI_PROGRESS_AUTO : FI_PROGRESS_UNSPEC;
+    /* Asked for as the other OpenSHMEMs do; rxm accepts it and does not
+     * keep it, so quiet reads each written peer anyway (ofi_rma.c). */
+    h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+    return h;
+}
+
+/* Is `p` one of the names of the list "a, b, c"? */
+static int listed(const char *list, const char *p)
+{
+    const size_t pl = strlen(p);
+    for (const char *at = list; *at;) {
+        size_t n = strcspn(at, ",");
+        if (n == pl && !strncmp(at, p, pl))
+            return 1;
+        at += n;
+        at += strspn(at, ", ");
+    }
+    return 0;
+}
+
+/* "tcp;ofi_rxm, sockets, ..." (each provider once): what libfabric offers
+ * here, for the message of a job it cannot serve. */
+static void list_providers(char *out, size_t len)
+{
+    struct fi_info *all = NULL;
+    size_t n = 0;
+    out[0] = 0;
+    if (fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, NULL, &all) == 0)
+        for (struct fi_info *i = all; i && n + 2 < len; i = i->next)
+            if (!listed(out, i->fabric_attr->prov_name))
+                n += (size_t)snprintf(out + n, len - n, "%s%s", n ? ", " : "",
+                                      i->fabric_attr->prov_name);
+    if (!out[0])
+        snprintf(out, len, "none");
+    fi_freeinfo(all);
+}
+
+static int opened(int rc, const char *what, char *err, size_t errlen)
+{
+    if (rc)
+        snprintf(err, errlen, "%s: %s", what, fi_strerror(-rc));
+    return rc;
+}
+
+/* Opens fabric, domain, address vector and target endpoint of `i`, and
+ * checks its atomics; 0, or -1 with what failed (all closed again). */
+static int try_candidate(const struct fi_info *i, char *err, size_t errlen)
+{
+    ofi_g.info = fi_dupinfo(i);
+    if (!ofi_g.info) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    struct fi_av_attr av = {.type = FI_AV_TABLE, .count = (size_t)ofi_g.n_pes};
+    if (opened(fi_fabric(i->fabric_attr, &ofi_g.fabric, NULL), "fi_fabric", err, errlen) ||
+        opened(fi_domain(ofi_g.fabric, ofi_g.info, &ofi_g.domain, NULL), "fi_domain", err,
+               errlen) ||
+        opened(fi_av_open(ofi_g.domain, &av, &ofi_g.av, NULL), "fi_av_open", err, errlen) ||
+        ofi_ep_open(&ofi_g.target, 0, err, errlen) < 0 ||
+        ofi_amo_check(ofi_g.target.ep, err, errlen) < 0) {
+        ofi_provider_close();
+        return -1;
+    }
+    return 0;
+}
+
+static void note_choice(const char *env_provider)
+{
+    const struct fi_info *i = ofi_g.info;
+    ofi_g.manual_progress = i->domain_attr->data_progress != FI_PROGRESS_AUTO;
+    ofi_g.inject_size = i->tx_attr->inject_size;
+    ofi_g.max_msg = i->ep_attr->max_msg_size ? i->ep_attr->max_msg_size : SIZE_MAX;
+    snprintf(ofi_g.why_chosen, sizeof ofi_g.why_chosen, "%s%s%s",
+             env_provider ? "FI_PROVIDER=" : "libfabric's first provider with RMA and atomics",
+             env_provider ? env_provider : "", env_provider ? "" : " on reliable datagrams");
+}
+
+int ofi_provider_open(char *err, size_t errlen)
+{
+    const char *env_provider = getenv("FI_PROVIDER");
+    char why[256] = "";
+    struct fi_info *list = NULL;
+    /* With SHOAL_OFI_PROGRESS=auto, providers that progress by themselves
+     * first; then any. */
+    for (int pass = ofi_cfg.progress_auto ? 0 : 1; pass < 2 && !ofi_g.fabric; pass++) {
+        struct fi_info *h = make_hints(pass == 0);
+        int rc = h ? fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, h, &list) : -FI_ENOMEM;
+        fi_freeinfo(h);
+        if (rc == -FI_ENODATA)
+            continue;
+        if (rc) {
+            snprintf(err, errlen, "libfabric: fi_getinfo failed: %s", fi_strerror(-rc));
+            return -1;
+        }
+        for (struct fi_info *i = list; i; i = i->next) {
+            char e[200];
+            if (try_candidate(i, e, sizeof e) == 0)
+                break;
+            if (!why[0])
+                snprintf(why, sizeof why, "provider %s (domain %s) cannot serve it: %s",
+                         i->fabric_attr->prov_name, i->domain_attr->name, e);
+        }
+        fi_freeinfo(list);
+        list = NULL;
+    }
+    if (ofi_g.fabric) {
+        note_choice(env_provider);
+        return 0;
+    }
+    char provs[256];
+    list_providers(provs, sizeof provs);
+    snprintf(err, errlen,
+             "libfabric %u.%u has no provider for Shoal (reliable datagram endpoints with RMA and "
+             "atomics; FI_PROVIDER=%s)%s%s; providers here: %s (`fi_info -l`)",
+             FI_MAJOR(fi_version()), FI_MINOR(fi_version()),
+             env_provider ? env_provider : "(unset)", why[0] ? ": " : "", why, provs);
+    return -1;
+}
+
+void ofi_provider_close(void)
+{
+    ofi_ep_close(&ofi_g.target);
+    if (ofi_g.av)
+        fi_close(&ofi_g.av->fid);
+    if (ofi_g.domain)
+        fi_close(&ofi_g.domain->fid);
+    if (ofi_g.fabric)
+        fi_close(&ofi_g.fabric->fid);
+    fi_freeinfo(ofi_g.info);
+    ofi_g.av = NULL;
+    ofi_g.domain = NULL;
+    ofi_g.fabric = NULL;
+    ofi_g.info = NULL;
+}

@@ -1,0 +1,22 @@
+# The libfabric (OFI) network path on one machine: SHOAL_TRANSPORTS=ofi
+# sends every operation (to this PE too) through libfabric's tcp;ofi_rxm
+# provider over the machine's own addresses, as ucx_tcp does through UCX.
+# FI_PROVIDER=tcp selects tcp;ofi_rxm (the tcp provider alone has no
+# atomics); "tcp;ofi_rxm" itself cannot pass through ctest's ENVIRONMENT,
+# a ';'-separated list.  Only in a build with the OFI transport
+# (-DSHOAL_WITH_OFI=ON).  Over rxm every get and AMO is a round trip
+# emulated by the target's CPU: the tests' own watchdog gets 180 s
+# instead of 90.
+if(SHOAL_HAVE_OFI)
+  shoal_add_test_variant(NAME ofi_tcp LAUNCH ${SHOAL_OSHRUN} -n @N@
+    ENV SHOAL_TRANSPORTS=ofi FI_PROVIDER=tcp SHOAL_TEST_TIMEOUT=180 NPES 2 3 LABELS ofi)
+endif()
+# A mixed job over OFI, as on a cluster: SHOAL_SPLIT_NODES=2 makes PEs 0,1
+# one pretend node and PE 2 another; load/store inside a node, libfabric
+# between them (SHOAL_TRANSPORTS=shm,ofi), and every AMO through libfabric
+# (its atomics are not the CPU's).
+if(SHOAL_HAVE_OFI)
+  shoal_add_test_variant(NAME ofi_mixed LAUNCH ${SHOAL_OSHRUN} -n @N@
+    ENV SHOAL_SPLIT_NODES=2 SHOAL_TRANSPORTS=shm,ofi FI_PROVIDER=tcp SHOAL_TEST_TIMEOUT=180
+    NPES 3 LABELS ofi)
+endif()
