@@ -36,7 +36,7 @@ static void release(void)
 int ofi_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_result *out, char *err,
                  size_t errlen)
 {
-    out->active = out->amo_via_net = out->coll_msgs = 0;
+    out->active = out->amo_via_net = out->coll_msgs = out->signal_data = 0;
     keep_args(a);
     if (a->mode == SHOAL_NET_OFF) {
         if (a->remote == 0)

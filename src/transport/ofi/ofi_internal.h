@@ -22,7 +22,7 @@
  * and addresses), ofi_ep.c (endpoints, the contexts' pool), ofi_wait.c
  * (waiting on counters, retries of -FI_EAGAIN, progress, errors),
  * ofi_rma.c (put, get, quiet, fence), ofi_amo.c (atomics, signals),
- * ofi_peek.c (looks at a peer's word that never block), ofi_request.c
+ * ofi_peek.c (looks at a peer that never block), ofi_request.c
  * (the network part of _nbe requests), ofi_misc.c (what this transport
  * leaves to the core's other paths: messages, progress hooks). */
 #ifndef SHOAL_OFI_INTERNAL_H
@@ -192,6 +192,8 @@ int ofi_is_quiet(struct ofi_ep *e, const char *fn);
 /* ofi_rma.c */
 /* The peer's address and key for this PE's symmetric address `addr`. */
 void ofi_target(const void *addr, int pe, uint64_t *raddr, uint64_t *key, const char *fn);
+/* The same, -1 (not fatal) for an address in no segment. */
+int ofi_target_try(const void *addr, int pe, uint64_t *raddr, uint64_t *key);
 void ofi_post_put(struct ofi_ep *e, void *dest, const void *src, size_t n, int pe, const char *fn);
 void ofi_post_get(struct ofi_ep *e, void *dest, const void *src, size_t n, int pe, const char *fn);
 /* Posts the reads that make e's writes to the peers of `set` visible
@@ -246,7 +248,10 @@ void ofi_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, i
                     const char *fn);
 void ofi_net_flush_signals(struct shoal_net_ctx *net, const char *fn);
 /* ofi_peek.c */
-int ofi_net_peek(int pe, const void *addr, uint32_t *value, const char *fn);
+int ofi_net_peek(int pe, const void *addr, uint32_t *value, int connect, const char *fn);
+int ofi_net_wired(int pe);
+int ofi_net_look_start(void *dest, const void *src, size_t n, int pe, int connect, const char *fn);
+int ofi_net_look_test(int ticket, const char *fn);
 /* ofi_misc.c */
 int ofi_net_progress(void);
 void ofi_net_idle(void);
@@ -257,7 +262,7 @@ int ofi_net_signal_data(struct shoal_net_ctx *net, uint64_t *word, uint64_t valu
 void ofi_net_coll_send(struct shoal_net_ctx *net, uint64_t tag, const void *src, size_t n, int pe,
                        int exchange, const char *fn);
 void ofi_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx *rx);
-int ofi_net_coll_waiting(uint64_t tag, uint64_t mask);
+int ofi_net_coll_waiting(uint64_t tag, uint64_t mask, uint64_t *found);
 int ofi_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr, const void *payload,
                     size_t len, const char *fn);
 void ofi_net_am_release(struct shoal_net_am_msg *m);

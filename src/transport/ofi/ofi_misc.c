@@ -42,9 +42,9 @@ void ofi_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx *
     ofi_fatalf(rx->fn, "internal error: a collective's message over OFI, which carries none");
 }
 
-int ofi_net_coll_waiting(uint64_t tag, uint64_t mask)
+int ofi_net_coll_waiting(uint64_t tag, uint64_t mask, uint64_t *found)
 {
-    (void)tag, (void)mask;
+    (void)tag, (void)mask, (void)found;
     return 0;
 }
 

@@ -18,16 +18,22 @@
 
 #include "transport/ofi/ofi_internal.h"
 
-void ofi_target(const void *addr, int pe, uint64_t *raddr, uint64_t *key, const char *fn)
+int ofi_target_try(const void *addr, int pe, uint64_t *raddr, uint64_t *key)
 {
     const uintptr_t a = (uintptr_t)addr;
     for (int s = 0; s < 2; s++)
         if (a - ofi_g.seg_base[s] < ofi_g.seg_len[s]) {
             *raddr = ofi_g.peer_base[2 * pe + s] + (a - ofi_g.seg_base[s]);
             *key = ofi_g.peer_key[2 * pe + s];
-            return;
+            return 0;
         }
-    ofi_fatalf(fn, "address %p is in no symmetric segment", addr);
+    return -1;
+}
+
+void ofi_target(const void *addr, int pe, uint64_t *raddr, uint64_t *key, const char *fn)
+{
+    if (ofi_target_try(addr, pe, raddr, key) < 0)
+        ofi_fatalf(fn, "address %p is in no symmetric segment", addr);
 }
 
 /* Marked after the operation was posted: a flush that emptied the set
