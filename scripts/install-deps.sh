@@ -5,7 +5,7 @@
 # under mpirun / srun --mpi=pmix) and Open MPI's mpirun (openmpi-bin: the
 # tests of that bootstrap); UCX (libucx-dev: the network transport;
 # ucx-utils: ucx_info and ucx_perftest, which bench/ucx_overhead.py compares
-# against); libfabric (libfabric-dev: the OFI transport, -DSHOAL_WITH_OFI=ON;
+# against); libfabric (libfabric-dev: the OFI transport, built where it is found;
 # libfabric-bin: fi_info, which lists the providers); dpkg-dev (dpkg-shlibdeps: the Debian package's run-time
 # dependencies, cmake/ShoalPackaging.cmake); Slurm and munge (slurmctld,
 # slurmd, slurm-client with srun's pmix plugin, munge: tests/slurm starts a

@@ -227,7 +227,7 @@ LAYERS = [
 BUILD_NOTES = [
     ('src/transport/ucx', 'Read only in a build with UCX (`SHOAL_WITH_UCX`); '
                           'other builds do not list them.'),
-    ('src/transport/ofi', 'Read only in a build with libfabric (`SHOAL_WITH_OFI=ON`); '
+    ('src/transport/ofi', 'Read only in a build with libfabric (`SHOAL_WITH_OFI`); '
                           'other builds do not list them.'),
     ('src/boot/pmix', 'Read only in a build with PMIx (`SHOAL_WITH_PMIX`); '
                       'other builds do not list them.'),
