@@ -8,14 +8,19 @@ set(SHOAL_OSHRUN ${PROJECT_BINARY_DIR}/bin/oshrun)
 set(SHOAL_TEST_NPES 1 2 3 4)
 
 # shoal_add_test_variant(NAME v LAUNCH cmd... [ENV VAR=val ...] [NPES n ...]
-#                        [LABELS l ...])
+#                        [LABELS l ...] [SLOWER k])
 # LAUNCH is the launcher command line; @N@ in it stands for the PE count.
-# Tests get the variant only for the PE counts in NPES (default 2 3).
+# Tests get the variant only for the PE counts in NPES (default 2 3), and
+# SLOWER times the test's timeout (default 2).
 function(shoal_add_test_variant)
-  cmake_parse_arguments(V "" "NAME" "LAUNCH;ENV;NPES;LABELS" ${ARGN})
+  cmake_parse_arguments(V "" "NAME;SLOWER" "LAUNCH;ENV;NPES;LABELS" ${ARGN})
   if(NOT V_NPES)
     set(V_NPES 2 3)
   endif()
+  if(NOT V_SLOWER)
+    set(V_SLOWER 2)
+  endif()
+  set_property(GLOBAL PROPERTY SHOAL_VARIANT_${V_NAME}_SLOWER "${V_SLOWER}")
   set_property(GLOBAL APPEND PROPERTY SHOAL_TEST_VARIANTS ${V_NAME})
   set_property(GLOBAL PROPERTY SHOAL_VARIANT_${V_NAME}_LAUNCH "${V_LAUNCH}")
   set_property(GLOBAL PROPERTY SHOAL_VARIANT_${V_NAME}_ENV "${V_ENV}")
@@ -55,8 +60,9 @@ function(shoal_add_launched_test)
     string(REPLACE "@N@" "${n}" launch "${v_launch}")
     set(name ${T_NAME}.${v}.np${n})
     add_test(NAME ${name} COMMAND ${launch} ${T_COMMAND})
-    # A variant runs on a slower path: twice the time.
-    math(EXPR t "${T_TIMEOUT} * 2")
+    # A variant runs on a slower path: twice the time, or what it says.
+    get_property(v_slower GLOBAL PROPERTY SHOAL_VARIANT_${v}_SLOWER)
+    math(EXPR t "${T_TIMEOUT} * ${v_slower}")
     set_tests_properties(${name} PROPERTIES TIMEOUT ${t}
       ENVIRONMENT "${T_ENV};${v_env}" LABELS "multi-pe;${T_LABELS};variant;${v_labels}")
   endforeach()
