@@ -49,13 +49,10 @@ function(shoal_static_probe)
   set(SHOAL_STATIC_EXTRA "")
   set(SHOAL_STATIC_ERROR "")
   set(src ${CMAKE_CURRENT_BINARY_DIR}/static_probe.c)
-  file(WRITE ${src} "/* What libshoal.a pulls in from PMIx, UCX and libfabric. */
+  file(WRITE ${src} "/* What libshoal.a pulls in from PMIx and UCX. */
 #ifdef PROBE_PMIX
 extern int PMIx_Init(void *, void *, unsigned long);
 #define REF (void (*)(void))PMIx_Init
-#elif defined PROBE_OFI
-extern unsigned fi_version(void);
-#define REF (void (*)(void))fi_version
 #else
 extern int ucp_init_version(unsigned, unsigned, const void *, const void *, void **);
 #define REF (void (*)(void))ucp_init_version
@@ -68,13 +65,6 @@ int main(void) { shoal_probe_ref = REF; return 0; }
     if(NOT ok)
       set(SHOAL_STATIC_OK no)
       set(SHOAL_STATIC_ERROR "this Shoal uses UCX (the network transport), and UCX cannot be linked statically here (${why}). Link without -static; or, for static programs, configure Shoal with -DSHOAL_WITH_UCX=OFF (they then reach PEs on one node only).")
-    endif()
-  endif()
-  if(SHOAL_HAVE_OFI AND SHOAL_STATIC_OK)
-    shoal_static_try(OFI ${src} "${OFI_STATIC_LDFLAGS}" ok why)
-    if(NOT ok)
-      set(SHOAL_STATIC_OK no)
-      set(SHOAL_STATIC_ERROR "this Shoal uses libfabric (the OFI network transport), and libfabric cannot be linked statically here (${why}). Link without -static; or, for static programs, configure Shoal with -DSHOAL_WITH_OFI=OFF.")
     endif()
   endif()
   if(SHOAL_HAVE_PMIX AND SHOAL_STATIC_OK)
@@ -102,7 +92,7 @@ int main(void) { shoal_probe_ref = REF; return 0; }
 endfunction()
 
 # Probed once per set of flags (a link or three at configure time).
-set(_key "${SHOAL_HAVE_UCX};${SHOAL_HAVE_PMIX};${SHOAL_HAVE_OFI};${UCX_STATIC_LDFLAGS};${PMIX_STATIC_LDFLAGS};${OFI_STATIC_LDFLAGS};${CMAKE_C_COMPILER}")
+set(_key "${SHOAL_HAVE_UCX};${SHOAL_HAVE_PMIX};${UCX_STATIC_LDFLAGS};${PMIX_STATIC_LDFLAGS};${CMAKE_C_COMPILER}")
 if(NOT SHOAL_STATIC_KEY STREQUAL _key)
   shoal_static_probe()
   set(SHOAL_STATIC_KEY "${_key}" CACHE INTERNAL "")
@@ -129,10 +119,6 @@ function(shoal_make_wrapper name env default incdir libdir out)
   if(SHOAL_HAVE_UCX)
     string(REPLACE ";" " " _ucx "${UCX_STATIC_LDFLAGS}")
     string(APPEND SHOAL_WRAPPER_STATIC_LIBS " ${_ucx}")
-  endif()
-  if(SHOAL_HAVE_OFI)
-    string(REPLACE ";" " " _ofi "${OFI_STATIC_LDFLAGS}")
-    string(APPEND SHOAL_WRAPPER_STATIC_LIBS " ${_ofi}")
   endif()
   string(REPLACE ";" " " _extra "${SHOAL_STATIC_EXTRA}")
   string(APPEND SHOAL_WRAPPER_STATIC_LIBS " ${_extra}")

@@ -26,7 +26,7 @@ static void peers_free(struct ofi_peers *s)
 static int step(int rc, const char *what, char *err, size_t errlen)
 {
     if (rc)
-        snprintf(err, errlen, "%s: %s", what, fi_strerror(-rc));
+        snprintf(err, errlen, "%s: %s", what, ofi_strerror(-rc));
     return rc;
 }
 

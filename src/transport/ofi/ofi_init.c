@@ -54,8 +54,11 @@ int ofi_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_resu
     ofi_g.n_pes = a->boot->size;
     ofi_g.me = a->boot->rank;
     ofi_g.rc_mode = OFI_RC_READ;
-    if (ofi_provider_open(err, errlen) < 0 || ofi_mr_exchange(err, errlen) < 0 ||
-        ofi_peek_init(err, errlen) < 0) {
+    static struct ofi_signals saved; /* 10 KB: off the stack */
+    ofi_signals_save(&saved);
+    const int opened = ofi_lib_open(err, errlen) == 0 && ofi_provider_open(err, errlen) == 0;
+    ofi_signals_restore(&saved);
+    if (!opened || ofi_mr_exchange(err, errlen) < 0 || ofi_peek_init(err, errlen) < 0) {
         release();
         return -1;
     }
@@ -88,8 +91,7 @@ const char *ofi_net_built(void)
 {
     static char s[64];
     if (!s[0])
-        snprintf(s, sizeof s, "ofi (libfabric %u.%u)", FI_MAJOR(fi_version()),
-                 FI_MINOR(fi_version()));
+        snprintf(s, sizeof s, "ofi (libfabric %d.%d)", FI_MAJOR_VERSION, FI_MINOR_VERSION);
     return s;
 }
 
@@ -118,7 +120,7 @@ static void describe_active(FILE *f, const char *prefix)
     char modes[96];
     mr_mode_text(m, modes, sizeof modes);
     fprintf(f, "%sNetwork: libfabric %u.%u, provider %s (fabric %s, domain %s; %s), %s\n", prefix,
-            FI_MAJOR(fi_version()), FI_MINOR(fi_version()), i->fabric_attr->prov_name,
+            FI_MAJOR(ofi_lib.version()), FI_MINOR(ofi_lib.version()), i->fabric_attr->prov_name,
             i->fabric_attr->name, i->domain_attr->name, ofi_g.why_chosen,
             ofi_g.mode == SHOAL_NET_ALL
                 ? "every PE through it, this PE included (SHOAL_TRANSPORTS=ofi)"
@@ -149,8 +151,8 @@ void ofi_net_describe(FILE *f, const char *prefix, int initialized)
         describe_active(f, prefix);
         return;
     }
-    fprintf(f, "%sNetwork: libfabric %u.%u built in; %s\n", prefix, FI_MAJOR(fi_version()),
-            FI_MINOR(fi_version()),
+    fprintf(f, "%sNetwork: libfabric %d.%d built in (loaded when used); %s\n", prefix,
+            FI_MAJOR_VERSION, FI_MINOR_VERSION,
             !initialized ? "used when SHOAL_TRANSPORTS=ofi or shm,ofi (FI_PROVIDER narrows the "
                            "providers)"
                          : "not used (every PE is on this node)");

@@ -16,7 +16,7 @@
  * FI_MR_BASIC / FI_MR_SCALABLE names.
  *
  * Files: ofi_ops.c (the table of net.h's functions), ofi_init.c (life
- * cycle, shmem-info's lines), ofi_provider.c (choosing the provider and
+ * cycle, shmem-info's lines), ofi_lib.c (libfabric loaded at init), ofi_provider.c (choosing the provider and
  * opening fabric, domain, address vector and target endpoint, with the
  * checks of its atomics), ofi_mr.c (registration and the exchange of keys
  * and addresses), ofi_ep.c (endpoints, the contexts' pool), ofi_wait.c
@@ -29,6 +29,7 @@
 #define SHOAL_OFI_INTERNAL_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -127,6 +128,31 @@ struct ofi_state {
     char why_chosen[160];
 };
 extern struct ofi_state ofi_g;
+
+/* ofi_lib.c: libfabric's exported functions, loaded at init (the rest
+ * are the headers' inline calls through its objects' tables). */
+struct ofi_lib {
+    void *handle;
+    int (*getinfo)(uint32_t version, const char *node, const char *service, uint64_t flags,
+                   const struct fi_info *hints, struct fi_info **info);
+    void (*freeinfo)(struct fi_info *info);
+    struct fi_info *(*dupinfo)(const struct fi_info *info);
+    int (*fabric)(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
+    uint32_t (*version)(void);
+    const char *(*strerror)(int errnum);
+};
+extern struct ofi_lib ofi_lib;
+/* Loads libfabric (once); 0 or -1 with a message. */
+int ofi_lib_open(char *err, size_t errlen);
+/* fi_strerror, or libc's before libfabric is loaded. */
+const char *ofi_strerror(int errnum);
+/* The signals' dispositions, kept across what loads libfabric and opens
+ * its providers (their libraries' constructors set handlers). */
+struct ofi_signals {
+    struct sigaction act[NSIG];
+};
+void ofi_signals_save(struct ofi_signals *saved);
+void ofi_signals_restore(const struct ofi_signals *saved);
 
 /* ofi_provider.c: chooses and opens (fabric, domain, av, target endpoint,
  * atomics checked); 0 or -1 with a message. */

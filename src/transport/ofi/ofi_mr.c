@@ -38,7 +38,7 @@ static int reg_segment(int s, struct ofi_card *c, char *err, size_t errlen)
     }
     if (rc) {
         snprintf(err, errlen, "libfabric: registering %s (%zu bytes) failed: %s", what,
-                 ofi_g.seg_len[s], fi_strerror(-rc));
+                 ofi_g.seg_len[s], ofi_strerror(-rc));
         return -1;
     }
     c->key[s] = fi_mr_key(ofi_g.mr[s]);
@@ -59,7 +59,7 @@ static int my_card(struct ofi_card *c, char *err, size_t errlen)
     size_t len = sizeof c->name;
     int rc = fi_getname(&ofi_g.target.ep->fid, c->name, &len);
     if (rc) {
-        snprintf(err, errlen, "libfabric: fi_getname failed: %s", fi_strerror(-rc));
+        snprintf(err, errlen, "libfabric: fi_getname failed: %s", ofi_strerror(-rc));
         return -1;
     }
     c->name_len = (uint32_t)len;
@@ -98,7 +98,7 @@ static int insert_names(const struct ofi_card *cards, char *err, size_t errlen)
     int got = fi_av_insert(ofi_g.av, names, n, addr, 0, NULL);
     if (got != (int)n) {
         snprintf(err, errlen, "libfabric: fi_av_insert took %d of %zu addresses: %s", got, n,
-                 got < 0 ? fi_strerror(-got) : "some were refused");
+                 got < 0 ? ofi_strerror(-got) : "some were refused");
         goto out;
     }
     for (size_t pe = 0; pe < n; pe++)

@@ -88,7 +88,7 @@ static void read_failed(const char *fn)
     struct peek_slot *s = ee.op_context;
     if (!__atomic_load_n(&ofi_g.leaving, __ATOMIC_RELAXED))
         ofi_fatalf(fn, "libfabric (%s): a read of PE %d's word failed: %s",
-                   ofi_g.info->fabric_attr->prov_name, (int)(s - slots), fi_strerror(ee.err));
+                   ofi_g.info->fabric_attr->prov_name, (int)(s - slots), ofi_strerror(ee.err));
     s->val = 1; /* SHOAL_LEFT_FINALIZE */
     s->state = PEEK_DONE;
 }

@@ -20,7 +20,7 @@
 
 static struct fi_info *make_hints(int want_auto)
 {
-    struct fi_info *h = fi_allocinfo();
+    struct fi_info *h = ofi_lib.dupinfo(NULL);
     if (!h)
         return NULL;
     h->caps = FI_RMA | FI_ATOMIC;
@@ -56,20 +56,20 @@ static void list_providers(char *out, size_t len)
     struct fi_info *all = NULL;
     size_t n = 0;
     out[0] = 0;
-    if (fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, NULL, &all) == 0)
+    if (ofi_lib.getinfo(OFI_API_VERSION, NULL, NULL, 0, NULL, &all) == 0)
         for (struct fi_info *i = all; i && n + 2 < len; i = i->next)
             if (!listed(out, i->fabric_attr->prov_name))
                 n += (size_t)snprintf(out + n, len - n, "%s%s", n ? ", " : "",
                                       i->fabric_attr->prov_name);
     if (!out[0])
         snprintf(out, len, "none");
-    fi_freeinfo(all);
+    ofi_lib.freeinfo(all);
 }
 
 static int opened(int rc, const char *what, char *err, size_t errlen)
 {
     if (rc)
-        snprintf(err, errlen, "%s: %s", what, fi_strerror(-rc));
+        snprintf(err, errlen, "%s: %s", what, ofi_strerror(-rc));
     return rc;
 }
 
@@ -77,13 +77,13 @@ static int opened(int rc, const char *what, char *err, size_t errlen)
  * checks its atomics; 0, or -1 with what failed (all closed again). */
 static int try_candidate(const struct fi_info *i, char *err, size_t errlen)
 {
-    ofi_g.info = fi_dupinfo(i);
+    ofi_g.info = ofi_lib.dupinfo(i);
     if (!ofi_g.info) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     struct fi_av_attr av = {.type = FI_AV_TABLE, .count = (size_t)ofi_g.n_pes};
-    if (opened(fi_fabric(i->fabric_attr, &ofi_g.fabric, NULL), "fi_fabric", err, errlen) ||
+    if (opened(ofi_lib.fabric(i->fabric_attr, &ofi_g.fabric, NULL), "fi_fabric", err, errlen) ||
         opened(fi_domain(ofi_g.fabric, ofi_g.info, &ofi_g.domain, NULL), "fi_domain", err,
                errlen) ||
         opened(fi_av_open(ofi_g.domain, &av, &ofi_g.av, NULL), "fi_av_open", err, errlen) ||
@@ -115,12 +115,12 @@ int ofi_provider_open(char *err, size_t errlen)
      * first; then any. */
     for (int pass = ofi_cfg.progress_auto ? 0 : 1; pass < 2 && !ofi_g.fabric; pass++) {
         struct fi_info *h = make_hints(pass == 0);
-        int rc = h ? fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, h, &list) : -FI_ENOMEM;
-        fi_freeinfo(h);
+        int rc = h ? ofi_lib.getinfo(OFI_API_VERSION, NULL, NULL, 0, h, &list) : -FI_ENOMEM;
+        ofi_lib.freeinfo(h);
         if (rc == -FI_ENODATA)
             continue;
         if (rc) {
-            snprintf(err, errlen, "libfabric: fi_getinfo failed: %s", fi_strerror(-rc));
+            snprintf(err, errlen, "libfabric: fi_getinfo failed: %s", ofi_strerror(-rc));
             return -1;
         }
         for (struct fi_info *i = list; i; i = i->next) {
@@ -131,7 +131,7 @@ int ofi_provider_open(char *err, size_t errlen)
                 snprintf(why, sizeof why, "provider %s (domain %s) cannot serve it: %s",
                          i->fabric_attr->prov_name, i->domain_attr->name, e);
         }
-        fi_freeinfo(list);
+        ofi_lib.freeinfo(list);
         list = NULL;
     }
     if (ofi_g.fabric) {
@@ -143,7 +143,7 @@ int ofi_provider_open(char *err, size_t errlen)
     snprintf(err, errlen,
              "libfabric %u.%u has no provider for Shoal (reliable datagram endpoints with RMA and "
              "atomics; FI_PROVIDER=%s)%s%s; providers here: %s (`fi_info -l`)",
-             FI_MAJOR(fi_version()), FI_MINOR(fi_version()),
+             FI_MAJOR(ofi_lib.version()), FI_MINOR(ofi_lib.version()),
              env_provider ? env_provider : "(unset)", why[0] ? ": " : "", why, provs);
     return -1;
 }
@@ -157,7 +157,8 @@ void ofi_provider_close(void)
         fi_close(&ofi_g.domain->fid);
     if (ofi_g.fabric)
         fi_close(&ofi_g.fabric->fid);
-    fi_freeinfo(ofi_g.info);
+    if (ofi_g.info)
+        ofi_lib.freeinfo(ofi_g.info);
     ofi_g.av = NULL;
     ofi_g.domain = NULL;
     ofi_g.fabric = NULL;

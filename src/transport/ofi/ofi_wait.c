@@ -46,9 +46,9 @@ void ofi_die(const char *fn, int pe, const char *what, ssize_t rc)
     if (pe >= 0)
         ofi_fatalf(fn, "libfabric (%s): %s to PE %d (on %s) failed: %s",
                    ofi_g.info->fabric_attr->prov_name, what, pe, host_of(pe),
-                   fi_strerror((int)-rc));
+                   ofi_strerror((int)-rc));
     ofi_fatalf(fn, "libfabric (%s): %s failed: %s", ofi_g.info->fabric_attr->prov_name, what,
-               fi_strerror((int)-rc));
+               ofi_strerror((int)-rc));
 }
 
 /* An error entry of e's queue: an operation waited for by itself gets
@@ -71,7 +71,7 @@ static void queue_error(struct ofi_ep *e, const char *fn)
         return;
     const char *detail = fi_cq_strerror(e->cq, ee.prov_errno, ee.err_data, buf, sizeof buf);
     ofi_fatalf(fn, "libfabric (%s): an operation failed: %s (%s)",
-               ofi_g.info->fabric_attr->prov_name, fi_strerror(ee.err),
+               ofi_g.info->fabric_attr->prov_name, ofi_strerror(ee.err),
                detail ? detail : "no detail");
 }
 
