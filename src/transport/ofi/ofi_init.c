@@ -1,11 +1,17 @@
 /* The OFI transport's life cycle and what shmem-info says of it. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "boot/boot.h"
 #include "transport/ofi/ofi_internal.h"
 
 struct ofi_state ofi_g;
+
+static void forked_in_child(void)
+{
+    ofi_g.forked = 1;
+}
 
 static void keep_args(const struct shoal_net_init_args *a)
 {
@@ -54,6 +60,10 @@ int ofi_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_resu
     ofi_g.n_pes = a->boot->size;
     ofi_g.me = a->boot->rank;
     ofi_g.rc_mode = OFI_RC_READ;
+    ofi_g.owner_pid = (long)getpid();
+    static int atfork_done;
+    if (!atfork_done && pthread_atfork(NULL, NULL, forked_in_child) == 0)
+        atfork_done = 1;
     static struct ofi_signals saved; /* 10 KB: off the stack */
     ofi_signals_save(&saved);
     const int opened = ofi_lib_open(err, errlen) == 0 && ofi_provider_open(err, errlen) == 0;

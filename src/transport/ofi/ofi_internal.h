@@ -124,7 +124,9 @@ struct ofi_state {
     pthread_mutex_t pool_lock;
     struct shoal_net_ctx *free_ctx;
     long n_created, n_in_use, n_reused;
-    int leaving; /* in shmem_finalize: peers may close their connections */
+    int leaving;         /* in shmem_finalize: peers may close their connections */
+    long owner_pid;      /* the PE's process (a forked child is another) */
+    volatile int forked; /* set in a forked child (pthread_atfork) */
     char why_chosen[160];
 };
 extern struct ofi_state ofi_g;
@@ -176,6 +178,9 @@ void ofi_ctx_pool_fini(void);
 _Noreturn void ofi_die(const char *fn, int pe, const char *what, ssize_t rc);
 _Noreturn void ofi_fatalf(const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* A forked child of this PE must not touch the PE's endpoints (shared
+ * with its parent after fork): fatal, naming the parent. */
+_Noreturn void ofi_forked_child(const char *fn);
 /* Reads e's queue (progress, and errors: fatal). */
 void ofi_ep_poll(struct ofi_ep *e, const char *fn);
 /* Progress of the target endpoint: peers' operations on this PE. */
@@ -196,6 +201,8 @@ void ofi_slow_end(struct ofi_slow *s);
     do {                                                       \
         ssize_t rc_;                                           \
         struct ofi_slow slow_ = {0, 0, 0};                     \
+        if (OFI_UNLIKELY(ofi_g.forked))                        \
+            ofi_forked_child(fn);                              \
         for (;;) {                                             \
             __atomic_fetch_add((posted), 1, __ATOMIC_SEQ_CST); \
             rc_ = (call);                                      \

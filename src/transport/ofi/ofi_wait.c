@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "boot/boot.h"
 #include "transport/ofi/ofi_internal.h"
 
 #define OFI_SPIN_NS 5000u
@@ -33,6 +34,16 @@ void ofi_fatalf(const char *fn, const char *fmt, ...)
     va_end(ap);
     ofi_g.hooks->fatal(fn, msg);
     abort(); /* the hook never returns */
+}
+
+void ofi_forked_child(const char *fn)
+{
+    char msg[256];
+    if (shoal_boot_check_owner(ofi_g.owner_pid, ofi_g.me,
+                               "network state (libfabric endpoints and connections)", msg,
+                               sizeof msg) == 0)
+        snprintf(msg, sizeof msg, "libfabric was used after fork");
+    ofi_fatalf(fn, "%s: a forked child cannot communicate through it", msg);
 }
 
 static const char *host_of(int pe)
@@ -176,6 +187,8 @@ void ofi_wait_quiet(struct ofi_ep *e, const char *fn, int pe, const char *what)
 {
     if (OFI_LIKELY(counters_quiet(e)))
         return;
+    if (OFI_UNLIKELY(ofi_g.forked))
+        ofi_forked_child(fn);
     struct ofi_slow s = {0, 0, 0};
     while (!ofi_is_quiet(e, fn))
         ofi_slow_turn(&s, e, fn, pe, what);
