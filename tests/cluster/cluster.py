@@ -14,8 +14,8 @@ Usage (by hand):
       first host.  --copy: each host runs its own copy of PROGRAM (copied to
       DIR/<host>/app, seen by every host at DIR/app).  --pe-logs: each PE's
       stdout and stderr go to DIR/logs/pe<rank>.log (written on its own host,
-      so they survive a dead link).  SHOAL_*, SHMEM_* and UCX_* variables of
-      the caller are passed on to the PEs.
+      so they survive a dead link).  SHOAL_*, SHMEM_*, UCX_* and FI_*
+      (libfabric's) variables of the caller are passed on to the PEs.
   cluster.py srun DIR -- [SRUN OPTION ...] PROGRAM [ARG ...]
       srun on the first host, with a cluster made by `up --slurm` (munged,
       slurmctld on the first host, `slurmd -N HOST` on each host; one node
@@ -63,7 +63,7 @@ import slurm_setup as SL  # noqa: E402
 
 MARK_VAR = "SHOAL_CLUSTER_MARK"
 # Caller variables that reach the PEs (mpirun -x) when set.
-FORWARD_PREFIXES = ("SHOAL_", "SHMEM_", "SMA_", "UCX_")
+FORWARD_PREFIXES = ("SHOAL_", "SHMEM_", "SMA_", "UCX_", "FI_")
 # Variables of whoever runs the cluster that must not reach it: a PMIx,
 # Slurm or oshrun environment of the caller would confuse the PEs.
 SCRUB_PREFIXES = ("PMIX_", "SLURM_", "OMPI_", "SHOAL_BOOT")
