@@ -7,13 +7,21 @@
 set(SHOAL_OSHRUN ${PROJECT_BINARY_DIR}/bin/oshrun)
 set(SHOAL_TEST_NPES 1 2 3 4)
 
+# The label of the tests that are registered but left out of the default
+# run: scripts/test.sh excludes it unless SHOAL_TEST_ALL=1 (the name is
+# written there too).  They repeat, on a slow path, what the default run
+# covers there already (docs/debugging.md, "Extended tests").
+set(SHOAL_TEST_EXTENDED_LABEL extended)
+
 # shoal_add_test_variant(NAME v LAUNCH cmd... [ENV VAR=val ...] [NPES n ...]
-#                        [LABELS l ...] [SLOWER k])
+#                        [LABELS l ...] [SLOWER k] [DEFAULT regex])
 # LAUNCH is the launcher command line; @N@ in it stands for the PE count.
 # Tests get the variant only for the PE counts in NPES (default 2 3), and
-# SLOWER times the test's timeout (default 2).
+# SLOWER times the test's timeout (default 2).  DEFAULT: only the variant's
+# tests whose full name matches it run by default, the others get the label
+# ${SHOAL_TEST_EXTENDED_LABEL} (without DEFAULT, all run by default).
 function(shoal_add_test_variant)
-  cmake_parse_arguments(V "" "NAME;SLOWER" "LAUNCH;ENV;NPES;LABELS" ${ARGN})
+  cmake_parse_arguments(V "" "NAME;SLOWER;DEFAULT" "LAUNCH;ENV;NPES;LABELS" ${ARGN})
   if(NOT V_NPES)
     set(V_NPES 2 3)
   endif()
@@ -26,6 +34,7 @@ function(shoal_add_test_variant)
   set_property(GLOBAL PROPERTY SHOAL_VARIANT_${V_NAME}_ENV "${V_ENV}")
   set_property(GLOBAL PROPERTY SHOAL_VARIANT_${V_NAME}_NPES "${V_NPES}")
   set_property(GLOBAL PROPERTY SHOAL_VARIANT_${V_NAME}_LABELS "${V_LABELS}")
+  set_property(GLOBAL PROPERTY SHOAL_VARIANT_${V_NAME}_DEFAULT "${V_DEFAULT}")
 endfunction()
 
 # shoal_add_launched_test(NAME name NPE n COMMAND exe args... [ENV ...]
@@ -57,8 +66,12 @@ function(shoal_add_launched_test)
     get_property(v_launch GLOBAL PROPERTY SHOAL_VARIANT_${v}_LAUNCH)
     get_property(v_env GLOBAL PROPERTY SHOAL_VARIANT_${v}_ENV)
     get_property(v_labels GLOBAL PROPERTY SHOAL_VARIANT_${v}_LABELS)
+    get_property(v_default GLOBAL PROPERTY SHOAL_VARIANT_${v}_DEFAULT)
     string(REPLACE "@N@" "${n}" launch "${v_launch}")
     set(name ${T_NAME}.${v}.np${n})
+    if(v_default AND NOT name MATCHES "${v_default}")
+      list(APPEND v_labels ${SHOAL_TEST_EXTENDED_LABEL})
+    endif()
     add_test(NAME ${name} COMMAND ${launch} ${T_COMMAND})
     # A variant runs on a slower path: twice the time, or what it says.
     get_property(v_slower GLOBAL PROPERTY SHOAL_VARIANT_${v}_SLOWER)
