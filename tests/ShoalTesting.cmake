@@ -18,8 +18,9 @@ set(SHOAL_TEST_EXTENDED_LABEL extended)
 # LAUNCH is the launcher command line; @N@ in it stands for the PE count.
 # Tests get the variant only for the PE counts in NPES (default 2 3), and
 # SLOWER times the test's timeout (default 2).  DEFAULT: only the variant's
-# tests whose full name matches it run by default, the others get the label
-# ${SHOAL_TEST_EXTENDED_LABEL} (without DEFAULT, all run by default).
+# tests whose full name matches it run by default (the spec and coll reruns
+# and tests/exit's), the others get the label ${SHOAL_TEST_EXTENDED_LABEL}
+# (without DEFAULT, all run by default).
 function(shoal_add_test_variant)
   cmake_parse_arguments(V "" "NAME;SLOWER;DEFAULT" "LAUNCH;ENV;NPES;LABELS" ${ARGN})
   if(NOT V_NPES)
@@ -35,6 +36,18 @@ function(shoal_add_test_variant)
   set_property(GLOBAL PROPERTY SHOAL_VARIANT_${V_NAME}_NPES "${V_NPES}")
   set_property(GLOBAL PROPERTY SHOAL_VARIANT_${V_NAME}_LABELS "${V_LABELS}")
   set_property(GLOBAL PROPERTY SHOAL_VARIANT_${V_NAME}_DEFAULT "${V_DEFAULT}")
+endfunction()
+
+# shoal_variant_labels(v name out): the labels of variant v's test `name`
+# (its LABELS, and ${SHOAL_TEST_EXTENDED_LABEL} where its DEFAULT leaves
+# the test out); none for a name that is no variant.
+function(shoal_variant_labels v name out)
+  get_property(labels GLOBAL PROPERTY SHOAL_VARIANT_${v}_LABELS)
+  get_property(default GLOBAL PROPERTY SHOAL_VARIANT_${v}_DEFAULT)
+  if(default AND NOT name MATCHES "${default}")
+    list(APPEND labels ${SHOAL_TEST_EXTENDED_LABEL})
+  endif()
+  set(${out} "${labels}" PARENT_SCOPE)
 endfunction()
 
 # shoal_add_launched_test(NAME name NPE n COMMAND exe args... [ENV ...]
@@ -65,13 +78,9 @@ function(shoal_add_launched_test)
     endif()
     get_property(v_launch GLOBAL PROPERTY SHOAL_VARIANT_${v}_LAUNCH)
     get_property(v_env GLOBAL PROPERTY SHOAL_VARIANT_${v}_ENV)
-    get_property(v_labels GLOBAL PROPERTY SHOAL_VARIANT_${v}_LABELS)
-    get_property(v_default GLOBAL PROPERTY SHOAL_VARIANT_${v}_DEFAULT)
     string(REPLACE "@N@" "${n}" launch "${v_launch}")
     set(name ${T_NAME}.${v}.np${n})
-    if(v_default AND NOT name MATCHES "${v_default}")
-      list(APPEND v_labels ${SHOAL_TEST_EXTENDED_LABEL})
-    endif()
+    shoal_variant_labels(${v} ${name} v_labels)
     add_test(NAME ${name} COMMAND ${launch} ${T_COMMAND})
     # A variant runs on a slower path: twice the time, or what it says.
     get_property(v_slower GLOBAL PROPERTY SHOAL_VARIANT_${v}_SLOWER)

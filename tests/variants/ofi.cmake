@@ -11,21 +11,24 @@
 # UCX variants' watchdog on this 2-core machine at a load of 19).
 #
 # Every spec and coll test runs on both variants at the PE counts of their
-# UCX counterparts (ucx_tcp: 2 and 3), but the default run keeps only the
-# DEFAULT sets below; the rest carry the label `extended` (SHOAL_TEST_ALL=1
-# scripts/test.sh runs them; with the other OFI tests so labelled, 199
-# tests: 655 s of test time, 328 s at -j2 on 2 shared cores), where CI's
-# whole run has 3 minutes to spare.  The
-# default set: each spec program once over tcp;ofi_rxm at 2 PEs, the
-# collectives at 2 and 3 (an odd count), requests and active messages, and
-# on the mixed job the paths that differ there (locks and point-to-point
-# waits through network AMOs beside load/store, collectives between
-# pretend nodes).
+# UCX counterparts (ucx_tcp: 2 and 3), and tests/exit's on both, but the
+# default run keeps only the DEFAULT sets below; the rest carry the label
+# `extended` (SHOAL_TEST_ALL=1 scripts/test.sh runs them).  The default
+# set: each spec program once over tcp;ofi_rxm at 2 PEs, the collectives
+# at 2 and 3 (an odd count), requests, active messages and the error exits
+# of tests/exit, and on the mixed job the paths that differ there (locks
+# and point-to-point waits through network AMOs beside load/store,
+# collectives between pretend nodes).  The extended ones, with the other
+# OFI tests so labelled, took 655 s of test time (328 s at -j2 on 2 shared
+# cores) without tests/exit's five (27-81 s each: the clean exits run each
+# way to end a job 10 times), where CI's whole run has 3 minutes to spare.
 if(SHOAL_HAVE_OFI)
   set(_spec "setup|rma|amo|p2p_sync|signal|ordering|lock|barrier|ctx")
+  set(_at2 "spec\\.(${_spec})|requests\\.(typed|complete)|am\\.fifo|exit\\.errors")
+  set(_at23 "coll\\.(typed|sync|stress\\.sizes)")
   shoal_add_test_variant(NAME ofi_tcp LAUNCH ${SHOAL_OSHRUN} -n @N@
     ENV SHOAL_TRANSPORTS=ofi FI_PROVIDER=tcp SHOAL_TEST_TIMEOUT=400 NPES 2 3 LABELS ofi SLOWER 4
-    DEFAULT "^(spec\\.(${_spec})|requests\\.(typed|complete)|am\\.fifo)\\.ofi_tcp\\.np2$|^coll\\.(typed|sync|stress\\.sizes)\\.ofi_tcp\\.np[23]$")
+    DEFAULT "^(${_at2})\\.ofi_tcp\\.np2$|^(${_at23})\\.ofi_tcp\\.np[23]$")
 endif()
 # A mixed job over OFI, as on a cluster: SHOAL_SPLIT_NODES=2 makes PEs 0,1
 # one pretend node and PE 2 another; load/store inside a node, libfabric
