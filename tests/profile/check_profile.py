@@ -44,6 +44,13 @@ MAIN = {'barrier': (2, 0), 'sync': (1, 0), 'broadcast': (1, 16), 'reduce': (1, 1
 # then every other PE adds 1 to a word of PE n-1 (an amo), which PE n-1
 # waits for (a wait) before it fails.
 FAILING = {'barrier': (2, 0), 'alloc': (1, SLOTS_BYTES)}
+# That add is counted when it returns, where it is timed (through the
+# network: the slow twin counts after the call); its answer reaches PE n-1
+# first, and over libfabric's tcp;ofi_rxm PE n-1 failed, and the launcher
+# ended the others, before they counted it (profile.ofi_exit: once in a
+# -j2 run of the OFI tests, once in 30 runs beside two busy loops).  There
+# the add may be missing from their files.
+ANNOUNCE = (1, 8)
 AMO_CLASS = {'amo_fetch', 'amo', 'amo_nbi', 'amo_nbe', 'signal'}
 UNTIMED_ON_NODE = set(PER_THREAD) - {'am_send', 'am_send_nbe'}
 
@@ -95,14 +102,30 @@ def expected_pairs(a, prof, threads):
     return want
 
 
+def announce_pending(a, src, pe):
+    """May PE src's file lack its add on PE n-1 (ANNOUNCE)?"""
+    return (a.mode in ('fatal', 'exit') and src != a.n - 1
+            and route_of(a, src, a.n - 1, 'amo', pe) == 'network')
+
+
+def without_announce(want):
+    """`want` (ops, bytes[, route]) less the add, None where nothing is left."""
+    if want is None or want[0] == ANNOUNCE[0]:
+        return None
+    return (want[0] - ANNOUNCE[0], want[1] - ANNOUNCE[1]) + tuple(want[2:])
+
+
 def check_pairs(a, prof, threads):
     want = expected_pairs(a, prof, threads)
+    pes = {p['pe']: p for p in prof['pes']}
     got = {(q['src'], q['dst'], q['family']): (q['ops'], q['bytes'], q['route'])
            for q in prof['pairs']}
     check(len(got) == len(prof['pairs']), 'a (src, dst, family) pair listed twice')
     for k in sorted(set(want) | set(got)):
-        check(want.get(k) == got.get(k), 'pair %s: expected %s, got %s' % (k, want.get(k),
-                                                                          got.get(k)))
+        src, dst, fam = k
+        pending = (dst, fam) == (a.n - 1, 'amo') and announce_pending(a, src, pes[src])
+        ok = want.get(k) == got.get(k) or (pending and without_announce(want.get(k)) == got.get(k))
+        check(ok, 'pair %s: expected %s, got %s' % (k, want.get(k), got.get(k)))
 
 
 def check_calls(a, pe, calls, threads):
@@ -117,7 +140,9 @@ def check_calls(a, pe, calls, threads):
             want['amo'] = (want['amo'][0] + 1, want['amo'][1] + 8)
     got = {f: (v['calls'], v['bytes']) for f, v in pe['families'].items()}
     for f in sorted(set(want) | set(got)):
-        check(want.get(f) == got.get(f), 'PE %d family %s: expected (calls, bytes) %s, got %s'
+        pending = f == 'amo' and announce_pending(a, pe['pe'], pe)
+        ok = want.get(f) == got.get(f) or (pending and without_announce(want.get(f)) == got.get(f))
+        check(ok, 'PE %d family %s: expected (calls, bytes) %s, got %s'
               % (pe['pe'], f, want.get(f), got.get(f)))
 
 
