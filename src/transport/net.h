@@ -340,6 +340,26 @@ extern const struct shoal_net_ops *shoal_net_ops __attribute__((visibility("hidd
  * some peer, and runs its init.  Collective. */
 int shoal_net_init(const struct shoal_net_init_args *args, struct shoal_net_init_result *out,
                    char *err, size_t errlen);
+/* Whether the network serves some peer of this job: 1 yes, 0 no (one node
+ * and load/store allowed: a transport's init returns at once, its library
+ * not even opened), -1 where peers are on other nodes but SHOAL_TRANSPORTS
+ * allows this node only (said in err).  Every PE sees the same
+ * `remote > 0` (a PE alone on its node has every other PE remote), so the
+ * answer is collective.  (Inline: the transports use it, and the choice
+ * above calls them.) */
+static inline int shoal_net_needed(const struct shoal_net_init_args *a, char *err, size_t errlen)
+{
+    if (a->mode == SHOAL_NET_ALL)
+        return 1;
+    if (a->remote == 0)
+        return 0;
+    if (a->mode == SHOAL_NET_REMOTE)
+        return 1;
+    snprintf(err, errlen,
+             "%d PEs are on other nodes, but SHOAL_TRANSPORTS=shm allows this node only",
+             a->remote);
+    return -1;
+}
 /* Lines for shmem-info / SHMEM_INFO: the chosen transport's, or before
  * init every network the build has. */
 void shoal_net_describe(FILE *f, const char *prefix, int initialized);

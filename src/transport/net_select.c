@@ -75,10 +75,8 @@ int shoal_net_init(const struct shoal_net_init_args *args, struct shoal_net_init
     if (!t)
         return -1;
     shoal_net_ops = t;
-    /* Only where the network will serve some peer: every PE sees the same
-     * `remote > 0` (a PE alone on its node has every other PE remote). */
-    const int used = args->mode == SHOAL_NET_ALL || (args->mode != SHOAL_NET_OFF && args->remote);
-    if (used && same_everywhere(args->boot, t->name, err, errlen) < 0)
+    if (shoal_net_needed(args, err, errlen) > 0 &&
+        same_everywhere(args->boot, t->name, err, errlen) < 0)
         return -1;
     return t->init(args, out, err, errlen);
 }

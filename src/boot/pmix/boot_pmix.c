@@ -125,7 +125,7 @@ struct fence_wait {
     pmix_status_t status;
     int done;
 };
-/* The non-blocking fence under way in fence_call, or NULL. */
+/* The non-blocking fence under way in fence_collect, or NULL. */
 static struct fence_wait *pending;
 
 static void fence_done(pmix_status_t status, void *cbdata)
@@ -135,10 +135,6 @@ static void fence_done(pmix_status_t status, void *cbdata)
     __atomic_store_n(&f->done, 1, __ATOMIC_RELEASE);
 }
 
-/* PMIx_Fence, or, once the caller registered a progress hook, the
- * non-blocking fence with the hook run while it is pending (PMIx calls
- * fence_done from its own thread): a PE waiting here keeps its network
- * transport serving the peers that have not reached the fence yet. */
 static double mono_s(void)
 {
     struct timespec ts;
@@ -164,31 +160,45 @@ static int fence_wait_until(struct fence_wait *f, double deadline)
     return 1;
 }
 
-static pmix_status_t fence_call(pmix_info_t *info, size_t ninfo)
-{
-    if (!shoal_boot_progress_hook())
-        return PMIx_Fence(&P.all, 1, info, ninfo);
-    struct fence_wait f = {PMIX_SUCCESS, 0};
-    pmix_status_t rc = PMIx_Fence_nb(&P.all, 1, info, ninfo, fence_done, &f);
-    if (rc == PMIX_OPERATION_SUCCEEDED)
-        return PMIX_SUCCESS;
-    if (rc != PMIX_SUCCESS)
-        return rc;
-    pending = &f;
-    fence_wait_until(&f, 0);
-    pending = NULL;
-    return f.status;
-}
-
-/* Always collecting data: the only fence that is a barrier under Slurm
- * (see the top of the file). */
-static int fence(void)
+/* One fence, collecting data: the only kind that is a barrier under Slurm
+ * (see the top of the file).  PMIx_Fence, or with `nb` the non-blocking
+ * fence, the progress hook (if any) run while it is pending, up to
+ * `deadline` (0: none).  Its status; *done: 0 where the non-blocking fence
+ * could not start or the deadline passed. */
+static pmix_status_t fence_collect(int nb, double deadline, int *done)
 {
     pmix_info_t info;
     bool yes = true;
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    pmix_status_t rc = fence_call(&info, 1);
+    pmix_status_t rc;
+    *done = 1;
+    if (!nb) {
+        rc = PMIx_Fence(&P.all, 1, &info, 1);
+    } else {
+        struct fence_wait f = {PMIX_SUCCESS, 0};
+        rc = PMIx_Fence_nb(&P.all, 1, &info, 1, fence_done, &f);
+        if (rc == PMIX_OPERATION_SUCCEEDED) {
+            rc = PMIX_SUCCESS;
+        } else if (rc != PMIX_SUCCESS) {
+            *done = 0;
+        } else {
+            pending = &f;
+            *done = fence_wait_until(&f, deadline);
+            pending = NULL;
+            rc = f.status;
+        }
+    }
     PMIX_INFO_DESTRUCT(&info);
+    return rc;
+}
+
+/* Non-blocking once the caller registered a progress hook (PMIx calls
+ * fence_done from its own thread): a PE waiting here keeps its network
+ * transport serving the peers that have not reached the fence yet. */
+static int fence(void)
+{
+    int done;
+    pmix_status_t rc = fence_collect(shoal_boot_progress_hook() != NULL, 0, &done);
     if (rc != PMIX_SUCCESS) {
         print_err("PMIx_Fence failed: %s (did another PE of the job exit?)", PMIx_Error_string(rc));
         return -1;
@@ -292,19 +302,8 @@ static int last_fence(double deadline)
     if (pending) /* it completes once the PE that called shmem_global_exit enters its own */
         return fence_wait_until(pending, deadline);
     /* Collecting, like every other fence here: the PEs it meets wait in one. */
-    struct fence_wait f = {PMIX_SUCCESS, 0};
-    pmix_info_t info;
-    bool yes = true;
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    pmix_status_t rc = PMIx_Fence_nb(&P.all, 1, &info, 1, fence_done, &f);
-    PMIX_INFO_DESTRUCT(&info);
-    if (rc == PMIX_OPERATION_SUCCEEDED)
-        return 1;
-    if (rc != PMIX_SUCCESS)
-        return 0;
-    pending = &f;
-    int done = fence_wait_until(&f, deadline);
-    pending = NULL;
+    int done;
+    (void)fence_collect(1, deadline, &done);
     return done;
 }
 

@@ -44,18 +44,9 @@ int ofi_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_resu
 {
     out->active = out->amo_via_net = out->coll_msgs = out->signal_data = 0;
     keep_args(a);
-    if (a->mode == SHOAL_NET_OFF) {
-        if (a->remote == 0)
-            return 0;
-        snprintf(err, errlen,
-                 "%d PEs are on other nodes, but SHOAL_TRANSPORTS=shm allows this node only",
-                 a->remote);
-        return -1;
-    }
-    /* One node and load/store allowed: libfabric is not even opened.
-     * Every PE sees the same `remote > 0`, so the decision is collective. */
-    if (a->mode == SHOAL_NET_REMOTE && a->remote == 0)
-        return 0;
+    const int needed = shoal_net_needed(a, err, errlen);
+    if (needed <= 0)
+        return needed; /* -1: said in err; 0: one node, the library not even opened */
     ofi_g.boot = a->boot;
     ofi_g.n_pes = a->boot->size;
     ofi_g.me = a->boot->rank;
