@@ -8,6 +8,7 @@
  * asleep; one of another size goes to the core's hook (the members'
  * calls differ). */
 #include <stdlib.h>
+#include <time.h>
 
 #include "transport/ofi/ofi_msgs.h"
 
@@ -89,6 +90,8 @@ void ofi_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx *
 /* A look (FI_PEEK) among the target's unexpected messages: its answer is
  * an entry of the target's queue (an error, FI_ENOMSG, where none
  * matches), which the provider writes at once or soon. */
+#define PEEK_ANSWER_S 10
+
 struct peek {
     struct ofi_rx rx;
     int done, found;
@@ -120,8 +123,17 @@ int ofi_net_coll_waiting(uint64_t tag, uint64_t mask, uint64_t *found)
     uint64_t posted = 0;
     OFI_POST(NULL, &posted, fi_trecvmsg(ofi_g.target.ep, &m, FI_PEEK), "collectives", -1,
              "look for a collective's message (FI_PEEK)");
-    while (!__atomic_load_n(&p.done, __ATOMIC_ACQUIRE))
+    /* Never answered: the look's context (this frame) cannot be given up,
+     * so a provider that drops it ends the job with its name. */
+    const time_t give_up = time(NULL) + PEEK_ANSWER_S;
+    while (!__atomic_load_n(&p.done, __ATOMIC_ACQUIRE)) {
         ofi_progress_target();
+        if (OFI_UNLIKELY(time(NULL) > give_up))
+            ofi_fatalf("collectives",
+                       "libfabric (%s) did not answer a look for a collective's message (FI_PEEK) "
+                       "in %d s; SHOAL_OFI_MSGS=signals moves the data by puts",
+                       ofi_g.info->fabric_attr->prov_name, PEEK_ANSWER_S);
+    }
     if (p.found && found)
         *found = p.tag & OFI_COLL_TAG_BITS;
     return p.found;

@@ -6,7 +6,7 @@ SHOAL_ENV(PROGRESS, "SHOAL_OFI_PROGRESS", NULL, STRING, "auto",
           "itself where it can (tcp;ofi_rxm, sockets), manual leaves it to this PE's waits and "
           "calls; providers that only progress manually (shm, udp;ofi_rxd) are used either way")
 SHOAL_ENV(MSGS, "SHOAL_OFI_MSGS", NULL, STRING, "on",
-          "OFI (libfabric): on sends collectives' signals (with the calls' signatures) as tagged "
-          "messages where every PE's provider offers FI_TAGGED, and their data too over rxm "
-          "(tcp;ofi_rxm, verbs;ofi_rxm); signals: the signals only, the data by puts; off: "
-          "neither (atomic adds and puts)")
+          "OFI (libfabric): on sends collectives' signals (with the calls' signatures) and active "
+          "messages as tagged messages where every PE's provider offers FI_TAGGED, and "
+          "collectives' data too over rxm (tcp;ofi_rxm, verbs;ofi_rxm); signals: the signals "
+          "only (data by puts, active messages by RMA); off: none (atomic adds, puts, RMA)")

@@ -39,6 +39,7 @@ static void release(void)
     ofi_ctx_pool_fini();
     ofi_mr_close();
     ofi_provider_close();
+    ofi_am_fini();
 }
 
 int ofi_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_result *out, char *err,
@@ -146,6 +147,9 @@ static void describe_active(FILE *f, const char *prefix)
     fprintf(f, "%sOFI messages (SHOAL_OFI_MSGS): collectives' signals %s, their data %s\n", prefix,
             ofi_msgs.signals ? "as tagged messages (with the calls' signatures)" : "as atomic adds",
             ofi_msgs.coll ? "as tagged messages" : "by puts");
+    fprintf(f, "%sOFI active messages: %s\n", prefix,
+            ofi_msgs.am ? "tagged messages (SHOAL_OFI_MSGS)"
+                        : "RMA and atomics into the target's ring (SHOAL_OFI_MSGS)");
     long created, in_use, reused;
     ofi_net_worker_counts(&created, &in_use, &reused);
     fprintf(f, "%sOFI contexts' endpoints: %ld created, %ld in use, %ld reused\n", prefix, created,

@@ -299,7 +299,7 @@ void ofi_net_coll_send(struct shoal_net_ctx *net, uint64_t tag, const void *src,
                        int exchange, const char *fn);
 void ofi_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx *rx);
 int ofi_net_coll_waiting(uint64_t tag, uint64_t mask, uint64_t *found);
-/* ofi_misc.c */
+/* ofi_am.c */
 int ofi_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr, const void *payload,
                     size_t len, const char *fn);
 void ofi_net_am_release(struct shoal_net_am_msg *m);

@@ -51,7 +51,8 @@ int ofi_msgs_setup(struct shoal_net_init_result *out, char *err, size_t errlen)
     unsigned char mine = 0;
     if (ofi_g.info->caps & FI_TAGGED)
         mine = (unsigned char)((ofi_cfg.msgs_signals && !nic_atomics() ? 1 : 0) |
-                               (ofi_cfg.msgs_coll && peek_answers() ? 2 : 0));
+                               (ofi_cfg.msgs_coll && peek_answers() ? 2 : 0) |
+                               (ofi_cfg.msgs_coll && ofi_g.hooks->am_arrived ? 4 : 0));
     unsigned char *all = malloc((size_t)ofi_g.n_pes);
     if (!all || ofi_g.boot->allgather(&mine, all, 1) < 0) {
         free(all);
@@ -63,12 +64,17 @@ int ofi_msgs_setup(struct shoal_net_init_result *out, char *err, size_t errlen)
     free(all);
     ofi_msgs.signals = mine & 1;
     ofi_msgs.coll = (mine >> 1) & 1;
+    ofi_msgs.am = (mine >> 2) & 1;
     if (ofi_msgs.signals && !(ofi_msgs.heard = calloc((size_t)ofi_g.n_pes, 1))) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     if (ofi_msgs.signals)
         ofi_signal_post_receives();
+    if (ofi_msgs.am && ofi_am_post_receives() < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     out->signal_data = ofi_msgs.signals;
     out->coll_msgs = ofi_msgs.coll;
     return 0;

@@ -1,5 +1,6 @@
-/* transport/ofi's messages: collectives' signals (ofi_signal.c) and
- * collectives' data (ofi_coll_msg.c) as libfabric tagged messages
+/* transport/ofi's messages: collectives' signals (ofi_signal.c),
+ * collectives' data (ofi_coll_msg.c) and active messages (ofi_am.c) as
+ * libfabric tagged messages
  * (FI_TAGGED) to the peer's target endpoint, where the job takes them
  * (ofi_msgs.c decides, job-wide, at init).  Owns: the receives posted on
  * the target endpoint, whose completions the target's progress hands to
@@ -18,6 +19,11 @@
 #define OFI_COLL_TAG_MARK ((uint64_t)1 << 63)
 #define OFI_COLL_TAG_BITS (OFI_COLL_TAG_MARK - 1)
 #define OFI_SIG_TAG 0x53484f414c534947ull
+/* Active messages' headers ("SHOALAM"), and their large payloads: bit 61
+ * (the bits above clear, unlike the tags above), the sender's PE and a
+ * number. */
+#define OFI_AM_TAG 0x53484f414c414d00ull
+#define OFI_AM_DATA_MARK ((uint64_t)1 << 61)
 
 /* Data bytes a signal may carry (shoal_net_signal_data): copied before
  * the add at the receiver, so no fence orders them. */
@@ -35,6 +41,7 @@ struct ofi_rx {
 struct ofi_msgs {
     int signals; /* collectives' signals (with their data) */
     int coll;    /* collectives' data */
+    int am;      /* active messages (ofi_am.c) */
     /* [pe]: a signal from pe arrived, so its host answers (its target
      * endpoint's records may be read over a new connection: ofi_peek.c). */
     unsigned char *heard;
@@ -48,6 +55,10 @@ int ofi_msgs_heard(int pe);
  * signal_data; 0 or -1 with a message.  fini: before the endpoints go. */
 int ofi_msgs_setup(struct shoal_net_init_result *out, char *err, size_t errlen);
 void ofi_msgs_fini(void);
+
+/* ofi_am.c: 0, or -1 (out of memory); fini after the endpoints closed. */
+int ofi_am_post_receives(void);
+void ofi_am_fini(void);
 
 /* ofi_signal.c */
 void ofi_signal_post_receives(void);

@@ -106,9 +106,15 @@ void ofi_ep_poll(struct ofi_ep *e, const char *fn)
 }
 
 /* The target's queue holds the completions of the receives posted on it
- * (tagged entries: each names its struct ofi_rx). */
+ * (tagged entries: each names its struct ofi_rx).  One thread at a time
+ * reads it and hands its entries on, so that active messages reach the
+ * core in the order they arrived (another finds nothing to do). */
+static pthread_mutex_t target_reader = PTHREAD_MUTEX_INITIALIZER;
+
 int ofi_progress_target(void)
 {
+    if (pthread_mutex_trylock(&target_reader))
+        return 0;
     struct fi_cq_tagged_entry ent[8];
     ssize_t n = fi_cq_read(ofi_g.target.cq, ent, 8);
     for (ssize_t i = 0; i < n; i++) {
@@ -118,6 +124,7 @@ int ofi_progress_target(void)
     }
     if (OFI_UNLIKELY(n == -FI_EAVAIL))
         queue_error(&ofi_g.target, "(progress)");
+    pthread_mutex_unlock(&target_reader);
     return n > 0;
 }
 
