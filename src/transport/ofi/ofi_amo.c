@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "transport/ofi/ofi_internal.h"
+#include "transport/ofi/ofi_msgs.h"
 
 enum amo_kind { AMO_PLAIN, AMO_FETCH, AMO_COMPARE };
 
@@ -132,12 +133,18 @@ void ofi_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const void 
     ofi_post_amo(&net->e, op, fetch, dest, size, value, cond, pe, fn);
 }
 
-/* A collective's signal: an injected add whose peer is marked for the
- * next flush_signals, not for quiet's flush (its receiver waits for it). */
+/* A collective's signal: a tagged message to another PE where the job
+ * takes them (ofi_signal.c), else an injected add; its peer is marked for
+ * the next flush_signals, not for quiet's flush (its receiver waits for
+ * it). */
 void ofi_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, int pe,
                     const char *fn)
 {
     struct ofi_ep *e = &net->e;
+    if (ofi_msgs.signals && pe != ofi_g.me) {
+        ofi_signal_send(e, word, value, NULL, NULL, 0, pe, fn);
+        return;
+    }
     uint64_t ra, key;
     ofi_target(word, pe, &ra, &key, fn);
     OFI_POST(e, &e->put_posted,

@@ -20,16 +20,31 @@ static const char *value(int id)
     return v ? v : rows[id].def;
 }
 
+/* Which of `choices` (a NULL-ended list) variable `id` holds: its index,
+ * or -1 with a message. */
+static int choice(int id, const char *const *choices, const char *expected, char *err,
+                  size_t errlen)
+{
+    const char *v = value(id);
+    for (int i = 0; choices[i]; i++)
+        if (!strcmp(v, choices[i]))
+            return i;
+    snprintf(err, errlen, "environment variable %s='%s' is malformed: expected one of %s",
+             rows[id].name, v, expected);
+    return -1;
+}
+
 static int load(char *err, size_t errlen)
 {
-    const char *v = value(OFI_ENV_PROGRESS);
-    if (strcmp(v, "auto") && strcmp(v, "manual")) {
-        snprintf(err, errlen,
-                 "environment variable %s='%s' is malformed: expected one of auto, manual",
-                 rows[OFI_ENV_PROGRESS].name, v);
+    static const char *const progress[] = {"auto", "manual", NULL};
+    static const char *const msgs[] = {"on", "signals", "off", NULL};
+    const int p = choice(OFI_ENV_PROGRESS, progress, "auto, manual", err, errlen);
+    const int m = p < 0 ? -1 : choice(OFI_ENV_MSGS, msgs, "on, signals, off", err, errlen);
+    if (m < 0)
         return -1;
-    }
-    ofi_cfg.progress_auto = !strcmp(v, "auto");
+    ofi_cfg.progress_auto = p == 0;
+    ofi_cfg.msgs_signals = m <= 1;
+    ofi_cfg.msgs_coll = m == 0;
     return 0;
 }
 

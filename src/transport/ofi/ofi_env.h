@@ -6,6 +6,8 @@
 
 struct ofi_config {
     int progress_auto; /* SHOAL_OFI_PROGRESS=auto */
+    int msgs_signals;  /* SHOAL_OFI_MSGS: on or signals */
+    int msgs_coll;     /* SHOAL_OFI_MSGS=on */
 };
 extern struct ofi_config ofi_cfg;
 

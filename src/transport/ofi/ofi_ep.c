@@ -44,7 +44,10 @@ static int open_counter(struct ofi_ep *e, struct fid_cntr **c, uint64_t flags, c
 int ofi_ep_open(struct ofi_ep *e, int counters, char *err, size_t errlen)
 {
     memset(e, 0, sizeof *e);
-    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE};
+    /* The target's receives need their length and tag (ofi_msgs.h). */
+    struct fi_cq_attr cq = {.format =
+                                e == &ofi_g.target ? FI_CQ_FORMAT_TAGGED : FI_CQ_FORMAT_CONTEXT,
+                            .wait_obj = FI_WAIT_NONE};
     const uint64_t bind = FI_TRANSMIT | FI_RECV | (counters ? FI_SELECTIVE_COMPLETION : 0);
     if (peers_init(&e->dirty) < 0 || peers_init(&e->signalled) < 0) {
         snprintf(err, errlen, "out of memory");

@@ -5,6 +5,7 @@
 
 #include "boot/boot.h"
 #include "transport/ofi/ofi_internal.h"
+#include "transport/ofi/ofi_msgs.h"
 
 struct ofi_state ofi_g;
 
@@ -32,11 +33,13 @@ static void keep_args(const struct shoal_net_init_args *a)
 
 static void release(void)
 {
+    ofi_msgs_fini();
     ofi_request_fini();
     ofi_peek_fini();
     ofi_ctx_pool_fini();
     ofi_mr_close();
     ofi_provider_close();
+    ofi_am_fini();
 }
 
 int ofi_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_result *out, char *err,
@@ -59,7 +62,8 @@ int ofi_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_resu
     ofi_signals_save(&saved);
     const int opened = ofi_lib_open(err, errlen) == 0 && ofi_provider_open(err, errlen) == 0;
     ofi_signals_restore(&saved);
-    if (!opened || ofi_mr_exchange(err, errlen) < 0 || ofi_peek_init(err, errlen) < 0) {
+    if (!opened || ofi_mr_exchange(err, errlen) < 0 || ofi_peek_init(err, errlen) < 0 ||
+        ofi_msgs_setup(out, err, errlen) < 0) {
         release();
         return -1;
     }
@@ -140,6 +144,12 @@ static void describe_active(FILE *f, const char *prefix)
             "%sOFI atomics: every AMO through the network, on-node peers and this PE "
             "included (the provider's atomics are not the CPU's)\n",
             prefix);
+    fprintf(f, "%sOFI messages (SHOAL_OFI_MSGS): collectives' signals %s, their data %s\n", prefix,
+            ofi_msgs.signals ? "as tagged messages (with the calls' signatures)" : "as atomic adds",
+            ofi_msgs.coll ? "as tagged messages" : "by puts");
+    fprintf(f, "%sOFI active messages: %s\n", prefix,
+            ofi_msgs.am ? "tagged messages (SHOAL_OFI_MSGS)"
+                        : "RMA and atomics into the target's ring (SHOAL_OFI_MSGS)");
     long created, in_use, reused;
     ofi_net_worker_counts(&created, &in_use, &reused);
     fprintf(f, "%sOFI contexts' endpoints: %ld created, %ld in use, %ld reused\n", prefix, created,

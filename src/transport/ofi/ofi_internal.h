@@ -23,8 +23,10 @@
  * (waiting on counters, retries of -FI_EAGAIN, progress, errors),
  * ofi_rma.c (put, get, quiet, fence), ofi_amo.c (atomics, signals),
  * ofi_peek.c (looks at a peer that never block), ofi_request.c
- * (the network part of _nbe requests), ofi_misc.c (what this transport
- * leaves to the core's other paths: messages, progress hooks). */
+ * (the network part of _nbe requests), ofi_msgs.c, ofi_signal.c and
+ * ofi_coll_msg.c (collectives' signals and data as tagged messages:
+ * ofi_msgs.h), ofi_misc.c (what this transport leaves to the core's other
+ * paths: active messages, progress hooks). */
 #ifndef SHOAL_OFI_INTERNAL_H
 #define SHOAL_OFI_INTERNAL_H
 
@@ -290,12 +292,14 @@ int ofi_net_progress(void);
 void ofi_net_idle(void);
 void ofi_net_attend(void);
 int ofi_net_helper_thread(const char *name, size_t len);
+/* ofi_signal.c, ofi_coll_msg.c */
 int ofi_net_signal_data(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, void *dest,
                         const void *src, size_t n, int pe, const char *fn);
 void ofi_net_coll_send(struct shoal_net_ctx *net, uint64_t tag, const void *src, size_t n, int pe,
                        int exchange, const char *fn);
 void ofi_net_coll_recv(uint64_t tag, void *buf, const struct shoal_net_coll_rx *rx);
 int ofi_net_coll_waiting(uint64_t tag, uint64_t mask, uint64_t *found);
+/* ofi_am.c */
 int ofi_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr, const void *payload,
                     size_t len, const char *fn);
 void ofi_net_am_release(struct shoal_net_am_msg *m);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "transport/ofi/ofi_internal.h"
+#include "transport/ofi/ofi_msgs.h"
 
 struct peek_slot {
     uint32_t val; /* the read's destination */
@@ -112,12 +113,14 @@ static void harvest(const char *fn)
 }
 
 /* Whether a read to pe may go: through a connection made before, or a new
- * one where the caller allows it. */
+ * one where the caller allows it or pe's signals arrive (its host
+ * answers: a mismatch found in a signal's signature names the sender's
+ * call from its records at once, ofi_msgs.h). */
 static int may_address(int pe, int connect)
 {
     if (__atomic_load_n(&addressed[pe], __ATOMIC_ACQUIRE))
         return 1;
-    if (!connect)
+    if (!connect && !ofi_msgs_heard(pe))
         return 0;
     __atomic_store_n(&addressed[pe], 1, __ATOMIC_RELEASE);
     return 1;

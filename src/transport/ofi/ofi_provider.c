@@ -18,12 +18,16 @@
  * endpoint.  Not FI_MR_LOCAL: local buffers are the user's, unregistered. */
 #define OFI_MR_MODES (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT)
 
+/* Tagged messages beside RMA and atomics (ofi_msgs.h), where a provider
+ * has them; cleared for a second search where none has. */
+static uint64_t msg_caps = FI_TAGGED;
+
 static struct fi_info *make_hints(int want_auto)
 {
     struct fi_info *h = ofi_lib.dupinfo(NULL);
     if (!h)
         return NULL;
-    h->caps = FI_RMA | FI_ATOMIC;
+    h->caps = FI_RMA | FI_ATOMIC | msg_caps;
     h->mode = 0;
     h->ep_attr->type = FI_EP_RDM;
     h->domain_attr->mr_mode = OFI_MR_MODES;
@@ -137,6 +141,12 @@ int ofi_provider_open(char *err, size_t errlen)
     if (ofi_g.fabric) {
         note_choice(env_provider);
         return 0;
+    }
+    if (msg_caps) {
+        msg_caps = 0;
+        const int rc = ofi_provider_open(err, errlen);
+        msg_caps = FI_TAGGED;
+        return rc;
     }
     char provs[256];
     list_providers(provs, sizeof provs);

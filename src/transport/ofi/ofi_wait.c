@@ -13,6 +13,7 @@
 
 #include "boot/boot.h"
 #include "transport/ofi/ofi_internal.h"
+#include "transport/ofi/ofi_msgs.h"
 
 #define OFI_SPIN_NS 5000u
 #define OFI_WATCH_AFTER_NS 1000000000u
@@ -72,6 +73,11 @@ static void queue_error(struct ofi_ep *e, const char *fn)
     char buf[256];
     if (fi_cq_readerr(e->cq, &ee, 0) < 1)
         return;
+    if (ee.op_context && e == &ofi_g.target) { /* a receive's (ofi_msgs.h) */
+        struct ofi_rx *rx = ee.op_context;
+        rx->done(rx, ee.len, ee.tag, ee.err ? ee.err : FI_EIO, ee.olen);
+        return;
+    }
     struct ofi_op *op = ee.op_context;
     if (op) {
         op->err = ee.err ? ee.err : FI_EIO;
@@ -99,12 +105,26 @@ void ofi_ep_poll(struct ofi_ep *e, const char *fn)
         queue_error(e, fn);
 }
 
+/* The target's queue holds the completions of the receives posted on it
+ * (tagged entries: each names its struct ofi_rx).  One thread at a time
+ * reads it and hands its entries on, so that active messages reach the
+ * core in the order they arrived (another finds nothing to do). */
+static pthread_mutex_t target_reader = PTHREAD_MUTEX_INITIALIZER;
+
 int ofi_progress_target(void)
 {
-    struct fi_cq_entry ent[8];
+    if (pthread_mutex_trylock(&target_reader))
+        return 0;
+    struct fi_cq_tagged_entry ent[8];
     ssize_t n = fi_cq_read(ofi_g.target.cq, ent, 8);
+    for (ssize_t i = 0; i < n; i++) {
+        struct ofi_rx *rx = ent[i].op_context;
+        if (rx)
+            rx->done(rx, ent[i].len, ent[i].tag, 0, 0);
+    }
     if (OFI_UNLIKELY(n == -FI_EAVAIL))
         queue_error(&ofi_g.target, "(progress)");
+    pthread_mutex_unlock(&target_reader);
     return n > 0;
 }
 
