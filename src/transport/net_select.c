@@ -23,12 +23,54 @@ static const struct shoal_net_ops *const networks[] = {SHOAL_NET_TRANSPORTS(SHOA
 
 const struct shoal_net_ops *shoal_net_ops = &shoal_net_none_ops;
 
-/* The transport SHOAL_TRANSPORTS names ("": the build's first network,
- * else none), or NULL with a message. */
-static const struct shoal_net_ops *choose(const char *name, char *err, size_t errlen)
+/* Why the job's network is the one it is (shmem-info, and the message of
+ * a job whose PEs chose differently). */
+static char chosen_why[200];
+
+/* "auto" where the network is needed: the transport that fits this
+ * machine's fabric best (enum shoal_net_fit), ties to the build's order;
+ * chosen_why says what each found. */
+static const struct shoal_net_ops *choose_auto(void)
 {
-    if (!name || !*name)
-        return networks[0] ? networks[0] : &shoal_net_none_ops;
+    if (!networks[1]) {
+        snprintf(chosen_why, sizeof chosen_why, "auto: the build's only network");
+        return networks[0];
+    }
+    int best = 0, best_fit = -1;
+    size_t n = (size_t)snprintf(chosen_why, sizeof chosen_why, "auto (");
+    for (int i = 0; networks[i]; i++) {
+        char found[160] = "no fabric of its own";
+        const int fit = networks[i]->fabric_fit ? networks[i]->fabric_fit(found, sizeof found)
+                                                : SHOAL_FIT_GENERIC;
+        if (fit > best_fit) {
+            best = i;
+            best_fit = fit;
+        }
+        if (n < sizeof chosen_why)
+            n += (size_t)snprintf(chosen_why + n, sizeof chosen_why - n, "%s%s: %s", i ? "; " : "",
+                                  networks[i]->name, found);
+    }
+    if (n < sizeof chosen_why)
+        snprintf(chosen_why + n, sizeof chosen_why - n, ")%s",
+                 best_fit == SHOAL_FIT_GENERIC ? ": none has a fabric, the build's first" : "");
+    return networks[best];
+}
+
+/* The transport SHOAL_TRANSPORTS names, or for "" (auto) the best fit
+ * where the network is needed, else the build's first network (its init
+ * finds nothing to do), else none; NULL with a message. */
+static const struct shoal_net_ops *choose(const char *name, int needed, char *err, size_t errlen)
+{
+    if (!name || !*name) {
+        if (!networks[0])
+            return &shoal_net_none_ops;
+        if (needed > 0)
+            return choose_auto();
+        snprintf(chosen_why, sizeof chosen_why, "auto: not needed, every PE is on this node");
+        return networks[0];
+    }
+    snprintf(chosen_why, sizeof chosen_why, "SHOAL_TRANSPORTS names it%s",
+             needed > 0 ? "" : "; not used, every PE is on this node");
     for (int i = 0; networks[i]; i++)
         if (!strcmp(networks[i]->name, name))
             return networks[i];
@@ -40,24 +82,27 @@ static const struct shoal_net_ops *choose(const char *name, char *err, size_t er
 }
 
 /* Every PE must use one network: a PE whose SHOAL_TRANSPORTS (or whose
- * build) chose another could not reach the others. */
+ * build, or whose machine under "auto") chose another could not reach the
+ * others.  Each PE sends its choice and why. */
 #define NAME_LEN 16
+#define CHOICE_LEN (NAME_LEN + sizeof chosen_why)
 static int same_everywhere(struct shoal_boot *b, const char *mine, char *err, size_t errlen)
 {
-    char me[NAME_LEN] = {0}, *all = calloc((size_t)b->size, NAME_LEN);
-    snprintf(me, sizeof me, "%s", mine);
+    char me[CHOICE_LEN] = {0}, *all = calloc((size_t)b->size, CHOICE_LEN);
+    snprintf(me, NAME_LEN, "%s", mine);
+    snprintf(me + NAME_LEN, sizeof chosen_why, "%s", chosen_why);
     int rc = -1;
-    if (!all || b->allgather(me, all, NAME_LEN) < 0) {
+    if (!all || b->allgather(me, all, CHOICE_LEN) < 0) {
         snprintf(err, errlen, "bootstrap allgather of the network transports' names failed");
         goto out;
     }
     for (int pe = 0; pe < b->size; pe++) {
-        const char *theirs = all + (size_t)pe * NAME_LEN;
+        const char *theirs = all + (size_t)pe * CHOICE_LEN;
         if (strncmp(theirs, me, NAME_LEN)) {
             snprintf(err, errlen,
-                     "PE %d chose the %.16s network transport and PE %d the %.16s one: every PE "
-                     "must choose the same (SHOAL_TRANSPORTS)",
-                     b->rank, me, pe, theirs);
+                     "PE %d chose the %.16s network transport (%s) and PE %d the %.16s one "
+                     "(%s): every PE must choose the same (SHOAL_TRANSPORTS)",
+                     b->rank, me, me + NAME_LEN, pe, theirs, theirs + NAME_LEN);
             goto out;
         }
     }
@@ -71,20 +116,29 @@ int shoal_net_init(const struct shoal_net_init_args *args, struct shoal_net_init
                    char *err, size_t errlen)
 {
     out->active = out->amo_via_net = out->coll_msgs = out->signal_data = 0;
-    const struct shoal_net_ops *t = choose(args->transport, err, errlen);
+    char said_by_init[256]; /* the transport's init says it again */
+    const int needed = shoal_net_needed(args, said_by_init, sizeof said_by_init);
+    const struct shoal_net_ops *t = choose(args->transport, needed, err, errlen);
     if (!t)
         return -1;
     shoal_net_ops = t;
-    if (shoal_net_needed(args, err, errlen) > 0 &&
-        same_everywhere(args->boot, t->name, err, errlen) < 0)
+    if (needed > 0 && same_everywhere(args->boot, t->name, err, errlen) < 0)
         return -1;
-    return t->init(args, out, err, errlen);
+    if (t->init(args, out, err, errlen) == 0)
+        return 0;
+    const size_t said = strlen(err);
+    if (needed > 0 && (!args->transport || !*args->transport) && said < errlen)
+        snprintf(err + said, errlen - said, " (the %s network: %s; SHOAL_TRANSPORTS names another)",
+                 t->name, chosen_why);
+    return -1;
 }
 
 void shoal_net_describe(FILE *f, const char *prefix, int initialized)
 {
     if (initialized || !networks[0]) {
         shoal_net_ops->describe(f, prefix, initialized);
+        if (initialized && chosen_why[0])
+            fprintf(f, "%sNetwork choice: %s, %s\n", prefix, shoal_net_ops->name, chosen_why);
         return;
     }
     for (int i = 0; networks[i]; i++)

@@ -5,7 +5,9 @@
 #define SHOAL_OFI_ENV_H
 
 struct ofi_config {
-    int progress_auto; /* SHOAL_OFI_PROGRESS=auto */
+    int progress_auto;        /* SHOAL_OFI_PROGRESS=auto */
+    const char *auto_devices; /* SHOAL_OFI_AUTO_DEVICES */
+    unsigned amo_disabled;    /* SHOAL_OFI_AMO_DISABLE: 1 << enum shoal_amo_op */
 };
 extern struct ofi_config ofi_cfg;
 

@@ -140,6 +140,7 @@ static void describe_active(FILE *f, const char *prefix)
             "%sOFI atomics: every AMO through the network, on-node peers and this PE "
             "included (the provider's atomics are not the CPU's)\n",
             prefix);
+    ofi_amo_describe(f, prefix);
     long created, in_use, reused;
     ofi_net_worker_counts(&created, &in_use, &reused);
     fprintf(f, "%sOFI contexts' endpoints: %ld created, %ld in use, %ld reused\n", prefix, created,
@@ -154,7 +155,7 @@ void ofi_net_describe(FILE *f, const char *prefix, int initialized)
     }
     fprintf(f, "%sNetwork: libfabric %d.%d built in (loaded when used); %s\n", prefix,
             FI_MAJOR_VERSION, FI_MINOR_VERSION,
-            !initialized ? "used when SHOAL_TRANSPORTS=ofi or shm,ofi (FI_PROVIDER narrows the "
-                           "providers)"
+            !initialized ? "used when SHOAL_TRANSPORTS=ofi or shm,ofi, or by auto where it "
+                           "offers a fabric's own provider or FI_PROVIDER is set"
                          : "not used (every PE is on this node)");
 }

@@ -15,6 +15,7 @@ const struct shoal_net_ops shoal_net_ucx_ops = {
     .attend = ucx_net_attend,
     .helper_thread = ucx_net_helper_thread,
     .describe = ucx_net_describe,
+    .fabric_fit = ucx_net_fabric_fit,
     .built = ucx_net_built,
     .env_layer = ucx_net_env_layer,
     .leaving = ucx_net_leaving,
