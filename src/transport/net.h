@@ -7,8 +7,8 @@
  * transport's life cycle.
  *
  * One build may hold several transports; the job chooses one at init
- * (SHOAL_TRANSPORTS names it, or the first the build has: net_select.c),
- * every PE the same.  Each transport exports a const table of its
+ * (SHOAL_TRANSPORTS names it, or "auto" takes the one that fits this
+ * machine's fabric best: fabric_fit, net_select.c), every PE the same.  Each transport exports a const table of its
  * functions (struct shoal_net_ops, below); the calls of this header
  * dispatch through the chosen one (`shoal_net_ops`), so core names no
  * transport and holds no branch for one.
@@ -349,9 +349,10 @@ struct shoal_net_ops {
  * shoal_net_fini (its counters stay readable). */
 extern const struct shoal_net_ops *shoal_net_ops __attribute__((visibility("hidden")));
 
-/* Chooses the transport (args->transport, or the first network the build
- * has), checks that every PE chose the same one where the network serves
- * some peer, and runs its init.  Collective. */
+/* Chooses the transport (args->transport, or for "auto" the best
+ * fabric_fit where the network is needed), checks that every PE chose the
+ * same one where the network serves some peer, and runs its init.
+ * Collective. */
 int shoal_net_init(const struct shoal_net_init_args *args, struct shoal_net_init_result *out,
                    char *err, size_t errlen);
 /* Whether the network serves some peer of this job: 1 yes, 0 no (one node

@@ -1,9 +1,11 @@
 /* The choice of the network transport (transport/net.h): the build's
  * networks are listed at configure time (shoal_net_list.h, written by
  * src/CMakeLists.txt: one X(name) per transport built, each exporting
- * shoal_net_<name>_ops), and the job takes the one SHOAL_TRANSPORTS names,
- * or the first, at shmem_init.  Until then, and in a build without one,
- * the table is transport/none's.
+ * shoal_net_<name>_ops), and the job takes the one SHOAL_TRANSPORTS names
+ * at shmem_init, or under "auto" the one whose fabric_fit is best (only
+ * where the network is needed: a one-node job asks no transport and loads
+ * no library).  Until then, and in a build without one, the table is
+ * transport/none's.
  * May call: the transports' tables, boot/boot.h (the allgather), libc. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +124,8 @@ int shoal_net_init(const struct shoal_net_init_args *args, struct shoal_net_init
     if (!t)
         return -1;
     shoal_net_ops = t;
+    if (args->mode == SHOAL_NET_OFF)
+        snprintf(chosen_why, sizeof chosen_why, "not used: SHOAL_TRANSPORTS=shm");
     if (needed > 0 && same_everywhere(args->boot, t->name, err, errlen) < 0)
         return -1;
     if (t->init(args, out, err, errlen) == 0)
