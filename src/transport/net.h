@@ -7,8 +7,8 @@
  * transport's life cycle.
  *
  * One build may hold several transports; the job chooses one at init
- * (SHOAL_TRANSPORTS names it, or the first the build has: net_select.c),
- * every PE the same.  Each transport exports a const table of its
+ * (SHOAL_TRANSPORTS names it, or "auto" takes the one that fits this
+ * machine's fabric best: fabric_fit, net_select.c), every PE the same.  Each transport exports a const table of its
  * functions (struct shoal_net_ops, below); the calls of this header
  * dispatch through the chosen one (`shoal_net_ops`), so core names no
  * transport and holds no branch for one.
@@ -149,6 +149,15 @@ struct shoal_net_am_msg {
     int ready;    /* set (release) by the transport when the payload is there */
 };
 
+/* How well a transport fits the fabric of this machine (fabric_fit):
+ * "auto" takes the best, the build's order (ucx, then ofi) breaking ties. */
+enum shoal_net_fit {
+    SHOAL_FIT_GENERIC, /* TCP or shared memory only */
+    SHOAL_FIT_DEVICE,  /* a fabric device it drives (UCX: InfiniBand, RoCE; libfabric: verbs) */
+    SHOAL_FIT_NATIVE,  /* a fabric whose own provider it has (libfabric: cxi, efa, opx, psm*) */
+    SHOAL_FIT_USER,    /* the user chose it (FI_PROVIDER is set) */
+};
+
 /* How a request takes its network resource (req_reserve). */
 enum { SHOAL_NET_REQ_OWN = 1, SHOAL_NET_REQ_SHARE = 2 };
 
@@ -196,6 +205,11 @@ struct shoal_net_ops {
     /* Lines for shmem-info / SHMEM_INFO (`initialized`: inside shmem_init;
      * before it, what the transport is and when it would be used). */
     void (*describe)(FILE *f, const char *prefix, int initialized);
+    /* For SHOAL_TRANSPORTS=auto, once the network is needed (so never for
+     * a one-node job): how well this transport fits the fabric here, in
+     * enum shoal_net_fit, with what it found in `why`.  Cheap where there
+     * is no fabric device (no library loaded).  NULL: SHOAL_FIT_GENERIC. */
+    int (*fabric_fit)(char *why, size_t len);
     /* The build's part, e.g. "ucx (UCX 1.13.1)"; NULL for no network. */
     const char *(*built)(void);
     /* Its variables, for core's one table (transport/env_rows.h); NULL if
@@ -335,9 +349,10 @@ struct shoal_net_ops {
  * shoal_net_fini (its counters stay readable). */
 extern const struct shoal_net_ops *shoal_net_ops __attribute__((visibility("hidden")));
 
-/* Chooses the transport (args->transport, or the first network the build
- * has), checks that every PE chose the same one where the network serves
- * some peer, and runs its init.  Collective. */
+/* Chooses the transport (args->transport, or for "auto" the best
+ * fabric_fit where the network is needed), checks that every PE chose the
+ * same one where the network serves some peer, and runs its init.
+ * Collective. */
 int shoal_net_init(const struct shoal_net_init_args *args, struct shoal_net_init_result *out,
                    char *err, size_t errlen);
 /* Whether the network serves some peer of this job: 1 yes, 0 no (one node

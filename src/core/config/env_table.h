@@ -47,7 +47,9 @@ SHOAL_ENV(TRANSPORTS, "SHOAL_TRANSPORTS", NULL, STRING, "auto",
           "Which transport reaches which peer: shm (load/store, this node only), a network "
           "transport the build has (ucx, ofi: every peer through it, this PE included), shm,ucx "
           "or shm,ofi (load/store on this node, that network beyond), or auto (load/store on "
-          "this node, the build's first network beyond: ucx, then ofi)")
+          "this node; beyond it libfabric where it offers a fabric's own provider, cxi, efa, "
+          "opx, psm3, psm2, or verbs where UCX finds no device, or FI_PROVIDER is set, else UCX: "
+          "docs/user-guide.md, Choosing the network)")
 SHOAL_ENV(SPLIT_NODES, "SHOAL_SPLIT_NODES", NULL, UINT, "1",
           "Testing: treat this machine as N nodes (ranks in N contiguous blocks); PEs in different "
           "blocks reach each other through UCX, as on a cluster")

@@ -1,14 +1,18 @@
 /* Atomics over libfabric on 4- and 8-byte unsigned words: a blocking one
  * waited for by its own completion entry, a non-blocking one counted (and
- * its peer marked for the next flush).  Every (operation,
- * type) Shoal uses is checked at init with fi_atomicvalid,
- * fi_fetch_atomicvalid and fi_compare_atomicvalid: a provider whose
- * FI_ATOMIC bit lies is refused there (ofi_provider.c tries the next).
- * The providers emulate atomics in the target's software (rxm, shm,
- * sockets), which is not coherent with CPU atomics on the same word, so
- * every AMO of the job goes through the network (amo_via_net, ofi_init.c). */
+ * its peer marked for the next flush).  Every (operation, type) Shoal uses
+ * is checked at init with fi_atomicvalid, fi_fetch_atomicvalid and
+ * fi_compare_atomicvalid (a provider's FI_ATOMIC bit can lie): one the
+ * provider lacks is emulated by compare-and-swap over the network
+ * (ofi_amo_emul.c); a provider without compare-and-swap on both sizes, or
+ * without what the flushes and signals use, is refused (ofi_provider.c
+ * tries the next).  The providers emulate atomics in the target's software
+ * (rxm, shm, sockets) or do them in the NIC, neither coherent with CPU
+ * atomics on the same word, so every AMO of the job goes through the
+ * network (amo_via_net, ofi_init.c). */
 #include <string.h>
 
+#include "transport/ofi/ofi_env.h"
 #include "transport/ofi/ofi_internal.h"
 #include "transport/ofi/ofi_msgs.h"
 
@@ -44,11 +48,26 @@ static int valid(struct fid_ep *ep, int op, enum fi_datatype dt)
     return rc == 0 && count >= 1;
 }
 
+unsigned char ofi_amo_native[AMO_OPS][2];
+
+const char *ofi_amo_name(int op)
+{
+    return op >= 0 && op < AMO_OPS ? amo_map[op].name : NULL;
+}
+
+/* What the emulation itself, the flushes' atomic reads (ofi_rma.c) and
+ * the signals' adds use: the provider must do them. */
+static int required(int op, int bits)
+{
+    return op == SHOAL_AMO_CSWAP || (bits == 64 && (op == SHOAL_AMO_FETCH || op == SHOAL_AMO_ADD));
+}
+
 int ofi_amo_check(struct fid_ep *ep, char *err, size_t errlen)
 {
     for (int bits = 32; bits <= 64; bits += 32)
-        for (int op = 0; op < AMO_OPS; op++)
-            if (!valid(ep, op, bits == 32 ? FI_UINT32 : FI_UINT64)) {
+        for (int op = 0; op < AMO_OPS; op++) {
+            const int ok = valid(ep, op, bits == 32 ? FI_UINT32 : FI_UINT64);
+            if (!ok && required(op, bits)) {
                 snprintf(err, errlen, "its atomics lack %s on %d-bit integers (fi_%satomicvalid)",
                          amo_map[op].name, bits,
                          amo_map[op].kind == AMO_PLAIN   ? ""
@@ -56,6 +75,8 @@ int ofi_amo_check(struct fid_ep *ep, char *err, size_t errlen)
                                                          : "compare_");
                 return -1;
             }
+            ofi_amo_native[op][bits == 64] = ok && !(ofi_cfg.amo_disabled & (1u << op));
+        }
     return 0;
 }
 
@@ -101,6 +122,14 @@ static void post(struct ofi_ep *e, int op, void *fetch, const void *dest, unsign
 void ofi_post_amo(struct ofi_ep *e, int op, void *fetch, const void *dest, unsigned size,
                   uint64_t value, uint64_t cond, int pe, const char *fn)
 {
+    if (OFI_UNLIKELY(!ofi_amo_native[op][size == 8])) { /* complete at return */
+        const uint64_t old = ofi_amo_emulate(e, op, dest, size, value, pe, fn);
+        if (fetch && size == 4)
+            *(uint32_t *)fetch = (uint32_t)old;
+        else if (fetch)
+            *(uint64_t *)fetch = old;
+        return;
+    }
     post(e, op, fetch, dest, size, value, cond, pe, NULL, fn);
     ofi_peers_add(e, &e->dirty, pe);
 }
@@ -113,18 +142,26 @@ void ofi_post_amo(struct ofi_ep *e, int op, void *fetch, const void *dest, unsig
  * after an AMO on them (an active set's collective consumes a signal with
  * an add of -1, then waits on the word), and with manual progress an
  * operation posted on a context nobody progresses would not even leave. */
-uint64_t ofi_net_amo(struct shoal_net_ctx *net, int op, const void *dest, unsigned size,
-                     uint64_t value, uint64_t cond, int pe, const char *fn)
+uint64_t ofi_amo_blocking(struct ofi_ep *e, int op, const void *dest, unsigned size, uint64_t value,
+                          uint64_t cond, int pe, const char *fn)
 {
     union {
         uint32_t u32;
         uint64_t u64;
     } old = {.u64 = 0};
     struct ofi_op done = {0, 0};
-    post(&net->e, op, &old, dest, size, value, cond, pe, &done, fn);
+    post(e, op, &old, dest, size, value, cond, pe, &done, fn);
     if (amo_map[op].kind == AMO_PLAIN) /* complete, perhaps only locally (shm) */
-        ofi_peers_add(&net->e, &net->e.dirty, pe);
+        ofi_peers_add(e, &e->dirty, pe);
     return size == 4 ? old.u32 : old.u64;
+}
+
+uint64_t ofi_net_amo(struct shoal_net_ctx *net, int op, const void *dest, unsigned size,
+                     uint64_t value, uint64_t cond, int pe, const char *fn)
+{
+    if (OFI_UNLIKELY(!ofi_amo_native[op][size == 8]))
+        return ofi_amo_emulate(&net->e, op, dest, size, value, pe, fn);
+    return ofi_amo_blocking(&net->e, op, dest, size, value, cond, pe, fn);
 }
 
 void ofi_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const void *dest,

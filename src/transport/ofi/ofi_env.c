@@ -34,8 +34,40 @@ static int choice(int id, const char *const *choices, const char *expected, char
     return -1;
 }
 
+/* SHOAL_OFI_AMO_DISABLE's list ("add,fetch-add", "all") as bits per
+ * operation; -1 for a name that is none (or compare-swap, which carries
+ * the others). */
+static int amo_disabled(const char *v, unsigned *bits)
+{
+    *bits = 0;
+    for (const char *p = v; *p; p += strcspn(p, ","), p += *p == ',') {
+        const size_t n = strcspn(p, ",");
+        if (n == 3 && !strncmp(p, "all", 3)) {
+            *bits |= ~(1u << SHOAL_AMO_CSWAP);
+            continue;
+        }
+        int op = 0;
+        while (ofi_amo_name(op) &&
+               (strlen(ofi_amo_name(op)) != n || strncmp(p, ofi_amo_name(op), n)))
+            op++;
+        if (!ofi_amo_name(op) || op == SHOAL_AMO_CSWAP)
+            return -1;
+        *bits |= 1u << op;
+    }
+    return 0;
+}
+
 static int load(char *err, size_t errlen)
 {
+    const char *amo = value(OFI_ENV_AMO_DISABLE);
+    if (amo_disabled(amo, &ofi_cfg.amo_disabled) < 0) {
+        snprintf(err, errlen,
+                 "environment variable %s='%s' is malformed: expected a comma-separated list of "
+                 "fetch, set, swap, fetch-add, add, fetch-and, and, fetch-or, or, fetch-xor, xor, "
+                 "or all",
+                 rows[OFI_ENV_AMO_DISABLE].name, amo);
+        return -1;
+    }
     static const char *const progress[] = {"auto", "manual", NULL};
     static const char *const msgs[] = {"on", "signals", "off", NULL};
     const int p = choice(OFI_ENV_PROGRESS, progress, "auto, manual", err, errlen);
@@ -45,6 +77,7 @@ static int load(char *err, size_t errlen)
     ofi_cfg.progress_auto = p == 0;
     ofi_cfg.msgs_signals = m <= 1;
     ofi_cfg.msgs_coll = m == 0;
+    ofi_cfg.auto_devices = value(OFI_ENV_AUTO_DEVICES);
     return 0;
 }
 

@@ -5,9 +5,11 @@
 #define SHOAL_OFI_ENV_H
 
 struct ofi_config {
-    int progress_auto; /* SHOAL_OFI_PROGRESS=auto */
-    int msgs_signals;  /* SHOAL_OFI_MSGS: on or signals */
-    int msgs_coll;     /* SHOAL_OFI_MSGS=on */
+    int progress_auto;        /* SHOAL_OFI_PROGRESS=auto */
+    int msgs_signals;         /* SHOAL_OFI_MSGS: on or signals */
+    int msgs_coll;            /* SHOAL_OFI_MSGS=on */
+    const char *auto_devices; /* SHOAL_OFI_AUTO_DEVICES */
+    unsigned amo_disabled;    /* SHOAL_OFI_AMO_DISABLE: 1 << enum shoal_amo_op */
 };
 extern struct ofi_config ofi_cfg;
 

@@ -10,3 +10,15 @@ SHOAL_ENV(MSGS, "SHOAL_OFI_MSGS", NULL, STRING, "on",
           "messages as tagged messages where every PE's provider offers FI_TAGGED, and "
           "collectives' data too over rxm (tcp;ofi_rxm, verbs;ofi_rxm); signals: the signals "
           "only (data by puts, active messages by RMA); off: none (atomic adds, puts, RMA)")
+SHOAL_ENV(AUTO_DEVICES, "SHOAL_OFI_AUTO_DEVICES", NULL, STRING,
+          "/sys/class/infiniband:/sys/class/cxi:/dev/hfi1_0:/dev/cxi0",
+          "Where SHOAL_TRANSPORTS=auto looks for a fabric device (':'-separated; a directory "
+          "counts when it has an entry) before it loads libfabric to ask for a fabric's own "
+          "provider (cxi, efa, opx, psm3, psm2, or verbs where UCX finds no device); none "
+          "there: UCX, libfabric not loaded. Testing: a place that exists makes it ask "
+          "libfabric on any machine")
+SHOAL_ENV(AMO_DISABLE, "SHOAL_OFI_AMO_DISABLE", NULL, STRING, "",
+          "Testing: atomic operations to treat as missing from the provider (comma-separated: "
+          "fetch, set, swap, fetch-add, add, fetch-and, and, fetch-or, or, fetch-xor, xor, or "
+          "all), on 32- and 64-bit words: Shoal emulates them by compare-and-swap over the "
+          "network, as it does those a provider lacks (shmem-info lists them)")

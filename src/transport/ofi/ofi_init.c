@@ -150,6 +150,7 @@ static void describe_active(FILE *f, const char *prefix)
     fprintf(f, "%sOFI active messages: %s\n", prefix,
             ofi_msgs.am ? "tagged messages (SHOAL_OFI_MSGS)"
                         : "RMA and atomics into the target's ring (SHOAL_OFI_MSGS)");
+    ofi_amo_describe(f, prefix);
     long created, in_use, reused;
     ofi_net_worker_counts(&created, &in_use, &reused);
     fprintf(f, "%sOFI contexts' endpoints: %ld created, %ld in use, %ld reused\n", prefix, created,
@@ -164,7 +165,7 @@ void ofi_net_describe(FILE *f, const char *prefix, int initialized)
     }
     fprintf(f, "%sNetwork: libfabric %d.%d built in (loaded when used); %s\n", prefix,
             FI_MAJOR_VERSION, FI_MINOR_VERSION,
-            !initialized ? "used when SHOAL_TRANSPORTS=ofi or shm,ofi (FI_PROVIDER narrows the "
-                           "providers)"
+            !initialized ? "used when SHOAL_TRANSPORTS=ofi or shm,ofi, or by auto where it "
+                           "offers a fabric's own provider or FI_PROVIDER is set"
                          : "not used (every PE is on this node)");
 }

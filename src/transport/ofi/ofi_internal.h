@@ -22,6 +22,8 @@
  * and addresses), ofi_ep.c (endpoints, the contexts' pool), ofi_wait.c
  * (waiting on counters, retries of -FI_EAGAIN, progress, errors),
  * ofi_rma.c (put, get, quiet, fence), ofi_amo.c (atomics, signals),
+ * ofi_amo_emul.c (atomics the provider lacks, by compare-and-swap),
+ * ofi_auto.c and ofi_auto_rule.c (SHOAL_TRANSPORTS=auto's look and rule),
  * ofi_peek.c (looks at a peer that never block), ofi_request.c
  * (the network part of _nbe requests), ofi_msgs.c, ofi_signal.c and
  * ofi_coll_msg.c (collectives' signals and data as tagged messages:
@@ -137,6 +139,7 @@ extern struct ofi_state ofi_g;
  * are the headers' inline calls through its objects' tables). */
 struct ofi_lib {
     void *handle;
+    int in_process_before; /* another part of the program had loaded it */
     int (*getinfo)(uint32_t version, const char *node, const char *service, uint64_t flags,
                    const struct fi_info *hints, struct fi_info **info);
     void (*freeinfo)(struct fi_info *info);
@@ -161,6 +164,9 @@ void ofi_signals_restore(const struct ofi_signals *saved);
 /* ofi_provider.c: chooses and opens (fabric, domain, av, target endpoint,
  * atomics checked); 0 or -1 with a message. */
 int ofi_provider_open(char *err, size_t errlen);
+/* The fi_getinfo hints of what Shoal needs (want_auto: automatic data
+ * progress); NULL when out of memory. */
+struct fi_info *ofi_provider_hints(int want_auto);
 void ofi_provider_close(void);
 /* ofi_mr.c: registers the segments and exchanges keys, bases and the
  * target endpoints' names (collective); 0 or -1 with a message. */
@@ -244,6 +250,20 @@ void ofi_peers_add(struct ofi_ep *e, struct ofi_peers *set, int pe);
 int ofi_amo_check(struct fid_ep *ep, char *err, size_t errlen);
 void ofi_post_amo(struct ofi_ep *e, int op, void *fetch, const void *dest, unsigned size,
                   uint64_t value, uint64_t cond, int pe, const char *fn);
+/* A blocking AMO that the provider does; returns the old value. */
+uint64_t ofi_amo_blocking(struct ofi_ep *e, int op, const void *dest, unsigned size, uint64_t value,
+                          uint64_t cond, int pe, const char *fn);
+/* Which (operation, size) the provider does itself, [op][size == 8] (set
+ * by ofi_amo_check): the others are emulated. */
+extern unsigned char ofi_amo_native[SHOAL_AMO_XOR + 1][2];
+/* "fetch-add" for SHOAL_AMO_FADD; NULL past the last operation. */
+const char *ofi_amo_name(int op);
+/* ofi_amo_emul.c: `op` (not compare-swap) by compare-and-swap over the
+ * network, complete at return; returns the old value. */
+uint64_t ofi_amo_emulate(struct ofi_ep *e, int op, const void *dest, unsigned size, uint64_t value,
+                         int pe, const char *fn);
+/* shmem-info's line: which atomics are emulated. */
+void ofi_amo_describe(FILE *f, const char *prefix);
 
 /* ofi_peek.c */
 int ofi_peek_init(char *err, size_t errlen);
@@ -260,6 +280,8 @@ void ofi_net_fini(void);
 void ofi_net_set_thread_level(int level);
 void ofi_net_describe(FILE *f, const char *prefix, int initialized);
 const char *ofi_net_built(void);
+/* ofi_auto.c */
+int ofi_net_fabric_fit(char *why, size_t len);
 struct shoal_env_layer *ofi_net_env_layer(void);
 void ofi_net_leaving(void);
 /* ofi_ep.c */

@@ -29,7 +29,7 @@ static int resolve(void *h, const char *name, void **fn, char *err, size_t errle
 
 static int load(void *h, char *err, size_t errlen)
 {
-    struct ofi_lib l;
+    struct ofi_lib l = {0};
     if (resolve(h, "fi_getinfo", (void **)&l.getinfo, err, errlen) ||
         resolve(h, "fi_freeinfo", (void **)&l.freeinfo, err, errlen) ||
         resolve(h, "fi_dupinfo", (void **)&l.dupinfo, err, errlen) ||
@@ -60,6 +60,9 @@ int ofi_lib_open(char *err, size_t errlen)
 {
     if (ofi_lib.handle)
         return 0;
+    void *before = dlopen(OFI_LIB_NAME, RTLD_NOW | RTLD_NOLOAD);
+    if (before)
+        dlclose(before);
     void *h = dlopen(OFI_LIB_NAME, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         snprintf(err, errlen, "libfabric cannot be loaded (%s): %s", OFI_LIB_NAME, dlerror());
@@ -69,6 +72,7 @@ int ofi_lib_open(char *err, size_t errlen)
         dlclose(h);
         return -1;
     }
+    ofi_lib.in_process_before = before != NULL;
     return 0;
 }
 

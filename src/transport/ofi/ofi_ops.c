@@ -15,6 +15,7 @@ const struct shoal_net_ops shoal_net_ofi_ops = {
     .attend = ofi_net_attend,
     .helper_thread = ofi_net_helper_thread,
     .describe = ofi_net_describe,
+    .fabric_fit = ofi_net_fabric_fit,
     .built = ofi_net_built,
     .env_layer = ofi_net_env_layer,
     .leaving = ofi_net_leaving,

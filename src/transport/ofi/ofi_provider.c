@@ -1,14 +1,15 @@
 /* Choosing the provider: fi_getinfo for reliable datagram endpoints with
  * RMA and atomics (FI_PROVIDER, libfabric's own variable, narrows the
- * list), then, in libfabric's order, the first candidate whose fabric,
- * domain, address vector and target endpoint open and whose atomics pass
- * the checks (a provider's FI_ATOMIC bit can lie: `net` in libfabric 1.17
- * takes FI_ATOMIC in fi_getinfo and validates no atomic type).  Automatic
- * progress where the provider offers it (SHOAL_OFI_PROGRESS=auto), else
- * the waits progress it. */
+ * list: first_call_unfiltered says how), then, in libfabric's order, the
+ * first candidate whose fabric, domain, address vector and target
+ * endpoint open and whose atomics pass the checks (a provider's FI_ATOMIC
+ * bit can lie: `net` in libfabric 1.17 takes FI_ATOMIC in fi_getinfo and
+ * validates no atomic type).  Automatic progress where the provider
+ * offers it (SHOAL_OFI_PROGRESS=auto), else the waits progress it. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "transport/ofi/ofi_auto.h"
 #include "transport/ofi/ofi_env.h"
 #include "transport/ofi/ofi_internal.h"
 
@@ -22,7 +23,7 @@
  * has them; cleared for a second search where none has. */
 static uint64_t msg_caps = FI_TAGGED;
 
-static struct fi_info *make_hints(int want_auto)
+struct fi_info *ofi_provider_hints(int want_auto)
 {
     struct fi_info *h = ofi_lib.dupinfo(NULL);
     if (!h)
@@ -70,6 +71,31 @@ static void list_providers(char *out, size_t len)
     ofi_lib.freeinfo(all);
 }
 
+/* libfabric reads FI_PROVIDER once, at its first call, and from then on
+ * offers only the providers it names: the message of a job that names
+ * none that serves would list nothing.  So where Shoal loaded libfabric
+ * itself, that first call runs without the variable (put back at once:
+ * the program's other threads, if any, must not read the environment
+ * during shmem_init), and the choice applies FI_PROVIDER as libfabric
+ * does (ofi_fi_provider_allows).  Where libfabric was in the process
+ * before, it keeps its own filter. */
+static void first_call_unfiltered(const char *filter)
+{
+    static int done;
+    if (!filter || done || ofi_lib.in_process_before)
+        return;
+    done = 1;
+    char *keep = strdup(filter);
+    if (!keep)
+        return;
+    struct fi_info *all = NULL;
+    unsetenv("FI_PROVIDER");
+    if (ofi_lib.getinfo(OFI_API_VERSION, NULL, NULL, 0, NULL, &all) == 0)
+        ofi_lib.freeinfo(all);
+    setenv("FI_PROVIDER", keep, 1);
+    free(keep);
+}
+
 static int opened(int rc, const char *what, char *err, size_t errlen)
 {
     if (rc)
@@ -112,13 +138,14 @@ static void note_choice(const char *env_provider)
 
 int ofi_provider_open(char *err, size_t errlen)
 {
+    first_call_unfiltered(getenv("FI_PROVIDER"));
     const char *env_provider = getenv("FI_PROVIDER");
     char why[256] = "";
     struct fi_info *list = NULL;
     /* With SHOAL_OFI_PROGRESS=auto, providers that progress by themselves
      * first; then any. */
     for (int pass = ofi_cfg.progress_auto ? 0 : 1; pass < 2 && !ofi_g.fabric; pass++) {
-        struct fi_info *h = make_hints(pass == 0);
+        struct fi_info *h = ofi_provider_hints(pass == 0);
         int rc = h ? ofi_lib.getinfo(OFI_API_VERSION, NULL, NULL, 0, h, &list) : -FI_ENOMEM;
         ofi_lib.freeinfo(h);
         if (rc == -FI_ENODATA)
@@ -129,6 +156,8 @@ int ofi_provider_open(char *err, size_t errlen)
         }
         for (struct fi_info *i = list; i; i = i->next) {
             char e[200];
+            if (env_provider && !ofi_fi_provider_allows(env_provider, i->fabric_attr->prov_name))
+                continue;
             if (try_candidate(i, e, sizeof e) == 0)
                 break;
             if (!why[0])

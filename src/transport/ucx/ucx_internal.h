@@ -34,7 +34,8 @@
  * after oshrun started the program without it), ucx_peek.c (looks at a
  * peer's word that never block), ucx_request.c (the workers of _nbe
  * requests), ucx_am.c (active messages: ucp_am_send_nbx, the target's
- * receive handler). */
+ * receive handler), ucx_fit.c (the devices SHOAL_TRANSPORTS=auto asks
+ * about). */
 #ifndef SHOAL_UCX_INTERNAL_H
 #define SHOAL_UCX_INTERNAL_H
 
@@ -181,6 +182,8 @@ int ucx_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_resu
 void ucx_net_fini(void);
 void ucx_net_set_thread_level(int level);
 const char *ucx_net_built(void);
+/* ucx_fit.c: for SHOAL_TRANSPORTS=auto (net.h's fabric_fit). */
+int ucx_net_fabric_fit(char *why, size_t len);
 void ucx_net_describe(FILE *f, const char *prefix, int initialized);
 /* ucx_worker_pool.c */
 int ucx_net_ctx_open(struct shoal_net_ctx **net, int is_default, int private_ctx, int serialized,

@@ -1,6 +1,6 @@
 /* The UCX transport's table of net.h's functions: what transport/net_select.c
  * chooses when the job runs over UCX (SHOAL_TRANSPORTS=ucx, shm,ucx, or auto
- * where UCX is the build's first network). */
+ * where UCX fits the machine's fabric at least as well as libfabric). */
 #include "transport/ucx/ucx_internal.h"
 
 const struct shoal_net_ops shoal_net_ucx_ops = {
@@ -15,6 +15,7 @@ const struct shoal_net_ops shoal_net_ucx_ops = {
     .attend = ucx_net_attend,
     .helper_thread = ucx_net_helper_thread,
     .describe = ucx_net_describe,
+    .fabric_fit = ucx_net_fabric_fit,
     .built = ucx_net_built,
     .env_layer = ucx_net_env_layer,
     .leaving = ucx_net_leaving,
