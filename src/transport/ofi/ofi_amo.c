@@ -66,6 +66,9 @@ int ofi_amo_check(struct fid_ep *ep, char *err, size_t errlen)
 static void post(struct ofi_ep *e, int op, void *fetch, const void *dest, unsigned size,
                  uint64_t value, uint64_t cond, int pe, struct ofi_op *wait, const char *fn)
 {
+    struct ofi_op own = {0, 0};
+    if (!wait && OFI_UNLIKELY(!ofi_g.inject_atomics))
+        wait = &own; /* waited for, not injected (ofi_provider.c: sockets) */
     uint64_t ra, key;
     ofi_target(dest, pe, &ra, &key, fn);
     uint32_t v32 = (uint32_t)value, c32 = (uint32_t)cond;
@@ -138,6 +141,11 @@ void ofi_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, i
                     const char *fn)
 {
     struct ofi_ep *e = &net->e;
+    if (OFI_UNLIKELY(!ofi_g.inject_atomics)) {
+        post(e, SHOAL_AMO_ADD, NULL, word, 8, value, 0, pe, NULL, fn);
+        ofi_peers_add(e, &e->signalled, pe);
+        return;
+    }
     uint64_t ra, key;
     ofi_target(word, pe, &ra, &key, fn);
     OFI_POST(e, &e->put_posted,

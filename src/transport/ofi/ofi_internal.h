@@ -24,7 +24,8 @@
  * ofi_rma.c (put, get, quiet, fence), ofi_amo.c (atomics, signals),
  * ofi_peek.c (looks at a peer that never block), ofi_request.c
  * (the network part of _nbe requests), ofi_misc.c (what this transport
- * leaves to the core's other paths: messages, progress hooks). */
+ * leaves to the core's other paths: messages, progress hooks),
+ * ofi_progress.c (the progress thread, where progress is manual). */
 #ifndef SHOAL_OFI_INTERNAL_H
 #define SHOAL_OFI_INTERNAL_H
 
@@ -113,6 +114,7 @@ struct ofi_state {
     struct ofi_ep target; /* peers' operations arrive through it */
     int manual_progress;  /* data progress is the application's */
     int rc_mode;          /* enum ofi_remote_completion */
+    int inject_atomics;   /* non-blocking atomics injected (else waited for) */
     size_t inject_size, max_msg;
     /* This PE's segments (heap, static data) and every peer's. */
     uintptr_t seg_base[2];
@@ -221,6 +223,11 @@ void ofi_wait_op(struct ofi_ep *e, struct ofi_op *op, const char *fn, int pe, co
 void ofi_wait_quiet(struct ofi_ep *e, const char *fn, int pe, const char *what);
 /* The same without blocking (progresses e once): 1 when they are. */
 int ofi_is_quiet(struct ofi_ep *e, const char *fn);
+
+/* ofi_progress.c: the progress thread, where progress is manual (0, or
+ * -1 with a message); stopped before the endpoints close. */
+int ofi_progress_thread_start(char *err, size_t errlen);
+void ofi_progress_thread_stop(void);
 
 /* ofi_rma.c */
 /* The peer's address and key for this PE's symmetric address `addr`. */

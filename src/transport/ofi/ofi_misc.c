@@ -2,22 +2,13 @@
  * signals with data and their messages (init answers coll_msgs = 0: they
  * put, fence and signal, as UCX does with SHOAL_UCX_SIGNALS=amo), active
  * messages (ext/am/am_net.c carries them over RMA and atomics), and the
- * progress calls of core's waits. */
+ * progress calls of core's waits (the progress thread: ofi_progress.c). */
 #include "transport/ofi/ofi_internal.h"
 
 int ofi_net_progress(void)
 {
+    ofi_net_attend();
     return ofi_progress_target();
-}
-
-/* No thread of its own: nothing to wake or to step aside. */
-void ofi_net_idle(void) {}
-void ofi_net_attend(void) {}
-
-int ofi_net_helper_thread(const char *name, size_t len)
-{
-    (void)name, (void)len;
-    return 0;
 }
 
 int ofi_net_signal_data(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, void *dest,
