@@ -14,10 +14,16 @@
  *                    (shmemx_net_worker_counts), every operation lands
  *   ofi_net basic    puts, gets and AMOs of each kind to every PE (this one
  *                    included), blocking and nbi, values checked: what a
- *                    provider must do for Shoal */
+ *                    provider must do for Shoal
+ *   ofi_net compute  PE 0 computes for 5 s without calling Shoal while the
+ *                    others get from it, fetch-add on it and then set a
+ *                    flag on it: with a provider that progresses only
+ *                    manually, only the progress thread serves them, and
+ *                    PE 0 must find every flag set when it stops */
 #include "shoal_test.h"
 
 #include <shmemx.h>
+#include <time.h>
 
 #define BLOCK (8u << 20) /* bytes of one visible round's block */
 #define ROUNDS 12
@@ -147,6 +153,67 @@ static void test_basic(void)
     st_note("basic");
 }
 
+/* ---------------------------------------------------------- compute */
+
+#define COMPUTE_NS 5000000000LL
+#define COMPUTE_OPS 200
+#define COMPUTE_WORDS 128
+
+static long g_block[COMPUTE_WORDS], g_count, g_done;
+
+static long long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* PE 0's part: no Shoal call for COMPUTE_NS; then the flags, read with
+ * plain loads before any call could progress the network. */
+static void compute_target(int n)
+{
+    volatile long *done = &g_done;
+    const long long until = now_ns() + COMPUTE_NS;
+    long long spins = 0;
+    while (now_ns() < until)
+        spins++;
+    const long seen = *done;
+    CHECK_MSG(seen == n - 1, "after %lld spins of computing, %ld of %d peers had finished", spins,
+              seen, n - 1);
+}
+
+/* The others: gets and fetch-adds on PE 0 while it computes. */
+static void compute_peer(void)
+{
+    long got[COMPUTE_WORDS];
+    for (int i = 0; i < COMPUTE_OPS; i++) {
+        shmem_long_get(got, g_block, COMPUTE_WORDS, 0);
+        for (int w = 0; w < COMPUTE_WORDS; w++)
+            CHECK_EQ_I(got[w], 7L * w + 1);
+        shmem_long_atomic_fetch_add(&g_count, 1, 0);
+    }
+    shmem_long_atomic_add(&g_done, 1, 0);
+    shmem_quiet();
+}
+
+static void test_compute(void)
+{
+    ST_PHASE("compute: PE 0 computes outside Shoal while peers get and add");
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    for (int w = 0; w < COMPUTE_WORDS; w++)
+        g_block[w] = 7L * w + 1;
+    g_count = g_done = 0;
+    shmem_barrier_all();
+    if (me == 0)
+        compute_target(n);
+    else
+        compute_peer();
+    shmem_barrier_all();
+    if (me == 0)
+        CHECK_EQ_I(shmem_long_atomic_fetch(&g_count, 0), (long)(n - 1) * COMPUTE_OPS);
+    st_note("compute");
+}
+
 int main(int argc, char **argv)
 {
     shmem_init();
@@ -158,6 +225,8 @@ int main(int argc, char **argv)
         test_pool();
     else if (!strcmp(mode, "basic"))
         test_basic();
+    else if (!strcmp(mode, "compute"))
+        test_compute();
     else
         CHECK_MSG(0, "unknown mode '%s'", mode);
     shmem_finalize();

@@ -88,6 +88,9 @@ int ofi_amo_check(struct fid_ep *ep, char *err, size_t errlen)
 static void post(struct ofi_ep *e, int op, void *fetch, const void *dest, unsigned size,
                  uint64_t value, uint64_t cond, int pe, struct ofi_op *wait, const char *fn)
 {
+    struct ofi_op own = {0, 0};
+    if (!wait && OFI_UNLIKELY(!ofi_g.inject_atomics))
+        wait = &own; /* waited for, not injected (ofi_provider.c: sockets) */
     uint64_t ra, key;
     ofi_target(dest, pe, &ra, &key, fn);
     uint32_t v32 = (uint32_t)value, c32 = (uint32_t)cond;
@@ -180,6 +183,11 @@ void ofi_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, i
     struct ofi_ep *e = &net->e;
     if (ofi_msgs.signals && pe != ofi_g.me) {
         ofi_signal_send(e, word, value, NULL, NULL, 0, pe, fn);
+        return;
+    }
+    if (OFI_UNLIKELY(!ofi_g.inject_atomics)) {
+        post(e, SHOAL_AMO_ADD, NULL, word, 8, value, 0, pe, NULL, fn);
+        ofi_peers_add(e, &e->signalled, pe);
         return;
     }
     uint64_t ra, key;

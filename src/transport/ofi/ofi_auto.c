@@ -50,7 +50,7 @@ static int ask_libfabric(char *why, size_t len)
     char err[200];
     int rc = -1;
     ofi_signals_save(&saved);
-    if (ofi_lib_open(err, sizeof err) == 0 && (h = ofi_provider_hints(0)) != NULL)
+    if (ofi_lib_open(err, sizeof err) == 0 && (h = ofi_provider_hints(FI_PROGRESS_UNSPEC)) != NULL)
         rc = ofi_lib.getinfo(OFI_API_VERSION, NULL, NULL, 0, h, &list);
     ofi_signals_restore(&saved);
     if (h)

@@ -34,6 +34,7 @@ static void keep_args(const struct shoal_net_init_args *a)
 static void release(void)
 {
     ofi_msgs_fini();
+    ofi_progress_thread_stop();
     ofi_request_fini();
     ofi_peek_fini();
     ofi_ctx_pool_fini();
@@ -63,7 +64,7 @@ int ofi_net_init(const struct shoal_net_init_args *a, struct shoal_net_init_resu
     const int opened = ofi_lib_open(err, errlen) == 0 && ofi_provider_open(err, errlen) == 0;
     ofi_signals_restore(&saved);
     if (!opened || ofi_mr_exchange(err, errlen) < 0 || ofi_peek_init(err, errlen) < 0 ||
-        ofi_msgs_setup(out, err, errlen) < 0) {
+        ofi_msgs_setup(out, err, errlen) < 0 || ofi_progress_thread_start(err, errlen) < 0) {
         release();
         return -1;
     }
@@ -134,7 +135,8 @@ static void describe_active(FILE *f, const char *prefix)
             (m & FI_MR_PROV_KEY) ? "the provider's" : "Shoal's",
             (m & FI_MR_VIRT_ADDR) ? "virtual addresses" : "offsets into each segment");
     fprintf(f, "%sOFI progress: %s (SHOAL_OFI_PROGRESS)\n", prefix,
-            ofi_g.manual_progress ? "manual: this PE's waits and calls progress peers' operations"
+            ofi_g.manual_progress ? "manual: this PE's waits and calls progress peers' operations, "
+                                    "and a progress thread while it computes or sleeps"
                                   : "automatic: the provider progresses peers' operations");
     fprintf(f, "%sOFI remote completion: %s\n", prefix,
             ofi_g.rc_mode == OFI_RC_READ

@@ -25,10 +25,10 @@
  * ofi_amo_emul.c (atomics the provider lacks, by compare-and-swap),
  * ofi_auto.c and ofi_auto_rule.c (SHOAL_TRANSPORTS=auto's look and rule),
  * ofi_peek.c (looks at a peer that never block), ofi_request.c
- * (the network part of _nbe requests), ofi_msgs.c, ofi_signal.c and
- * ofi_coll_msg.c (collectives' signals and data as tagged messages:
- * ofi_msgs.h), ofi_misc.c (what this transport leaves to the core's other
- * paths: active messages, progress hooks). */
+ * (the network part of _nbe requests), ofi_msgs.c, ofi_signal.c,
+ * ofi_coll_msg.c and ofi_am.c (collectives' signals and data and active
+ * messages as tagged messages: ofi_msgs.h), ofi_misc.c (core's progress
+ * hook), ofi_progress.c (the progress thread, where progress is manual). */
 #ifndef SHOAL_OFI_INTERNAL_H
 #define SHOAL_OFI_INTERNAL_H
 
@@ -117,6 +117,7 @@ struct ofi_state {
     struct ofi_ep target; /* peers' operations arrive through it */
     int manual_progress;  /* data progress is the application's */
     int rc_mode;          /* enum ofi_remote_completion */
+    int inject_atomics;   /* non-blocking atomics injected (else waited for) */
     size_t inject_size, max_msg;
     /* This PE's segments (heap, static data) and every peer's. */
     uintptr_t seg_base[2];
@@ -164,9 +165,9 @@ void ofi_signals_restore(const struct ofi_signals *saved);
 /* ofi_provider.c: chooses and opens (fabric, domain, av, target endpoint,
  * atomics checked); 0 or -1 with a message. */
 int ofi_provider_open(char *err, size_t errlen);
-/* The fi_getinfo hints of what Shoal needs (want_auto: automatic data
- * progress); NULL when out of memory. */
-struct fi_info *ofi_provider_hints(int want_auto);
+/* The fi_getinfo hints of what Shoal needs, with data progress
+ * `progress`; NULL when out of memory. */
+struct fi_info *ofi_provider_hints(enum fi_progress progress);
 void ofi_provider_close(void);
 /* ofi_mr.c: registers the segments and exchanges keys, bases and the
  * target endpoints' names (collective); 0 or -1 with a message. */
@@ -229,6 +230,11 @@ void ofi_wait_op(struct ofi_ep *e, struct ofi_op *op, const char *fn, int pe, co
 void ofi_wait_quiet(struct ofi_ep *e, const char *fn, int pe, const char *what);
 /* The same without blocking (progresses e once): 1 when they are. */
 int ofi_is_quiet(struct ofi_ep *e, const char *fn);
+
+/* ofi_progress.c: the progress thread, where progress is manual (0, or
+ * -1 with a message); stopped before the endpoints close. */
+int ofi_progress_thread_start(char *err, size_t errlen);
+void ofi_progress_thread_stop(void);
 
 /* ofi_rma.c */
 /* The peer's address and key for this PE's symmetric address `addr`. */

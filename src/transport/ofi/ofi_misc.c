@@ -1,17 +1,9 @@
-/* The progress calls of core's waits. */
+/* The progress calls of core's waits (the progress thread, where progress
+ * is manual: ofi_progress.c). */
 #include "transport/ofi/ofi_internal.h"
 
 int ofi_net_progress(void)
 {
+    ofi_net_attend();
     return ofi_progress_target();
-}
-
-/* No thread of its own: nothing to wake or to step aside. */
-void ofi_net_idle(void) {}
-void ofi_net_attend(void) {}
-
-int ofi_net_helper_thread(const char *name, size_t len)
-{
-    (void)name, (void)len;
-    return 0;
 }

@@ -1,11 +1,19 @@
 /* Choosing the provider: fi_getinfo for reliable datagram endpoints with
  * RMA and atomics (FI_PROVIDER, libfabric's own variable, narrows the
- * list: first_call_unfiltered says how), then, in libfabric's order, the
- * first candidate whose fabric, domain, address vector and target
- * endpoint open and whose atomics pass the checks (a provider's FI_ATOMIC
- * bit can lie: `net` in libfabric 1.17 takes FI_ATOMIC in fi_getinfo and
- * validates no atomic type).  Automatic progress where the provider
- * offers it (SHOAL_OFI_PROGRESS=auto), else the waits progress it. */
+ * list: first_call_unfiltered says how), then, in libfabric's order, the first candidate whose fabric,
+ * domain, address vector and target endpoint open and whose atomics pass
+ * the checks (a provider's FI_ATOMIC bit can lie: `net` in libfabric 1.17
+ * takes FI_ATOMIC in fi_getinfo and validates no atomic type).  Automatic
+ * progress where the provider offers it (SHOAL_OFI_PROGRESS=auto), else
+ * manual progress asked for as such (a provider left to choose picks its
+ * default, automatic for sockets), and the waits progress it.
+ *
+ * sockets progresses manually even under auto: its automatic progress is
+ * a thread that, after each event, spins FI_SOCKETS_PE_WAITTIME ms (10)
+ * beside the application's polling thread; on a loaded host every
+ * operation then waited for the scheduler (a blocking read: 30 ms with
+ * automatic, 30 us with manual progress, two cores at a load of 19), and
+ * the tests' watchdogs took the job for hung. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,11 +27,19 @@
  * endpoint.  Not FI_MR_LOCAL: local buffers are the user's, unregistered. */
 #define OFI_MR_MODES (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT)
 
+/* The providers whose automatic progress Shoal does not ask for. */
+#define OFI_MANUAL_ALWAYS "sockets"
+/* The providers whose injected atomics never leave with manual progress
+ * (sockets: fi_inject_atomic or FI_INJECT, 300 posted, none applied after
+ * 1000 reads of both queues and the counter; fi_inject_write and atomics
+ * not injected arrive): there a non-blocking atomic is waited for. */
+#define OFI_NO_INJECT_ATOMICS "sockets"
+
 /* Tagged messages beside RMA and atomics (ofi_msgs.h), where a provider
  * has them; cleared for a second search where none has. */
 static uint64_t msg_caps = FI_TAGGED;
 
-struct fi_info *ofi_provider_hints(int want_auto)
+struct fi_info *ofi_provider_hints(enum fi_progress progress)
 {
     struct fi_info *h = ofi_lib.dupinfo(NULL);
     if (!h)
@@ -33,7 +49,7 @@ struct fi_info *ofi_provider_hints(int want_auto)
     h->ep_attr->type = FI_EP_RDM;
     h->domain_attr->mr_mode = OFI_MR_MODES;
     h->domain_attr->threading = FI_THREAD_SAFE;
-    h->domain_attr->data_progress = want_auto ? FI_PROGRESS_AUTO : FI_PROGRESS_UNSPEC;
+    h->domain_attr->data_progress = progress;
     /* Asked for as the other OpenSHMEMs do; rxm accepts it and does not
      * keep it, so quiet reads each written peer anyway (ofi_rma.c). */
     h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
@@ -103,10 +119,29 @@ static int opened(int rc, const char *what, char *err, size_t errlen)
     return rc;
 }
 
+/* ofi_rxd (udp;ofi_rxd) of libfabric 1.17 hangs a job in its first
+ * barrier (each PE's first injected atomic to the other answers
+ * -FI_EAGAIN forever, and no datagram leaves), and a job of one PE dies
+ * in its first get (SIGSEGV inside libfabric), with or without the
+ * progress thread.  A standalone two-process program making the same
+ * calls works, so the cause is not found: refused with one line rather
+ * than hung. */
+static int refused(const struct fi_info *i, char *err, size_t errlen)
+{
+    if (!strstr(i->fabric_attr->prov_name, "ofi_rxd"))
+        return 0;
+    snprintf(err, errlen,
+             "refused: ofi_rxd hangs Shoal's first barrier (an injected atomic answers "
+             "-FI_EAGAIN forever; docs/architecture.md)");
+    return 1;
+}
+
 /* Opens fabric, domain, address vector and target endpoint of `i`, and
  * checks its atomics; 0, or -1 with what failed (all closed again). */
 static int try_candidate(const struct fi_info *i, char *err, size_t errlen)
 {
+    if (refused(i, err, errlen))
+        return -1;
     ofi_g.info = ofi_lib.dupinfo(i);
     if (!ofi_g.info) {
         snprintf(err, errlen, "out of memory");
@@ -130,10 +165,42 @@ static void note_choice(const char *env_provider)
     const struct fi_info *i = ofi_g.info;
     ofi_g.manual_progress = i->domain_attr->data_progress != FI_PROGRESS_AUTO;
     ofi_g.inject_size = i->tx_attr->inject_size;
+    ofi_g.inject_atomics =
+        !(ofi_g.manual_progress && listed(OFI_NO_INJECT_ATOMICS, i->fabric_attr->prov_name));
     ofi_g.max_msg = i->ep_attr->max_msg_size ? i->ep_attr->max_msg_size : SIZE_MAX;
     snprintf(ofi_g.why_chosen, sizeof ofi_g.why_chosen, "%s%s%s",
              env_provider ? "FI_PROVIDER=" : "libfabric's first provider with RMA and atomics",
              env_provider ? env_provider : "", env_provider ? "" : " on reliable datagrams");
+}
+
+/* One fi_getinfo with `progress` asked for, its candidates that
+ * FI_PROVIDER allows tried in libfabric's order; 0 (chosen or none), or
+ * -1 with a message.  `why` keeps the first refusal's reason. */
+static int try_pass(enum fi_progress progress, const char *env_provider, char *why, size_t whylen,
+                    char *err, size_t errlen)
+{
+    struct fi_info *list = NULL;
+    struct fi_info *h = ofi_provider_hints(progress);
+    int rc = h ? ofi_lib.getinfo(OFI_API_VERSION, NULL, NULL, 0, h, &list) : -FI_ENOMEM;
+    ofi_lib.freeinfo(h);
+    if (rc == -FI_ENODATA)
+        return 0;
+    if (rc) {
+        snprintf(err, errlen, "libfabric: fi_getinfo failed: %s", ofi_strerror(-rc));
+        return -1;
+    }
+    for (struct fi_info *i = list; i && !ofi_g.fabric; i = i->next) {
+        char e[200];
+        const char *prov = i->fabric_attr->prov_name;
+        if ((env_provider && !ofi_fi_provider_allows(env_provider, prov)) ||
+            (progress == FI_PROGRESS_AUTO && listed(OFI_MANUAL_ALWAYS, prov)))
+            continue;
+        if (try_candidate(i, e, sizeof e) < 0 && !why[0])
+            snprintf(why, whylen, "provider %s (domain %s) cannot serve it: %s", prov,
+                     i->domain_attr->name, e);
+    }
+    ofi_lib.freeinfo(list);
+    return 0;
 }
 
 int ofi_provider_open(char *err, size_t errlen)
@@ -141,32 +208,14 @@ int ofi_provider_open(char *err, size_t errlen)
     first_call_unfiltered(getenv("FI_PROVIDER"));
     const char *env_provider = getenv("FI_PROVIDER");
     char why[256] = "";
-    struct fi_info *list = NULL;
     /* With SHOAL_OFI_PROGRESS=auto, providers that progress by themselves
-     * first; then any. */
-    for (int pass = ofi_cfg.progress_auto ? 0 : 1; pass < 2 && !ofi_g.fabric; pass++) {
-        struct fi_info *h = ofi_provider_hints(pass == 0);
-        int rc = h ? ofi_lib.getinfo(OFI_API_VERSION, NULL, NULL, 0, h, &list) : -FI_ENOMEM;
-        ofi_lib.freeinfo(h);
-        if (rc == -FI_ENODATA)
-            continue;
-        if (rc) {
-            snprintf(err, errlen, "libfabric: fi_getinfo failed: %s", ofi_strerror(-rc));
+     * first; then those asked to progress manually; then any (a provider
+     * that takes no explicit manual progress). */
+    static const enum fi_progress passes[] = {FI_PROGRESS_AUTO, FI_PROGRESS_MANUAL,
+                                              FI_PROGRESS_UNSPEC};
+    for (int pass = ofi_cfg.progress_auto ? 0 : 1; pass < 3 && !ofi_g.fabric; pass++)
+        if (try_pass(passes[pass], env_provider, why, sizeof why, err, errlen) < 0)
             return -1;
-        }
-        for (struct fi_info *i = list; i; i = i->next) {
-            char e[200];
-            if (env_provider && !ofi_fi_provider_allows(env_provider, i->fabric_attr->prov_name))
-                continue;
-            if (try_candidate(i, e, sizeof e) == 0)
-                break;
-            if (!why[0])
-                snprintf(why, sizeof why, "provider %s (domain %s) cannot serve it: %s",
-                         i->fabric_attr->prov_name, i->domain_attr->name, e);
-        }
-        ofi_lib.freeinfo(list);
-        list = NULL;
-    }
     if (ofi_g.fabric) {
         note_choice(env_provider);
         return 0;

@@ -133,6 +133,7 @@ void ofi_slow_turn(struct ofi_slow *s, struct ofi_ep *e, const char *fn, int pe,
     if (e)
         ofi_ep_poll(e, fn);
     ofi_progress_target();
+    ofi_net_attend();
     uint64_t now = now_ns();
     if (!s->t0) {
         s->t0 = now;
