@@ -120,16 +120,17 @@ uint64_t ofi_net_amo(struct shoal_net_ctx *net, int op, const void *dest, unsign
         uint64_t u64;
     } old = {.u64 = 0};
     struct ofi_op done = {0, 0};
-    post(&net->e, op, &old, dest, size, value, cond, pe, &done, fn);
+    struct ofi_ep *e = ofi_ctx_ep(net, fn);
+    post(e, op, &old, dest, size, value, cond, pe, &done, fn);
     if (amo_map[op].kind == AMO_PLAIN) /* complete, perhaps only locally (shm) */
-        ofi_peers_add(&net->e, &net->e.dirty, pe);
+        ofi_peers_add(e, &e->dirty, pe);
     return size == 4 ? old.u32 : old.u64;
 }
 
 void ofi_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const void *dest,
                      unsigned size, uint64_t value, uint64_t cond, int pe, const char *fn)
 {
-    ofi_post_amo(&net->e, op, fetch, dest, size, value, cond, pe, fn);
+    ofi_post_amo(ofi_ctx_ep(net, fn), op, fetch, dest, size, value, cond, pe, fn);
 }
 
 /* A collective's signal: an injected add whose peer is marked for the
@@ -137,7 +138,7 @@ void ofi_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const void 
 void ofi_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, int pe,
                     const char *fn)
 {
-    struct ofi_ep *e = &net->e;
+    struct ofi_ep *e = ofi_ctx_ep(net, fn);
     uint64_t ra, key;
     ofi_target(word, pe, &ra, &key, fn);
     OFI_POST(e, &e->put_posted,
@@ -146,9 +147,14 @@ void ofi_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, i
     ofi_peers_add(e, &e->signalled, pe);
 }
 
-void ofi_net_flush_signals(struct shoal_net_ctx *net, const char *fn)
+static void flush_signals(struct ofi_ep *e, const char *fn)
 {
-    struct ofi_ep *e = &net->e;
     ofi_flush_post(e, &e->signalled, fn);
     ofi_wait_quiet(e, fn, -1, "flush (signals)");
+}
+
+/* The default context under SHMEM_THREAD_MULTIPLE: every thread's. */
+void ofi_net_flush_signals(struct shoal_net_ctx *net, const char *fn)
+{
+    ofi_ctx_eps_foreach(net, flush_signals, fn);
 }
