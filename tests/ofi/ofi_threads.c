@@ -11,7 +11,9 @@
  *                        threads are still alive and have not quieted, one
  *                        shmem_quiet by the main thread completes what every
  *                        thread posted (the neighbour, told by a set after
- *                        it, finds every value)
+ *                        it, finds every value); a third set exits before
+ *                        the main thread's quiet, which still completes
+ *                        what it posted
  *   ofi_threads private  threads, each with a SHMEM_CTX_PRIVATE context of
  *                        its own, puts and fetch-adds concurrently: exact
  *                        results, an endpoint per context */
@@ -27,7 +29,14 @@ static long g_slot[NTHREADS][TOPS];
 static long g_mine[NTHREADS];
 static long g_flag;
 static long g_src[NTHREADS][TOPS];
+/* Each thread's last operation: a block put (nbi) that only the main
+ * thread's quiet completes; the flag that follows on the main thread's
+ * endpoint (another connection) overtakes it without that quiet. */
+#define BLOCK_WORDS (1u << 20) /* 8 MiB */
+static long *g_block;          /* symmetric [NTHREADS][BLOCK_WORDS] */
+static long *g_block_src;      /* [NTHREADS][BLOCK_WORDS] */
 static pthread_barrier_t g_tb;
+static int g_round;
 
 static int right_pe(void)
 {
@@ -54,9 +63,16 @@ static void *default_main(void *arg)
         CHECK_MSG(old > prev, "thread %d: fetch_add returned %ld after %ld", t, old, prev);
         prev = old;
     }
-    /* Posted, not quieted: the main thread's quiet must complete it. */
-    pthread_barrier_wait(&g_tb);
-    pthread_barrier_wait(&g_tb);
+    long *src = g_block_src + (size_t)t * BLOCK_WORDS;
+    for (size_t i = 0; i < BLOCK_WORDS; i++)
+        src[i] = g_round * 1000003L + 7919L * me + (long)i;
+    shmem_putmem_nbi(g_block + (size_t)t * BLOCK_WORDS, src, BLOCK_WORDS * sizeof(long), right);
+    /* Posted, not quieted: the main thread's quiet must complete it,
+     * while this thread lives (rounds 1, 2) or after it exited (3). */
+    if (g_round < 3) {
+        pthread_barrier_wait(&g_tb);
+        pthread_barrier_wait(&g_tb);
+    }
     return NULL;
 }
 
@@ -70,25 +86,39 @@ static void default_round(int round)
     memset(g_slot, 0, sizeof g_slot);
     memset(g_mine, 0, sizeof g_mine);
     shmem_barrier_all();
+    g_round = round;
     pthread_barrier_init(&g_tb, NULL, NTHREADS + 1);
     pthread_t th[NTHREADS];
     for (int t = 0; t < NTHREADS; t++)
         CHECK_EQ_I(pthread_create(&th[t], NULL, default_main, (void *)(intptr_t)t), 0);
-    pthread_barrier_wait(&g_tb); /* every thread posted everything */
-    shmem_quiet();               /* completes what every thread posted */
+    if (round < 3)
+        pthread_barrier_wait(&g_tb); /* every thread posted everything */
+    else
+        for (int t = 0; t < NTHREADS; t++)
+            pthread_join(th[t], NULL);
+    shmem_quiet(); /* completes what every thread posted */
     shmem_long_atomic_set(&g_flag, 1, right_pe());
     shmem_long_wait_until(&g_flag, SHMEM_CMP_EQ, 1);
     CHECK_EQ_I(g_cnt, (long)NTHREADS * TOPS);
     for (int t = 0; t < NTHREADS; t++) {
+        const long *b = g_block + (size_t)t * BLOCK_WORDS;
+        size_t bad = BLOCK_WORDS;
+        for (size_t i = 0; i < BLOCK_WORDS && bad == BLOCK_WORDS; i++)
+            if (b[i] != round * 1000003L + 7919L * left + (long)i)
+                bad = i;
+        CHECK_MSG(bad == BLOCK_WORDS, "round %d: word %zu of thread %d's block from PE %d is %ld",
+                  round, bad, t, left, bad < BLOCK_WORDS ? b[bad] : 0L);
         CHECK_EQ_I(g_mine[t], (long)TOPS);
         for (int k = 0; k < TOPS; k++)
             CHECK_MSG(g_slot[t][k] == 1000L * left + k,
                       "round %d: thread %d's put %d from PE %d is %ld after its quiet", round, t, k,
                       left, g_slot[t][k]);
     }
-    pthread_barrier_wait(&g_tb);
-    for (int t = 0; t < NTHREADS; t++)
-        pthread_join(th[t], NULL);
+    if (round < 3) {
+        pthread_barrier_wait(&g_tb);
+        for (int t = 0; t < NTHREADS; t++)
+            pthread_join(th[t], NULL);
+    }
     pthread_barrier_destroy(&g_tb);
     shmem_barrier_all();
     (void)me;
@@ -98,6 +128,10 @@ static void test_default(void)
 {
     ST_PHASE("default: threads on SHMEM_CTX_DEFAULT");
     long c0, u0, r0, c1, u1, r1, c2, u2, r2;
+    g_block = shmem_calloc((size_t)NTHREADS * BLOCK_WORDS, sizeof(long));
+    g_block_src = malloc((size_t)NTHREADS * BLOCK_WORDS * sizeof(long));
+    CHECK_NOT_NULL(g_block);
+    CHECK_NOT_NULL(g_block_src);
     /* The main thread's endpoint, made now (a barrier of one PE makes
      * none). */
     (void)shmem_long_atomic_fetch(&g_flag, right_pe());
@@ -116,6 +150,9 @@ static void test_default(void)
               "second set of %d threads: %ld endpoints created, %ld reused", NTHREADS, c2 - c1,
               r2 - r1);
     CHECK_EQ_I(u2, u0);
+    default_round(3); /* the threads exit before the quiet */
+    shmem_free(g_block);
+    free(g_block_src);
     st_note("default: an endpoint per thread, reused by the next threads; one quiet "
             "completes every thread's operations");
 }
