@@ -107,7 +107,7 @@ static struct shoal_net_ctx *ctx_take(const char *fn)
         return c;
     char err[200] = "out of memory";
     c = calloc(1, sizeof *c);
-    if (!c || ofi_ep_open(&c->e, 1, err, sizeof err) < 0) {
+    if (!c || ofi_ep_open(&c->ctx_ep, 1, err, sizeof err) < 0) {
         ofi_g.hooks->warn(fn, err);
         free(c);
         return NULL;
@@ -163,7 +163,7 @@ void ofi_ctx_pool_fini(void)
     struct shoal_net_ctx *c = ofi_g.free_ctx;
     while (c) {
         struct shoal_net_ctx *next = c->next_free;
-        ofi_ep_close(&c->e);
+        ofi_ep_close(&c->ctx_ep);
         free(c);
         c = next;
     }

@@ -92,10 +92,10 @@ struct ofi_ep {
 
 /* A context's state: its endpoint; pooled when the context goes.
  * `per_thread`: SHMEM_CTX_DEFAULT under SHMEM_THREAD_MULTIPLE, whose
- * threads each post on an endpoint of their own (ofi_thread_ep.c); `e`
- * is then unused. */
+ * threads each post on an endpoint of their own (ofi_thread_ep.c); then
+ * `ctx_ep` is never opened.  Reach it only through ofi_ctx_ep. */
 struct shoal_net_ctx {
-    struct ofi_ep e;
+    struct ofi_ep ctx_ep;
     struct shoal_net_ctx *next_free;
     int per_thread;
 };
@@ -187,14 +187,14 @@ void ofi_thread_eps_fini(void);
 /* The endpoint through which the calling thread posts on context `net`. */
 static inline struct ofi_ep *ofi_ctx_ep(struct shoal_net_ctx *net, const char *fn)
 {
-    return OFI_LIKELY(!net->per_thread) ? &net->e : ofi_thread_ep_get(fn);
+    return OFI_LIKELY(!net->per_thread) ? &net->ctx_ep : ofi_thread_ep_get(fn);
 }
 /* f on every endpoint behind `net`: its own, or every thread's. */
 static inline void ofi_ctx_eps_foreach(struct shoal_net_ctx *net,
                                        void (*f)(struct ofi_ep *, const char *), const char *fn)
 {
     if (OFI_LIKELY(!net->per_thread))
-        f(&net->e, fn);
+        f(&net->ctx_ep, fn);
     else
         ofi_thread_eps_foreach(f, fn);
 }
