@@ -62,10 +62,11 @@ int ofi_net_am_send(struct shoal_net_ctx *net, int pe, int tag, unsigned ctr, co
         memcpy(w->data, payload, len);
     else
         w->h.seq = __atomic_fetch_add(&next_seq, 1, __ATOMIC_RELAXED);
-    ofi_msg_send(&net->e, OFI_AM_TAG, w, sizeof w->h + (eager ? len : 0), pe, NULL, NULL, fn,
+    struct ofi_ep *e = ofi_ctx_ep(net, fn); /* header and payload on one endpoint */
+    ofi_msg_send(e, OFI_AM_TAG, w, sizeof w->h + (eager ? len : 0), pe, NULL, NULL, fn,
                  "an active message (tagged message)");
     if (!eager)
-        ofi_msg_send(&net->e, data_tag(ofi_g.me, w->h.seq), payload, len, pe, NULL, NULL, fn,
+        ofi_msg_send(e, data_tag(ofi_g.me, w->h.seq), payload, len, pe, NULL, NULL, fn,
                      "an active message's payload (tagged message)");
     free(w);
     return 1;

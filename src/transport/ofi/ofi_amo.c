@@ -163,14 +163,14 @@ uint64_t ofi_net_amo(struct shoal_net_ctx *net, int op, const void *dest, unsign
                      uint64_t value, uint64_t cond, int pe, const char *fn)
 {
     if (OFI_UNLIKELY(!ofi_amo_native[op][size == 8]))
-        return ofi_amo_emulate(&net->e, op, dest, size, value, pe, fn);
-    return ofi_amo_blocking(&net->e, op, dest, size, value, cond, pe, fn);
+        return ofi_amo_emulate(ofi_ctx_ep(net, fn), op, dest, size, value, pe, fn);
+    return ofi_amo_blocking(ofi_ctx_ep(net, fn), op, dest, size, value, cond, pe, fn);
 }
 
 void ofi_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const void *dest,
                      unsigned size, uint64_t value, uint64_t cond, int pe, const char *fn)
 {
-    ofi_post_amo(&net->e, op, fetch, dest, size, value, cond, pe, fn);
+    ofi_post_amo(ofi_ctx_ep(net, fn), op, fetch, dest, size, value, cond, pe, fn);
 }
 
 /* A collective's signal: a tagged message to another PE where the job
@@ -180,7 +180,7 @@ void ofi_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const void 
 void ofi_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, int pe,
                     const char *fn)
 {
-    struct ofi_ep *e = &net->e;
+    struct ofi_ep *e = ofi_ctx_ep(net, fn);
     if (ofi_msgs.signals && pe != ofi_g.me) {
         ofi_signal_send(e, word, value, NULL, NULL, 0, pe, fn);
         return;
@@ -198,9 +198,14 @@ void ofi_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, i
     ofi_peers_add(e, &e->signalled, pe);
 }
 
-void ofi_net_flush_signals(struct shoal_net_ctx *net, const char *fn)
+static void flush_signals(struct ofi_ep *e, const char *fn)
 {
-    struct ofi_ep *e = &net->e;
     ofi_flush_post(e, &e->signalled, fn);
     ofi_wait_quiet(e, fn, -1, "flush (signals)");
+}
+
+/* The default context under SHMEM_THREAD_MULTIPLE: every thread's. */
+void ofi_net_flush_signals(struct shoal_net_ctx *net, const char *fn)
+{
+    ofi_ctx_eps_foreach(net, flush_signals, fn);
 }

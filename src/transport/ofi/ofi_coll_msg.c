@@ -37,9 +37,10 @@ void ofi_net_coll_send(struct shoal_net_ctx *net, uint64_t tag, const void *src,
 {
     (void)exchange;
     struct coll_send cs = {tag, pe, fn};
-    ofi_msg_send(&net->e, wire_tag(tag), src, n, pe, send_waits, &cs, fn,
+    struct ofi_ep *e = ofi_ctx_ep(net, fn);
+    ofi_msg_send(e, wire_tag(tag), src, n, pe, send_waits, &cs, fn,
                  "collective's data (tagged message)");
-    ofi_peers_add(&net->e, &net->e.signalled, pe);
+    ofi_peers_add(e, &e->signalled, pe);
 }
 
 struct coll_recv {

@@ -1,9 +1,15 @@
 /* Endpoints: each bound to the job's address vector and to a completion
  * queue of its own (selective: only errors and what asks for an entry
  * land there), a context's also to a put and a get counter.  Contexts'
- * endpoints are pooled: a destroyed context's endpoint serves the next. */
+ * endpoints are pooled: a destroyed context's endpoint serves the next.
+ * Nothing on a context's path takes a lock another context takes: its
+ * endpoint, queue and counters are its own (libfabric's locks in them
+ * are per object), and so are its counts and peer sets; the pool's lock
+ * is taken at create and destroy only. */
 #include <stdlib.h>
 #include <string.h>
+
+#include <shmem.h> /* SHMEM_THREAD_MULTIPLE */
 
 #include "transport/ofi/ofi_internal.h"
 
@@ -89,33 +95,51 @@ void ofi_ep_close(struct ofi_ep *e)
 
 /* ------------------------------------------------------------ contexts */
 
-int ofi_net_ctx_open(struct shoal_net_ctx **net, int is_default, int private_ctx, int serialized,
-                     const char *fn)
+/* A pooled endpoint, or a new one; NULL (warned) when none can be opened. */
+static struct shoal_net_ctx *ctx_take(const char *fn)
 {
-    (void)is_default, (void)private_ctx, (void)serialized;
     pthread_mutex_lock(&ofi_g.pool_lock);
     struct shoal_net_ctx *c = ofi_g.free_ctx;
     if (c) {
         ofi_g.free_ctx = c->next_free;
         ofi_g.n_reused++;
+        ofi_g.n_in_use++;
     }
     pthread_mutex_unlock(&ofi_g.pool_lock);
-    if (!c) {
-        char err[200];
-        c = calloc(1, sizeof *c);
-        if (!c || ofi_ep_open(&c->e, 1, err, sizeof err) < 0) {
-            if (c)
-                ofi_g.hooks->warn(fn, err);
-            free(c);
-            return -1;
-        }
-        pthread_mutex_lock(&ofi_g.pool_lock);
-        ofi_g.n_created++;
-        pthread_mutex_unlock(&ofi_g.pool_lock);
+    if (c)
+        return c;
+    char err[200] = "out of memory";
+    c = calloc(1, sizeof *c);
+    if (!c || ofi_ep_open(&c->ctx_ep, 1, err, sizeof err) < 0) {
+        ofi_g.hooks->warn(fn, err);
+        free(c);
+        return NULL;
     }
     pthread_mutex_lock(&ofi_g.pool_lock);
+    ofi_g.n_created++;
     ofi_g.n_in_use++;
     pthread_mutex_unlock(&ofi_g.pool_lock);
+    return c;
+}
+
+/* Every context, private and serialized ones included, posts on an
+ * endpoint of its own; the default context under SHMEM_THREAD_MULTIPLE on
+ * each thread's (ofi_thread_ep.c), made at the thread's first use. */
+int ofi_net_ctx_open(struct shoal_net_ctx **net, int is_default, int private_ctx, int serialized,
+                     const char *fn)
+{
+    (void)private_ctx, (void)serialized;
+    struct shoal_net_ctx *c;
+    if (is_default &&
+        __atomic_load_n(&ofi_g.thread_level, __ATOMIC_RELAXED) == SHMEM_THREAD_MULTIPLE) {
+        c = calloc(1, sizeof *c);
+        if (c)
+            c->per_thread = 1;
+    } else {
+        c = ctx_take(fn);
+    }
+    if (!c)
+        return -1;
     *net = c;
     return 0;
 }
@@ -124,6 +148,10 @@ void ofi_net_ctx_close(struct shoal_net_ctx *c)
 {
     if (!c)
         return;
+    if (c->per_thread) { /* its endpoints are the threads' until finalize */
+        free(c);
+        return;
+    }
     pthread_mutex_lock(&ofi_g.pool_lock);
     c->next_free = ofi_g.free_ctx;
     ofi_g.free_ctx = c;
@@ -138,11 +166,12 @@ void ofi_ctx_pool_fini(void)
     struct shoal_net_ctx *c = ofi_g.free_ctx;
     while (c) {
         struct shoal_net_ctx *next = c->next_free;
-        ofi_ep_close(&c->e);
+        ofi_ep_close(&c->ctx_ep);
         free(c);
         c = next;
     }
     ofi_g.free_ctx = NULL;
+    ofi_thread_eps_fini();
 }
 
 void ofi_net_worker_counts(long *created, long *in_use, long *reused)

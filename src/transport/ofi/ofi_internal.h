@@ -5,7 +5,8 @@
  * domain and address vector, the registration of the heap and the static
  * data segment with every peer's key and base, the target endpoint
  * through which peers reach this PE, and the endpoints of the contexts
- * (one per context, pooled on destroy), each with its own completion
+ * (one per context, pooled on destroy; one per thread behind the default
+ * context under SHMEM_THREAD_MULTIPLE), each with its own completion
  * queue and put and get counters.
  * May call: libfabric, boot/ (allgather, barrier), libc, and the contract
  * headers of its layer, transport/net.h and transport/env_rows.h: nothing
@@ -19,7 +20,8 @@
  * cycle, shmem-info's lines), ofi_lib.c (libfabric loaded at init), ofi_provider.c (choosing the provider and
  * opening fabric, domain, address vector and target endpoint, with the
  * checks of its atomics), ofi_mr.c (registration and the exchange of keys
- * and addresses), ofi_ep.c (endpoints, the contexts' pool), ofi_wait.c
+ * and addresses), ofi_ep.c (endpoints, the contexts' pool),
+ * ofi_thread_ep.c (the default context's endpoints per thread), ofi_wait.c
  * (waiting on counters, retries of -FI_EAGAIN, progress, errors),
  * ofi_rma.c (put, get, quiet, fence), ofi_amo.c (atomics, signals),
  * ofi_amo_emul.c (atomics the provider lacks, by compare-and-swap),
@@ -92,10 +94,14 @@ struct ofi_ep {
     uint64_t flush_operand;          /* their (unused) operand */
 };
 
-/* A context's state: its endpoint; pooled when the context goes. */
+/* A context's state: its endpoint; pooled when the context goes.
+ * `per_thread`: SHMEM_CTX_DEFAULT under SHMEM_THREAD_MULTIPLE, whose
+ * threads each post on an endpoint of their own (ofi_thread_ep.c); then
+ * `ctx_ep` is never opened.  Reach it only through ofi_ctx_ep. */
 struct shoal_net_ctx {
-    struct ofi_ep e;
+    struct ofi_ep ctx_ep;
     struct shoal_net_ctx *next_free;
+    int per_thread;
 };
 
 /* How this PE's writes are known to be visible at their target. */
@@ -180,6 +186,27 @@ void ofi_mr_close(void);
 int ofi_ep_open(struct ofi_ep *e, int counters, char *err, size_t errlen);
 void ofi_ep_close(struct ofi_ep *e);
 void ofi_ctx_pool_fini(void);
+/* ofi_thread_ep.c: the calling thread's endpoint behind SHMEM_CTX_DEFAULT
+ * (made or taken from a thread that exited, at its first use; fatal when
+ * none can be opened); every such endpoint, for quiet and flush_signals;
+ * their release at finalize. */
+struct ofi_ep *ofi_thread_ep_get(const char *fn);
+void ofi_thread_eps_foreach(void (*f)(struct ofi_ep *, const char *), const char *fn);
+void ofi_thread_eps_fini(void);
+/* The endpoint through which the calling thread posts on context `net`. */
+static inline struct ofi_ep *ofi_ctx_ep(struct shoal_net_ctx *net, const char *fn)
+{
+    return OFI_LIKELY(!net->per_thread) ? &net->ctx_ep : ofi_thread_ep_get(fn);
+}
+/* f on every endpoint behind `net`: its own, or every thread's. */
+static inline void ofi_ctx_eps_foreach(struct shoal_net_ctx *net,
+                                       void (*f)(struct ofi_ep *, const char *), const char *fn)
+{
+    if (OFI_LIKELY(!net->per_thread))
+        f(&net->ctx_ep, fn);
+    else
+        ofi_thread_eps_foreach(f, fn);
+}
 
 /* ofi_wait.c */
 /* Fatal (through core's hook): `what` to `pe` (-1: several) failed with

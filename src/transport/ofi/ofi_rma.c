@@ -115,13 +115,13 @@ void ofi_post_get(struct ofi_ep *e, void *dest, const void *src, size_t n, int p
 void ofi_net_put(struct shoal_net_ctx *net, void *dest, const void *src, size_t n, int pe, int nbi,
                  const char *fn)
 {
-    rma(&net->e, 1, dest, (void *)src, n, pe, !nbi, fn);
+    rma(ofi_ctx_ep(net, fn), 1, dest, (void *)src, n, pe, !nbi, fn);
 }
 
 void ofi_net_get(struct shoal_net_ctx *net, void *dest, const void *src, size_t n, int pe, int nbi,
                  const char *fn)
 {
-    rma(&net->e, 0, (void *)src, dest, n, pe, !nbi, fn);
+    rma(ofi_ctx_ep(net, fn), 0, (void *)src, dest, n, pe, !nbi, fn);
 }
 
 /* One flush read (ofi_flush_read) per peer of the set. */
@@ -162,14 +162,19 @@ void ofi_ep_quiet(struct ofi_ep *e, const char *fn)
     ofi_wait_quiet(e, fn, -1, "quiet");
 }
 
+/* The default context under SHMEM_THREAD_MULTIPLE: what every thread
+ * posted before this quiet, on its own endpoint or one whose thread left. */
 void ofi_net_quiet(struct shoal_net_ctx *net)
 {
-    ofi_ep_quiet(&net->e, "shmem_quiet");
+    ofi_ctx_eps_foreach(net, ofi_ep_quiet, "shmem_quiet");
 }
 
+/* Orders what the calling thread issued on the context (with endpoints
+ * per thread behind SHMEM_CTX_DEFAULT, its own: ordering between threads
+ * is the program's business, as the spec says of multithreaded PEs). */
 void ofi_net_fence(struct shoal_net_ctx *net)
 {
-    struct ofi_ep *e = &net->e;
+    struct ofi_ep *e = ofi_ctx_ep(net, "shmem_fence");
     if (__atomic_load_n(&e->dirty.n, __ATOMIC_ACQUIRE))
         ofi_ep_quiet(e, "shmem_fence");
 }

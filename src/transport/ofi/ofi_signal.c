@@ -122,6 +122,6 @@ int ofi_net_signal_data(struct shoal_net_ctx *net, uint64_t *word, uint64_t valu
 {
     if (!ofi_msgs.signals || pe == ofi_g.me || n > OFI_SIGNAL_DATA_MAX)
         return 0;
-    ofi_signal_send(&net->e, word, value, dest, src, n, pe, fn);
+    ofi_signal_send(ofi_ctx_ep(net, fn), word, value, dest, src, n, pe, fn);
     return 1;
 }
