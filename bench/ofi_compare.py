@@ -216,6 +216,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--timeout", type=int, default=300, help="per job (s)")
     ap.add_argument("--no-mt", action="store_true", help="leave out the thread-rate row")
+    ap.add_argument("--programs", default=",".join(PROGRAMS),
+                    help="programs of the table (default %(default)s)")
     ap.add_argument("--columns", default=",".join(COLUMNS),
                     help="columns in run order (default %(default)s; also ofim: Shoal over OFI "
                          "with SHOAL_OFI_PROGRESS=manual)")
@@ -223,6 +225,9 @@ def main():
     args = ap.parse_args()
     pes = [int(x) for x in args.pes.split(",")]
     columns = [c for c in args.columns.split(",") if c]
+    programs = [p for p in args.programs.split(",") if p]
+    if not programs or any(p not in PROGRAMS for p in programs):
+        sys.exit(f"ofi_compare: --programs: one or more of {', '.join(PROGRAMS)}")
     if not columns or any(c not in COLUMNS + OPTIONAL_COLUMNS for c in columns):
         sys.exit(f"ofi_compare: --columns: one or more of {', '.join(COLUMNS + OPTIONAL_COLUMNS)}")
     if "sos" in columns and not (args.sos and args.hydra):
@@ -235,7 +240,7 @@ def main():
     rows, mt_rows, failed = [], [], []
     for rnd in range(1, args.rounds + 1):
         for npes in pes:
-            for prog, pargs in PROGRAMS.items():
+            for prog, pargs in [(p, PROGRAMS[p]) for p in programs]:
                 for col in columns:
                     lib = "sos" if col == "sos" else "shoal"
                     tag = f"r{rnd}.{prog}.p{npes}.{col}"
