@@ -9,6 +9,7 @@ writes per-benchmark CSV, a Markdown report with the project's targets
     bench/run_suite.py --impl openmpi --rounds 3     # Shoal vs Open MPI
     bench/run_suite.py --impl openmpi --network --pes 2,4   # over UCX tcp
     bench/run_suite.py --impl openmpi --pes 4,8 --threads 1 # PEs > cores
+    bench/run_suite.py --network --impl ofi --pes 2,4       # Shoal: UCX vs OFI
 
 --impl NAME=OSHCC,OSHRUN[,extra oshrun args...] adds an implementation;
 --impl openmpi is short for Debian's Open MPI (packages openmpi-bin and
@@ -16,7 +17,9 @@ libopenmpi-dev) run the way its users must run it: /usr/bin/oshcc, and
 /usr/bin/oshrun --oversubscribe --mca osc ^rdma (Open MPI 4.1.4's OSHMEM
 segfaults in shmem_finalize without it), plus --allow-run-as-root as root
 and -x UCX_TLS=^sysv when System V shared memory is short (see
-openmpi_preset).  The report says what was passed and why.
+openmpi_preset).  --impl ofi is Shoal itself (--shoal-build) over
+libfabric's tcp;ofi_rxm, each PE a pretend node (see ofi_preset).  The
+report says what was passed and why.
 Shoal is always included (impl "shoal", from --shoal-build).
 
 --load N runs N busy-looping processes beside the jobs (started after the
@@ -209,7 +212,7 @@ SHMEMX_GUARD = re.compile(r"^\s*#\s*if\s+__has_include\s*\(\s*<shmemx\.h>\s*\)")
 
 def impl_run_args(impl, spec):
     """The benchmark's own oshrun arguments for this implementation."""
-    return spec.shoal_run_args if impl.name == "shoal" else []
+    return spec.shoal_run_args if impl.is_shoal else []
 
 
 def shoal_only_for(spec, config):
@@ -320,8 +323,31 @@ def openmpi_preset(max_pes, network=False):
     return "/usr/bin/oshcc", "/usr/bin/oshrun", args, why, fallbacks
 
 
+# --impl ofi: Shoal itself (the --shoal-build it is given) over libfabric's
+# tcp;ofi_rxm, laid out as --network lays out Shoal over UCX: each PE a
+# pretend node of its own, every other PE through the network, this PE by
+# load/store (SHOAL_TRANSPORTS=shm,ofi; with plain `ofi` a PE's operations on
+# itself would also go through the tcp loopback).  FI_PROVIDER=tcp picks
+# tcp;ofi_rxm (the tcp provider alone has no atomics).  With --network the
+# "shoal" column is the same jobs over UCX's tcp: the issue's "within 1.1x
+# Shoal-on-UCX on the same wire".  It builds and runs the Shoal-only
+# benchmarks too (Impl.is_shoal).
+OFI_NETWORK_ARGS = ["-x", "SHOAL_TRANSPORTS=shm,ofi", "-x", "FI_PROVIDER=tcp",
+                    "-x", "SHOAL_SPLIT_NODES=4096"]
+
+
+def ofi_preset(max_pes, network=False, shoal_build=None):
+    """Shoal over OFI: (oshcc, oshrun, args, [(args, why)], fallbacks)."""
+    build = Path(shoal_build or ROOT / "build")
+    why = [(OFI_NETWORK_ARGS, "Shoal over libfabric's tcp;ofi_rxm, each PE a pretend node "
+            "(every other PE through OFI, this PE by load/store)")]
+    return (str(build / "bin" / "oshcc"), str(build / "bin" / "oshrun"),
+            list(OFI_NETWORK_ARGS), why, [])
+
+
 PRESETS = {
     "openmpi": openmpi_preset,
+    "ofi": ofi_preset,
 }
 
 FINALIZE_PROBE = r"""#include <shmem.h>
@@ -409,6 +435,7 @@ class Impl:
     probe_ok: bool = True
     why: list = field(default_factory=list)        # [(args, reason)] the preset passed
     fallbacks: list = field(default_factory=list)  # [(log pattern, args, reason)]
+    is_shoal: bool = False  # Shoal itself (impl "shoal", preset "ofi"): runs Shoal-only benches
 
 
 @dataclass
@@ -460,13 +487,18 @@ def csv_ints(text, what):
     return vals
 
 
-def parse_impl(spec, max_pes, network=False):
+def parse_impl(spec, max_pes, network=False, shoal_build=None):
     if "=" not in spec:
         if spec not in PRESETS:
             fail(f"--impl {spec}: expected NAME=OSHCC,OSHRUN[,args] or one of "
                  f"{', '.join(PRESETS)}")
-        oshcc, oshrun, extra, why, fallbacks = PRESETS[spec](max_pes, network)
-        return Impl(spec, oshcc, oshrun, list(extra), why=why, fallbacks=fallbacks)
+        preset = PRESETS[spec]
+        if preset is ofi_preset:
+            oshcc, oshrun, extra, why, fallbacks = preset(max_pes, network, shoal_build)
+        else:
+            oshcc, oshrun, extra, why, fallbacks = preset(max_pes, network)
+        return Impl(spec, oshcc, oshrun, list(extra), why=why, fallbacks=fallbacks,
+                    is_shoal=preset is ofi_preset)
     name, rest = spec.split("=", 1)
     parts = rest.split(",")
     if not name or len(parts) < 2 or not parts[0] or not parts[1]:
@@ -533,7 +565,7 @@ def build_all(impls, benches, outdir, jobs):
         d = outdir / "build" / impl.name
         d.mkdir(parents=True, exist_ok=True)
         for b in benches + ["finalize_probe"]:
-            if impl.name != "shoal" and SUITE.get(b, UNLISTED).shoal_only:
+            if not impl.is_shoal and SUITE.get(b, UNLISTED).shoal_only:
                 continue
             src = probe_src if b == "finalize_probe" else BENCH_DIR / f"{b}.c"
             tasks.append((impl, b, src, d / b, d / f"{b}.log"))
@@ -631,7 +663,7 @@ def plan_jobs(args, impls, benches, built, outdir):
         for b, c, t, base, npes, a in combos:
             for impl in impls:
                 spec = SUITE.get(b, UNLISTED)
-                if impl.name != "shoal" and shoal_only_for(spec, c):
+                if not impl.is_shoal and shoal_only_for(spec, c):
                     continue
                 j = Job(len(jobs) + 1, r, b, impl, c, t, base, npes, a)
                 j.stem = f"r{r}.{b}.{c or 'none'}.T{t or 1}.p{npes}.{impl.name}"
@@ -1253,7 +1285,8 @@ def main():
     ap.add_argument("--smoke", action="store_true",
                     help="each benchmark's --smoke, 1 round, T = 1 and 2 (seconds)")
     ap.add_argument("--impl", action="append", default=[], metavar="NAME=OSHCC,OSHRUN[,ARGS]",
-                    help="another implementation (repeatable); 'openmpi' = Debian's Open MPI")
+                    help="another implementation (repeatable); 'openmpi' = Debian's Open MPI, "
+                         "'ofi' = Shoal over libfabric tcp;ofi_rxm, each PE a pretend node")
     ap.add_argument("--shoal-build", default=str(ROOT / "build"),
                     help="Shoal build directory (built with cmake if bin/oshcc is missing; "
                          "default: %(default)s)")
@@ -1317,10 +1350,10 @@ def main():
                   str(shoal_build / "bin" / "oshrun"),
                   list(SHOAL_NETWORK_ARGS) if args.network else [],
                   why=[(SHOAL_NETWORK_ARGS, "--network: every other PE through UCX tcp, each "
-                        "PE a pretend node")] if args.network else [])]
+                        "PE a pretend node")] if args.network else [], is_shoal=True)]
     max_pes = max(args.pes) * max(args.threads)
     for spec in args.impl:
-        impl = parse_impl(spec, max_pes, args.network)
+        impl = parse_impl(spec, max_pes, args.network, shoal_build)
         if impl.name in [i.name for i in impls]:
             fail(f"--impl {impl.name} given twice")
         impls.append(impl)
@@ -1414,7 +1447,7 @@ def main():
         print(f"run_suite: FAILED: r{j.rnd} {j.label()}: {j.why} (log: "
               f"{outdir / j.log})", file=sys.stderr)
     print(f"run_suite: report: {outdir / 'report.md'}", file=sys.stderr)
-    shoal_crash = any(j.impl.name == "shoal" for j in crashed)
+    shoal_crash = any(j.impl.is_shoal for j in crashed)
     if shoal_crash:
         print("run_suite: Shoal jobs crashed at finalize: counted as failure", file=sys.stderr)
     return 1 if failed or shoal_crash else 0
