@@ -49,7 +49,10 @@ int ofi_msgs_setup(struct shoal_net_init_result *out, char *err, size_t errlen)
 {
     ofi_msgs_fini();
     unsigned char mine = 0;
-    if (ofi_g.info->caps & FI_TAGGED)
+    /* Not where injected operations never leave (sockets with manual
+     * progress, ofi_provider.c): its signals' fi_tinject stayed there too,
+     * and coll.typed.ofi_sockets hung in its first barrier. */
+    if ((ofi_g.info->caps & FI_TAGGED) && ofi_g.inject_atomics)
         mine = (unsigned char)((ofi_cfg.msgs_signals && !nic_atomics() ? 1 : 0) |
                                (ofi_cfg.msgs_coll && peek_answers() ? 2 : 0) |
                                (ofi_cfg.msgs_coll && ofi_g.hooks->am_arrived ? 4 : 0));
