@@ -22,6 +22,9 @@ extern const struct shoal_net_ops shoal_net_none_ops;
 
 /* In the order of preference of "auto". */
 static const struct shoal_net_ops *const networks[] = {SHOAL_NET_TRANSPORTS(SHOAL_NET_ENTRY) NULL};
+/* Counted, not read past the NULL: a build without a network has one
+ * element (clang's -Warray-bounds). */
+#define N_NETWORKS (sizeof networks / sizeof networks[0] - 1)
 
 const struct shoal_net_ops *shoal_net_ops = &shoal_net_none_ops;
 
@@ -37,7 +40,7 @@ static char chosen_why[200], chosen_how[HOW_LEN];
  * chosen_why says what each found. */
 static const struct shoal_net_ops *choose_auto(void)
 {
-    if (!networks[1]) {
+    if (N_NETWORKS < 2) {
         snprintf(chosen_why, sizeof chosen_why, "auto: the build's only network");
         snprintf(chosen_how, sizeof chosen_how, "o");
         return networks[0];
