@@ -49,6 +49,8 @@ static void filters(void)
         {"rxm", ""},
         {"", ""},
         {"bogus", ""},
+        {"^ofi_rxm", "1345"},
+        {"^ofi_rxm,sockets,shm,udp,net,psm2,psm,ofi_rxd,ofi_mrail", ""},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char got[8] = "";

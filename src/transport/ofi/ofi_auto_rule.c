@@ -69,8 +69,15 @@ static int named(const char *list, const char *core, size_t n)
     return 0;
 }
 
+/* Inclusion names the core provider (FI_PROVIDER=tcp admits tcp;ofi_rxm);
+ * exclusion takes out every provider layered on a name too
+ * (FI_PROVIDER=^ofi_rxm leaves no tcp;ofi_rxm: ofi.no_atomics). */
 int ofi_fi_provider_allows(const char *filter, const char *prov)
 {
-    const int exclude = filter[0] == '^';
-    return named(filter + exclude, prov, strcspn(prov, ";")) != exclude;
+    if (filter[0] != '^')
+        return named(filter, prov, strcspn(prov, ";"));
+    for (const char *p = prov; *p; p += strcspn(p, ";"), p += *p != 0)
+        if (named(filter + 1, p, strcspn(p, ";")))
+            return 0;
+    return 1;
 }
