@@ -82,7 +82,7 @@ static void payload_in(struct ofi_rx *rx, size_t len, uint64_t tag, int err, siz
     (void)tag, (void)olen;
     struct am_msg *x = (struct am_msg *)((char *)rx - offsetof(struct am_msg, rx));
     if (OFI_UNLIKELY(err || len != x->m.len)) {
-        if (err == FI_ECANCELED || __atomic_load_n(&ofi_g.leaving, __ATOMIC_RELAXED))
+        if (ofi_rx_error_expected(err))
             return;
         ofi_fatalf("active message",
                    "receiving the payload of an active message from PE %d failed: %s", x->m.src,
@@ -98,7 +98,7 @@ static void header_in(struct ofi_rx *rx, size_t len, uint64_t tag, int err, size
     (void)tag, (void)olen;
     struct am_slot *s = (struct am_slot *)rx;
     if (OFI_UNLIKELY(err)) {
-        if (err == FI_ECANCELED || __atomic_load_n(&ofi_g.leaving, __ATOMIC_RELAXED))
+        if (ofi_rx_error_expected(err))
             return;
         ofi_die("active message", -1, "receiving an active message", -err);
     }

@@ -68,7 +68,7 @@ static void arrived(struct ofi_rx *rx, size_t len, uint64_t tag, int err, size_t
     free(c);
     const int cut = err == FI_ETRUNC;
     if (OFI_UNLIKELY(err && !cut)) {
-        if (err == FI_ECANCELED || __atomic_load_n(&ofi_g.leaving, __ATOMIC_RELAXED))
+        if (ofi_rx_error_expected(err))
             return;
         ofi_die(w->fn, -1, "receiving a collective's data", -err);
     }

@@ -35,6 +35,12 @@
 struct ofi_rx {
     void (*done)(struct ofi_rx *rx, size_t len, uint64_t tag, int err, size_t olen);
 };
+/* A receive's error that is no failure: cancelled when its endpoint
+ * closed, or failed once this PE is leaving (peers close connections). */
+static inline int ofi_rx_error_expected(int err)
+{
+    return err == FI_ECANCELED || __atomic_load_n(&ofi_g.leaving, __ATOMIC_RELAXED);
+}
 
 /* What the job takes as messages (SHOAL_OFI_MSGS, and every PE's provider
  * offering FI_TAGGED). */

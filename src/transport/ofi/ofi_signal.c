@@ -82,7 +82,7 @@ static void arrived(struct ofi_rx *rx, size_t len, uint64_t tag, int err, size_t
     (void)tag, (void)olen;
     struct sig_slot *s = (struct sig_slot *)rx;
     if (OFI_UNLIKELY(err)) {
-        if (err == FI_ECANCELED || __atomic_load_n(&ofi_g.leaving, __ATOMIC_RELAXED))
+        if (ofi_rx_error_expected(err))
             return;
         ofi_die("collectives' signals", -1, "receiving a signal", -err);
     }
