@@ -12,6 +12,7 @@
 #ifndef SHOAL_BOOT_H
 #define SHOAL_BOOT_H
 #include <stddef.h>
+#include <stdint.h>
 
 struct shoal_boot {
     const char *name; /* "local", "pmix", "singleton" for shmem-info */
@@ -44,8 +45,14 @@ struct shoal_boot {
      * when the launcher, told by that PE, ends this process itself (the
      * caller gives it a moment), 0 when the process must end by itself:
      * where status is 0, its exit has been made a normal one for the
-     * launcher (Open MPI 4's mpirun: PMIx_Finalize).  Not collective. */
-    int (*leave)(int status);
+     * launcher (Open MPI 4's mpirun: PMIx_Finalize).  `mark` is what that
+     * PE's exit_mark returned.  Not collective. */
+    int (*leave)(int status, uint32_t mark);
+    /* Called by the PE that calls shmem_global_exit, before global_exit:
+     * where its peers' leave must know where it stands among the
+     * bootstrap's collective calls, a number (SHOAL_BOOT_MARK_BITS wide)
+     * that core hands to their leave.  NULL: nothing to tell. */
+    uint32_t (*exit_mark)(void);
 };
 
 /* The one upcall boot makes, registered by the caller (NULL: none): run
@@ -68,7 +75,10 @@ int shoal_boot_report_fd(void); /* for the bootstraps: -1 when none */
 
 /* A bootstrap's leave where the launcher ends every PE of a job whose PE
  * called shmem_global_exit (oshrun; a job of one): returns 1. */
-int shoal_boot_leave_ended(int status);
+int shoal_boot_leave_ended(int status, uint32_t mark);
+
+/* How many low bits of exit_mark's number reach the peers' leave. */
+#define SHOAL_BOOT_MARK_BITS 23
 
 /* For the bootstraps' open when already open: -1 with a message in errbuf
  * when this process is not `owner` (a forked child of PE `rank`, which

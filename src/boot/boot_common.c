@@ -45,8 +45,9 @@ int shoal_boot_check_owner(long owner, int rank, const char *conn, char *errbuf,
     return -1;
 }
 
-int shoal_boot_leave_ended(int status)
+int shoal_boot_leave_ended(int status, uint32_t mark)
 {
     (void)status;
+    (void)mark;
     return 1;
 }

@@ -16,13 +16,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "boot/boot.h"
 #include "core/config/error.h"
 
 #define SHOAL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SHOAL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SHOAL_CACHELINE 64
 
-struct shoal_boot;
 
 /* A team's signal counters (struct shoal_team_block; core/teams/sync.h
  * numbers them): the tree broadcast's two, a claim and a signature word
@@ -184,6 +184,14 @@ struct shoal_team_block {
  * (same offset in every heap) so coll/ and locks can address it like any
  * symmetric object.  Layout changes must keep SHOAL_CTL_SIZE. */
 #define SHOAL_CPU_MASK_WORDS 16 /* affinity masks of up to 1024 CPUs */
+/* The global_exit word: bit 8 says a PE called shmem_global_exit, bits
+ * 0-7 hold its status, the bits above its bootstrap's exit_mark (boot.h). */
+#define SHOAL_GLOBAL_EXIT_WORD(status, mark)                                                      \
+    (0x100u | ((uint32_t)(status) & 0xffu) |                                                      \
+     (((uint32_t)(mark) & ((1u << SHOAL_BOOT_MARK_BITS) - 1)) << 9))
+#define SHOAL_GLOBAL_EXIT_STATUS(word) ((int)((word) & 0xffu))
+#define SHOAL_GLOBAL_EXIT_MARK(word) ((uint32_t)(word) >> 9)
+
 struct shoal_ctl {
     /* Waiting (transport/shm/shm_doorbell.h): waiters asleep on memory owned by this PE
      * count themselves in `sleepers` (read by the UCX progress thread) and
@@ -201,9 +209,10 @@ struct shoal_ctl {
      * the job, after its last operations are complete; read by peers that
      * still wait for it in a collective. */
     _Alignas(SHOAL_CACHELINE) uint32_t leaving;
-    /* 0, or 0x100 | status once some PE called shmem_global_exit(status):
-     * it writes every PE's word, and a PE that finds its own set ends
-     * quietly with that status (core/runtime.c, waiting/wait.c). */
+    /* 0, or SHOAL_GLOBAL_EXIT_WORD(status, mark) once some PE called
+     * shmem_global_exit(status): it writes every PE's word, and a PE that
+     * finds its own set ends quietly with that status, its bootstrap told
+     * the caller's mark (core/runtime.c, waiting/wait.c, config/error.c). */
     uint32_t global_exit;
     struct shoal_call_blocked blocked;
     /* One block per live team, at the same offset on every member, for the

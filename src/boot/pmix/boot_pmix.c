@@ -42,8 +42,9 @@
  * ORTE has no way to end a job early with status 0 (an unfinalized exit 0
  * is an "improper" one: mpirun says so and returns 1), so
  * shmem_global_exit(0) ends the job the other way: every PE, told by its
- * global_exit word (core), enters one more fence (or lets the one it waits
- * in complete), finalizes PMIx and exits 0 by itself (leave); the caller
+ * global_exit word (core) with the caller's count of fences (exit_mark),
+ * completes the fence it waits in, if any, and enters fences up to the
+ * caller's last one, finalizes PMIx and exits 0 by itself (leave); the caller
  * does the same (global_exit), and mpirun, all its processes ended
  * normally, returns 0.  The fence matters: mpirun's PMIx server crashes at
  * its end (PMIx_server_finalize) when a fence some processes entered is
@@ -127,6 +128,12 @@ struct fence_wait {
 };
 /* The non-blocking fence under way in fence_collect, or NULL. */
 static struct fence_wait *pending;
+/* Fences this PE entered, the one pending included (the low
+ * SHOAL_BOOT_MARK_BITS count): shmem_global_exit's caller tells its peers
+ * its own number, so that each knows whether the fence it waits in is the
+ * caller's last one or one the caller has already left (see last_fence). */
+static uint32_t entered;
+#define MARK_MASK ((1u << SHOAL_BOOT_MARK_BITS) - 1)
 
 static void fence_done(pmix_status_t status, void *cbdata)
 {
@@ -172,6 +179,7 @@ static pmix_status_t fence_collect(int nb, double deadline, int *done)
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
     pmix_status_t rc;
     *done = 1;
+    entered = (entered + 1) & MARK_MASK;
     if (!nb) {
         rc = PMIx_Fence(&P.all, 1, &info, 1);
     } else {
@@ -294,17 +302,32 @@ static _Noreturn void pmix_abort(int status, const char *reason)
     _exit(status);
 }
 
-/* Under ORTE with status 0: this PE's last fence (the one it waits in, or
- * one more), every PE's, bounded by `deadline` (0: none).  Returns whether
- * it completed. */
-static int last_fence(double deadline)
+static uint32_t pmix_exit_mark(void)
 {
-    if (pending) /* it completes once the PE that called shmem_global_exit enters its own */
-        return fence_wait_until(pending, deadline);
-    /* Collecting, like every other fence here: the PEs it meets wait in one. */
-    int done;
-    (void)fence_collect(1, deadline, &done);
-    return done;
+    return entered;
+}
+
+/* Under ORTE with status 0: the last fence of shmem_global_exit's caller,
+ * whose mark (fences it had entered) was `mark`, bounded by `deadline`
+ * (0: none).  This PE may wait in that fence already, or in the one
+ * before, which the caller has left but whose end has not reached this PE
+ * yet (PMIx tells each process from its own thread): it completes the
+ * one it waits in, then enters fences up to the caller's last.  Returns
+ * whether that completed. */
+static int last_fence(uint32_t mark, double deadline)
+{
+    if (pending && !fence_wait_until(pending, deadline))
+        return 0;
+    uint32_t behind = (mark + 1 - entered) & MARK_MASK;
+    if (behind > 1) /* not a mark of this job's fences: one more, as without one */
+        behind = 1;
+    for (; behind > 0; behind--) {
+        int done;
+        (void)fence_collect(1, deadline, &done);
+        if (!done)
+            return 0;
+    }
+    return 1;
 }
 
 /* The caller runs exit(status) next.  Under ORTE the unfinalized non-zero
@@ -317,7 +340,7 @@ static void pmix_global_exit(int status)
     if (!P.orte) {
         PMIx_Abort(status, "shmem_global_exit", NULL, 0);
     } else if (status == 0) {
-        if (last_fence(mono_s() + GLOBAL_EXIT_WAIT_S))
+        if (last_fence(entered, mono_s() + GLOBAL_EXIT_WAIT_S))
             P.finalizing = 1; /* PMIx_Finalize at exit */
         else
             print_err("shmem_global_exit(0): not every PE ended within %d s (a PE that calls no "
@@ -331,11 +354,11 @@ static void pmix_global_exit(int status)
  * (PMIx_Abort, or ORTE told by its non-zero exit) the launcher ends this
  * process; under ORTE with status 0 this process ends itself, finalized,
  * after the last fence (the caller's exit ends the job if that fails). */
-static int pmix_leave(int status)
+static int pmix_leave(int status, uint32_t mark)
 {
     if (!P.orte || status != 0)
         return 1;
-    if (!P.open || getpid() != P.pid || !last_fence(0))
+    if (!P.open || getpid() != P.pid || !last_fence(mark, 0))
         return 1;
     P.open = 0;
     P.closed = 1;
@@ -356,6 +379,7 @@ static void fill(struct shoal_boot *b)
     b->abort = pmix_abort;
     b->global_exit = pmix_global_exit;
     b->leave = pmix_leave;
+    b->exit_mark = pmix_exit_mark;
 }
 
 /* "pmix-<namespace>", with characters a socket name should not hold
