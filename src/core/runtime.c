@@ -280,7 +280,7 @@ void shoal_runtime_finalize(const char *fn)
 static void tell_peers_global_exit(int status)
 {
     const uint32_t mark = shoal_g.boot && shoal_g.boot->exit_mark ? shoal_g.boot->exit_mark() : 0;
-    const uint32_t word = SHOAL_GLOBAL_EXIT_WORD(status, mark);
+    const uint32_t word = shoal_global_exit_word(status, mark);
     __atomic_store_n(&shoal_my_ctl()->leaving, SHOAL_LEFT_GLOBAL_EXIT, __ATOMIC_SEQ_CST);
     for (int pe = 0; pe < shoal_g.n_pes; pe++) {
         if (pe == shoal_g.my_pe)
@@ -290,8 +290,7 @@ static void tell_peers_global_exit(int status)
             __atomic_store_n(&shoal_ctl_of_slot(slot)->global_exit, word, __ATOMIC_SEQ_CST);
             /* A waiter asleep there looks at its word when it wakes. */
             shoal_bell_ring_if_armed(&shoal_ctl_of_slot(slot)->bell);
-        }
-        else if (shoal_g.net_active && shoal_ctx_default.net)
+        } else if (shoal_g.net_active && shoal_ctx_default.net)
             shoal_net_amo_nbi(shoal_ctx_default.net, SHOAL_AMO_SET, NULL,
                               &shoal_my_ctl()->global_exit, 4, word, 0, pe, "shmem_global_exit");
     }

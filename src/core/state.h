@@ -23,7 +23,6 @@
 #define SHOAL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SHOAL_CACHELINE 64
 
-
 /* A team's signal counters (struct shoal_team_block; core/teams/sync.h
  * numbers them): the tree broadcast's two, a claim and a signature word
  * beside them, then one half cache line per barrier round (its counter and
@@ -186,11 +185,19 @@ struct shoal_team_block {
 #define SHOAL_CPU_MASK_WORDS 16 /* affinity masks of up to 1024 CPUs */
 /* The global_exit word: bit 8 says a PE called shmem_global_exit, bits
  * 0-7 hold its status, the bits above its bootstrap's exit_mark (boot.h). */
-#define SHOAL_GLOBAL_EXIT_WORD(status, mark)                                                      \
-    (0x100u | ((uint32_t)(status) & 0xffu) |                                                      \
-     (((uint32_t)(mark) & ((1u << SHOAL_BOOT_MARK_BITS) - 1)) << 9))
-#define SHOAL_GLOBAL_EXIT_STATUS(word) ((int)((word) & 0xffu))
-#define SHOAL_GLOBAL_EXIT_MARK(word) ((uint32_t)(word) >> 9)
+static inline uint32_t shoal_global_exit_word(int status, uint32_t mark)
+{
+    const uint32_t mark_mask = (1u << SHOAL_BOOT_MARK_BITS) - 1;
+    return 0x100u | ((uint32_t)status & 0xffu) | ((mark & mark_mask) << 9);
+}
+static inline int shoal_global_exit_status(uint32_t word)
+{
+    return (int)(word & 0xffu);
+}
+static inline uint32_t shoal_global_exit_mark(uint32_t word)
+{
+    return word >> 9;
+}
 
 struct shoal_ctl {
     /* Waiting (transport/shm/shm_doorbell.h): waiters asleep on memory owned by this PE
@@ -209,7 +216,7 @@ struct shoal_ctl {
      * the job, after its last operations are complete; read by peers that
      * still wait for it in a collective. */
     _Alignas(SHOAL_CACHELINE) uint32_t leaving;
-    /* 0, or SHOAL_GLOBAL_EXIT_WORD(status, mark) once some PE called
+    /* 0, or shoal_global_exit_word(status, mark) once some PE called
      * shmem_global_exit(status): it writes every PE's word, and a PE that
      * finds its own set ends quietly with that status, its bootstrap told
      * the caller's mark (core/runtime.c, waiting/wait.c, config/error.c). */

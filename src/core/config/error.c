@@ -64,9 +64,9 @@ void shoal_global_exit_notice(void)
      * job's status within moments; only where it cannot (cut off from
      * this host), or leaves it to each PE (boot.h), does this PE end
      * itself, with the same status. */
-    const int status = SHOAL_GLOBAL_EXIT_STATUS(v);
+    const int status = shoal_global_exit_status(v);
     if (!shoal_g.boot || !shoal_g.boot->leave ||
-        shoal_g.boot->leave(status, SHOAL_GLOBAL_EXIT_MARK(v)))
+        shoal_g.boot->leave(status, shoal_global_exit_mark(v)))
         shoal_launcher_grace();
     _exit(status);
 }
