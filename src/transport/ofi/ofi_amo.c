@@ -159,12 +159,30 @@ uint64_t ofi_amo_blocking(struct ofi_ep *e, int op, const void *dest, unsigned s
     return size == 4 ? old.u32 : old.u64;
 }
 
+/* Where the provider progresses by itself, a non-fetching AMO to another
+ * PE is posted as an nbi one is, as over UCX: it leaves without this PE's
+ * help, and quiet completes it at the target.  Waiting for its completion
+ * cost a round trip each (rxm answers once the target applied it):
+ * mt_rate's atomic_add over tcp;ofi_rxm ran at a fetch-add's rate.  To
+ * this PE itself, or where progress is manual, it still completes before
+ * returning (ofi_amo_blocking says why). */
+static int posted_alone(int op, int pe)
+{
+    return amo_map[op].kind == AMO_PLAIN && pe != ofi_g.me && !ofi_g.manual_progress &&
+           ofi_g.inject_atomics;
+}
+
 uint64_t ofi_net_amo(struct shoal_net_ctx *net, int op, const void *dest, unsigned size,
                      uint64_t value, uint64_t cond, int pe, const char *fn)
 {
+    struct ofi_ep *e = ofi_ctx_ep(net, fn);
     if (OFI_UNLIKELY(!ofi_amo_native[op][size == 8]))
-        return ofi_amo_emulate(ofi_ctx_ep(net, fn), op, dest, size, value, pe, fn);
-    return ofi_amo_blocking(ofi_ctx_ep(net, fn), op, dest, size, value, cond, pe, fn);
+        return ofi_amo_emulate(e, op, dest, size, value, pe, fn);
+    if (posted_alone(op, pe)) {
+        ofi_post_amo(e, op, NULL, dest, size, value, cond, pe, fn);
+        return 0;
+    }
+    return ofi_amo_blocking(e, op, dest, size, value, cond, pe, fn);
 }
 
 void ofi_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const void *dest,
