@@ -91,6 +91,10 @@ static void post(struct ofi_ep *e, int op, void *fetch, const void *dest, unsign
     struct ofi_op own = {0, 0};
     if (!wait && OFI_UNLIKELY(!ofi_g.inject_atomics))
         wait = &own; /* waited for, not injected (ofi_provider.c: sockets) */
+    if (OFI_UNLIKELY(ofi_g.fetch_guard) && amo_map[op].kind != AMO_PLAIN) {
+        ofi_rxd_before_fetch(e, pe, fn);
+        wait = wait ? wait : &own;
+    }
     uint64_t ra, key;
     ofi_target(dest, pe, &ra, &key, fn);
     uint32_t v32 = (uint32_t)value, c32 = (uint32_t)cond;
@@ -185,16 +189,11 @@ void ofi_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, i
         ofi_signal_send(e, word, value, NULL, NULL, 0, pe, fn);
         return;
     }
-    if (OFI_UNLIKELY(!ofi_g.inject_atomics)) {
-        post(e, SHOAL_AMO_ADD, NULL, word, 8, value, 0, pe, NULL, fn);
-        ofi_peers_add(e, &e->signalled, pe);
-        return;
-    }
-    uint64_t ra, key;
-    ofi_target(word, pe, &ra, &key, fn);
-    OFI_POST(e, &e->put_posted,
-             fi_inject_atomic(e->ep, &value, 1, (fi_addr_t)pe, ra, key, FI_UINT64, FI_SUM), fn, pe,
-             "signal (atomic add)");
+    /* fi_atomicmsg with FI_INJECT, not fi_inject_atomic: ofi_rxd's
+     * (libfabric 1.17 to 2.x, rxd_atomic_inject) looks the peer up by the
+     * target's memory address instead of dest_addr and answers -FI_EAGAIN
+     * forever. */
+    post(e, SHOAL_AMO_ADD, NULL, word, 8, value, 0, pe, NULL, fn);
     ofi_peers_add(e, &e->signalled, pe);
 }
 

@@ -70,6 +70,8 @@ int ofi_ep_open(struct ofi_ep *e, int counters, char *err, size_t errlen)
         goto fail;
     if (step(fi_enable(e->ep), "fi_enable", err, errlen))
         goto fail;
+    if (counters)
+        ofi_progress_enlist(e);
     return 0;
 fail:
     ofi_ep_close(e);
@@ -78,6 +80,7 @@ fail:
 
 void ofi_ep_close(struct ofi_ep *e)
 {
+    ofi_progress_delist(e);
     if (e->ep)
         fi_close(&e->ep->fid);
     if (e->put)
@@ -90,6 +93,7 @@ void ofi_ep_close(struct ofi_ep *e)
         pthread_mutex_destroy(&e->lock);
     peers_free(&e->dirty);
     peers_free(&e->signalled);
+    free(e->greeted);
     memset(e, 0, sizeof *e);
 }
 
