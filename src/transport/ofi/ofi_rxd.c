@@ -16,12 +16,12 @@
  * started from that list is safe (the loop stops at it first).
  *
  * So over rxd a fetching atomic is posted only where rxd starts it at
- * once: on an endpoint that has greeted the peer (one blocking read of
- * the peer's first heap word, after which the handshake is done), with
- * nothing of the endpoint's in flight (every completion counted: the
- * window empty), and it is waited for (a non-blocking one too); quiet's
- * flush reads are reads (ofi_rma.c).  Slower, and only over rxd. */
-#include <stdlib.h>
+ * once: after the endpoint's operations completed and one blocking read
+ * of the peer came back (the handshake done, the window empty), and it is
+ * waited for (a non-blocking one too); quiet's flush reads are reads
+ * (ofi_rma.c), and a blocking non-fetching AMO takes its fetching form
+ * (ofi_amo.c: rxd completes a non-fetching one once sent, num_segs 0
+ * again).  Two round trips more per fetching atomic, only over rxd. */
 #include <string.h>
 
 #include "transport/ofi/ofi_internal.h"
@@ -31,8 +31,8 @@ int ofi_rxd_fetch_guard(const struct fi_info *i)
     return !strcmp(i->fabric_attr->prov_name, "udp;ofi_rxd");
 }
 
-/* One blocking read of `pe`'s first heap word into e's flush sink: a read
- * waits in rxd's list without harm, and once complete the peer is known. */
+/* One blocking read of `pe`'s first heap word into e's flush sink (a read
+ * waits in rxd's list without harm). */
 static void greet(struct ofi_ep *e, int pe, const char *fn)
 {
     struct ofi_op op = {0, 0};
@@ -51,16 +51,13 @@ static void greet(struct ofi_ep *e, int pe, const char *fn)
     ofi_wait_op(e, &op, fn, pe, "read (ofi_rxd's handshake)");
 }
 
+/* Everything e posted complete (its writes acknowledged), then one read
+ * of the peer: its answer comes after the acknowledgements of what e sent
+ * before it (the target answers a peer's packets in sequence, an
+ * acknowledgement being cumulative), which covers the non-fetching
+ * atomics that rxd completed once sent; the handshake is done too. */
 void ofi_rxd_before_fetch(struct ofi_ep *e, int pe, const char *fn)
 {
-    if (!e->greeted) {
-        e->greeted = calloc((size_t)ofi_g.n_pes, 1);
-        if (!e->greeted)
-            ofi_fatalf(fn, "out of memory");
-    }
-    if (!e->greeted[pe]) {
-        greet(e, pe, fn);
-        e->greeted[pe] = 1;
-    }
     ofi_wait_quiet(e, fn, pe, "quiet (before a fetching atomic over ofi_rxd)");
+    greet(e, pe, fn);
 }
