@@ -80,6 +80,16 @@ int ofi_amo_check(struct fid_ep *ep, char *err, size_t errlen)
     return 0;
 }
 
+/* amo_map[op].kind, but a blocking non-fetching AMO over ofi_rxd in its
+ * fetching form: rxd completes a non-fetching one once sent, before its
+ * target applied it (num_segs 0: ofi_rxd.c), and the core reads its own
+ * words with plain loads right after a blocking AMO on them. */
+static int kind_of(int op, const struct ofi_op *wait)
+{
+    const int kind = amo_map[op].kind;
+    return OFI_UNLIKELY(ofi_g.fetch_guard) && wait && kind == AMO_PLAIN ? AMO_FETCH : kind;
+}
+
 /* One AMO.  With `op` (a blocking AMO) it asks for a completion entry of
  * its own and is waited for; without, its operands travel with the
  * request (FI_INJECT: an nbi AMO returns before completion) and its
@@ -91,6 +101,11 @@ static void post(struct ofi_ep *e, int op, void *fetch, const void *dest, unsign
     struct ofi_op own = {0, 0};
     if (!wait && OFI_UNLIKELY(!ofi_g.inject_atomics))
         wait = &own; /* waited for, not injected (ofi_provider.c: sockets) */
+    const int kind = kind_of(op, wait);
+    if (OFI_UNLIKELY(ofi_g.fetch_guard) && kind != AMO_PLAIN) {
+        ofi_rxd_before_fetch(e, pe, fn);
+        wait = wait ? wait : &own;
+    }
     uint64_t ra, key;
     ofi_target(dest, pe, &ra, &key, fn);
     uint32_t v32 = (uint32_t)value, c32 = (uint32_t)cond;
@@ -108,9 +123,9 @@ static void post(struct ofi_ep *e, int op, void *fetch, const void *dest, unsign
                               .context = wait};
     const uint64_t flags = wait ? FI_COMPLETION : FI_INJECT;
     const char *what = amo_map[op].name;
-    if (amo_map[op].kind == AMO_PLAIN)
+    if (kind == AMO_PLAIN)
         OFI_POST(e, &e->put_posted, fi_atomicmsg(e->ep, &m, flags), fn, pe, what);
-    else if (amo_map[op].kind == AMO_FETCH)
+    else if (kind == AMO_FETCH)
         OFI_POST(e, &e->get_posted, fi_fetch_atomicmsg(e->ep, &m, &res, NULL, 1, flags), fn, pe,
                  what);
     else
@@ -203,16 +218,11 @@ void ofi_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, i
         ofi_signal_send(e, word, value, NULL, NULL, 0, pe, fn);
         return;
     }
-    if (OFI_UNLIKELY(!ofi_g.inject_atomics)) {
-        post(e, SHOAL_AMO_ADD, NULL, word, 8, value, 0, pe, NULL, fn);
-        ofi_peers_add(e, &e->signalled, pe);
-        return;
-    }
-    uint64_t ra, key;
-    ofi_target(word, pe, &ra, &key, fn);
-    OFI_POST(e, &e->put_posted,
-             fi_inject_atomic(e->ep, &value, 1, (fi_addr_t)pe, ra, key, FI_UINT64, FI_SUM), fn, pe,
-             "signal (atomic add)");
+    /* fi_atomicmsg with FI_INJECT, not fi_inject_atomic: ofi_rxd's
+     * (libfabric 1.17 to 2.x, rxd_atomic_inject) looks the peer up by the
+     * target's memory address instead of dest_addr and answers -FI_EAGAIN
+     * forever. */
+    post(e, SHOAL_AMO_ADD, NULL, word, 8, value, 0, pe, NULL, fn);
     ofi_peers_add(e, &e->signalled, pe);
 }
 

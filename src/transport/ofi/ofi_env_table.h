@@ -4,8 +4,9 @@
 SHOAL_ENV(PROGRESS, "SHOAL_OFI_PROGRESS", NULL, STRING, "auto",
           "OFI (libfabric): auto asks the provider to progress peers' operations on this PE by "
           "itself where it can (tcp;ofi_rxm; not sockets, whose automatic progress spins a "
-          "thread), manual asks for manual progress; with manual progress (shm, sockets, cxi, "
-          "efa) this PE's waits and a progress thread progress peers' operations")
+          "thread), manual asks for manual progress; with manual progress (shm, sockets, "
+          "udp;ofi_rxd, cxi, efa) this PE's waits and a progress thread progress peers' "
+          "operations")
 SHOAL_ENV(MSGS, "SHOAL_OFI_MSGS", NULL, STRING, "on",
           "OFI (libfabric): on sends collectives' signals (with the calls' signatures) and active "
           "messages as tagged messages where every PE's provider offers FI_TAGGED, and "

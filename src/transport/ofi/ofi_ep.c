@@ -70,6 +70,8 @@ int ofi_ep_open(struct ofi_ep *e, int counters, char *err, size_t errlen)
         goto fail;
     if (step(fi_enable(e->ep), "fi_enable", err, errlen))
         goto fail;
+    if (counters)
+        ofi_progress_enlist(e);
     return 0;
 fail:
     ofi_ep_close(e);
@@ -78,6 +80,7 @@ fail:
 
 void ofi_ep_close(struct ofi_ep *e)
 {
+    ofi_progress_delist(e);
     if (e->ep)
         fi_close(&e->ep->fid);
     if (e->put)

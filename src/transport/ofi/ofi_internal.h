@@ -30,7 +30,9 @@
  * (the network part of _nbe requests), ofi_msgs.c, ofi_signal.c,
  * ofi_coll_msg.c and ofi_am.c (collectives' signals and data and active
  * messages as tagged messages: ofi_msgs.h), ofi_misc.c (core's progress
- * hook), ofi_progress.c (the progress thread, where progress is manual). */
+ * hook), ofi_progress.c (the progress thread, where progress is manual;
+ * the endpoints that post, progressed by every wait), ofi_rxd.c (around
+ * ofi_rxd's fetching atomics). */
 #ifndef SHOAL_OFI_INTERNAL_H
 #define SHOAL_OFI_INTERNAL_H
 
@@ -92,6 +94,8 @@ struct ofi_ep {
     struct ofi_peers signalled;      /* signals since the last flush_signals */
     uint64_t flush_sink;             /* where the flushes' reads land */
     uint64_t flush_operand;          /* their (unused) operand */
+    struct ofi_ep *next_sender;      /* on the senders' list (ofi_progress.c) */
+    int enlisted;
 };
 
 /* A context's state: its endpoint; pooled when the context goes.
@@ -124,6 +128,7 @@ struct ofi_state {
     int manual_progress;  /* data progress is the application's */
     int rc_mode;          /* enum ofi_remote_completion */
     int inject_atomics;   /* non-blocking atomics injected (else waited for) */
+    int fetch_guard;      /* ofi_rxd: fetching atomics posted as ofi_rxd.c says */
     size_t inject_size, max_msg;
     /* This PE's segments (heap, static data) and every peer's. */
     uintptr_t seg_base[2];
@@ -262,6 +267,12 @@ int ofi_is_quiet(struct ofi_ep *e, const char *fn);
  * -1 with a message); stopped before the endpoints close. */
 int ofi_progress_thread_start(char *err, size_t errlen);
 void ofi_progress_thread_stop(void);
+/* With manual progress, an endpoint's own operations move only while its
+ * queue or counters are read: every endpoint that posts is listed, and
+ * core's waits and the progress thread read them all (0 when none was). */
+void ofi_progress_enlist(struct ofi_ep *e);
+void ofi_progress_delist(struct ofi_ep *e);
+int ofi_progress_senders(void);
 
 /* ofi_rma.c */
 /* The peer's address and key for this PE's symmetric address `addr`. */
@@ -297,6 +308,12 @@ uint64_t ofi_amo_emulate(struct ofi_ep *e, int op, const void *dest, unsigned si
                          int pe, const char *fn);
 /* shmem-info's line: which atomics are emulated. */
 void ofi_amo_describe(FILE *f, const char *prefix);
+
+/* ofi_rxd.c: is `i` ofi_rxd, whose fetching atomics need the guard; the
+ * guard, before each fetching atomic on e to pe (the AMO is then waited
+ * for). */
+int ofi_rxd_fetch_guard(const struct fi_info *i);
+void ofi_rxd_before_fetch(struct ofi_ep *e, int pe, const char *fn);
 
 /* ofi_peek.c */
 int ofi_peek_init(char *err, size_t errlen);
@@ -337,6 +354,12 @@ void ofi_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const void 
 void ofi_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, int pe,
                     const char *fn);
 void ofi_net_flush_signals(struct shoal_net_ctx *net, const char *fn);
+/* ofi_rxd.c: is `i` ofi_rxd, whose fetching atomics need the guard; the
+ * guard, before each fetching atomic on e to pe (the AMO is then waited
+ * for). */
+int ofi_rxd_fetch_guard(const struct fi_info *i);
+void ofi_rxd_before_fetch(struct ofi_ep *e, int pe, const char *fn);
+
 /* ofi_peek.c */
 int ofi_net_peek(int pe, const void *addr, uint32_t *value, int connect, const char *fn);
 int ofi_net_wired(int pe);

@@ -64,10 +64,58 @@ static void nap(long us)
     }
 }
 
-/* Serves what peers' operations brought to the target endpoint. */
+/* The endpoints that post (contexts', threads', requests'): with manual
+ * progress an operation leaves, is retransmitted and completes only
+ * while its own endpoint's queue or counters are read, and a wait for
+ * something else (a barrier's signal, sent as a tagged message or an
+ * injected add) reads only its own and the target's: ofi_rxd's
+ * handshake answer (CTS) to the first packet to a peer then waited on
+ * the sender's endpoint forever.  Appended at open, removed at close;
+ * one walker at a time (another finds the lock taken and goes on). */
+static struct ofi_ep *senders;
+static pthread_mutex_t senders_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void ofi_progress_enlist(struct ofi_ep *e)
+{
+    if (!ofi_g.manual_progress)
+        return;
+    pthread_mutex_lock(&senders_lock);
+    e->next_sender = senders;
+    e->enlisted = 1;
+    senders = e;
+    pthread_mutex_unlock(&senders_lock);
+}
+
+void ofi_progress_delist(struct ofi_ep *e)
+{
+    if (!e->enlisted)
+        return;
+    pthread_mutex_lock(&senders_lock);
+    struct ofi_ep **at = &senders;
+    while (*at && *at != e)
+        at = &(*at)->next_sender;
+    if (*at)
+        *at = e->next_sender;
+    e->enlisted = 0;
+    pthread_mutex_unlock(&senders_lock);
+}
+
+int ofi_progress_senders(void)
+{
+    if (!__atomic_load_n(&senders, __ATOMIC_RELAXED) || pthread_mutex_trylock(&senders_lock))
+        return 0;
+    for (struct ofi_ep *e = senders; e; e = e->next_sender)
+        ofi_ep_poll(e, "(progress)");
+    pthread_mutex_unlock(&senders_lock);
+    return 0;
+}
+
+/* Serves what peers' operations brought to the target endpoint, and moves
+ * this PE's own operations. */
 static void serve(void)
 {
     int did = 0;
+    ofi_progress_senders();
     while (ofi_progress_target())
         did = 1;
     if (did)

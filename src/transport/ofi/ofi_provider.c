@@ -119,29 +119,10 @@ static int opened(int rc, const char *what, char *err, size_t errlen)
     return rc;
 }
 
-/* ofi_rxd (udp;ofi_rxd) of libfabric 1.17 hangs a job in its first
- * barrier (each PE's first injected atomic to the other answers
- * -FI_EAGAIN forever, and no datagram leaves), and a job of one PE dies
- * in its first get (SIGSEGV inside libfabric), with or without the
- * progress thread.  A standalone two-process program making the same
- * calls works, so the cause is not found: refused with one line rather
- * than hung. */
-static int refused(const struct fi_info *i, char *err, size_t errlen)
-{
-    if (!strstr(i->fabric_attr->prov_name, "ofi_rxd"))
-        return 0;
-    snprintf(err, errlen,
-             "refused: ofi_rxd hangs Shoal's first barrier (an injected atomic answers "
-             "-FI_EAGAIN forever; docs/architecture.md)");
-    return 1;
-}
-
 /* Opens fabric, domain, address vector and target endpoint of `i`, and
  * checks its atomics; 0, or -1 with what failed (all closed again). */
 static int try_candidate(const struct fi_info *i, char *err, size_t errlen)
 {
-    if (refused(i, err, errlen))
-        return -1;
     ofi_g.info = ofi_lib.dupinfo(i);
     if (!ofi_g.info) {
         snprintf(err, errlen, "out of memory");
@@ -167,6 +148,7 @@ static void note_choice(const char *env_provider)
     ofi_g.inject_size = i->tx_attr->inject_size;
     ofi_g.inject_atomics =
         !(ofi_g.manual_progress && listed(OFI_NO_INJECT_ATOMICS, i->fabric_attr->prov_name));
+    ofi_g.fetch_guard = ofi_rxd_fetch_guard(i);
     ofi_g.max_msg = i->ep_attr->max_msg_size ? i->ep_attr->max_msg_size : SIZE_MAX;
     snprintf(ofi_g.why_chosen, sizeof ofi_g.why_chosen, "%s%s%s",
              env_provider ? "FI_PROVIDER=" : "libfabric's first provider with RMA and atomics",

@@ -146,9 +146,18 @@ void ofi_flush_post(struct ofi_ep *e, struct ofi_peers *set, const char *fn)
  * from e was applied (rxm: its atomics are messages that the target takes
  * after the bytes before them on the connection were placed; shm: one
  * queue per peer, in order).  A plain read would not do on shm, which
- * reads through the kernel (CMA) past the queue. */
+ * reads through the kernel (CMA) past the queue.  Over ofi_rxd a plain
+ * read (its fetching atomics are unsafe: ofi_rxd.c), which its target
+ * serves in sequence after the packets before it. */
 void ofi_flush_read(struct ofi_ep *e, int pe, const char *fn)
 {
+    if (OFI_UNLIKELY(ofi_g.fetch_guard)) {
+        OFI_POST(e, &e->get_posted,
+                 fi_read(e->ep, &e->flush_sink, sizeof e->flush_sink, NULL, (fi_addr_t)pe,
+                         ofi_g.peer_base[2 * pe], ofi_g.peer_key[2 * pe], NULL),
+                 fn, pe, "read (remote completion of writes)");
+        return;
+    }
     OFI_POST(e, &e->get_posted,
              fi_fetch_atomic(e->ep, &e->flush_operand, 1, NULL, &e->flush_sink, NULL, (fi_addr_t)pe,
                              ofi_g.peer_base[2 * pe], ofi_g.peer_key[2 * pe], FI_UINT64,

@@ -1,0 +1,63 @@
+/* What Shoal does around ofi_rxd (udp;ofi_rxd) of libfabric 1.17: its
+ * fetching atomics (fetch-and-op, compare-and-swap, atomic read).
+ *
+ * rxd starts an operation either at once, from the post (the peer's
+ * handshake done and its window of unacknowledged packets open), or later
+ * from its list of waiting operations (rxd_progress_tx_list,
+ * prov/rxd/src/rxd_cq.c:270-326 in 1.17.0): the first operations to a
+ * peer wait there for the handshake's answer (CTS), later ones for room
+ * in the window.  Started from that list, a fetching atomic is completed
+ * at once (rxd_cq.c:296-303: its num_segs is 0, so start_seq + num_segs
+ * - 1 lies before every acknowledged sequence number) and its entry
+ * freed; the answer that carries the fetched value then finds the freed
+ * entry (SIGSEGV, or in a debug build ofi_bufpool_get_ibuf's assertion in
+ * rxd_get_data_x_entry).  libfabric fixed it in 2.5.0 (commit 1ab44bfad,
+ * "prov/rxd: fix atomic fetch/compare path").  A read (RXD_READ_REQ)
+ * started from that list is safe (the loop stops at it first).
+ *
+ * So over rxd a fetching atomic is posted only where rxd starts it at
+ * once: after the endpoint's operations completed and one blocking read
+ * of the peer came back (the handshake done, the window empty), and it is
+ * waited for (a non-blocking one too); quiet's flush reads are reads
+ * (ofi_rma.c), and a blocking non-fetching AMO takes its fetching form
+ * (ofi_amo.c: rxd completes a non-fetching one once sent, num_segs 0
+ * again).  Two round trips more per fetching atomic, only over rxd. */
+#include <string.h>
+
+#include "transport/ofi/ofi_internal.h"
+
+int ofi_rxd_fetch_guard(const struct fi_info *i)
+{
+    return !strcmp(i->fabric_attr->prov_name, "udp;ofi_rxd");
+}
+
+/* One blocking read of `pe`'s first heap word into e's flush sink (a read
+ * waits in rxd's list without harm). */
+static void greet(struct ofi_ep *e, int pe, const char *fn)
+{
+    struct ofi_op op = {0, 0};
+    struct iovec iov = {.iov_base = &e->flush_sink, .iov_len = sizeof e->flush_sink};
+    struct fi_rma_iov rma = {.addr = ofi_g.peer_base[2 * pe],
+                             .len = sizeof e->flush_sink,
+                             .key = ofi_g.peer_key[2 * pe]};
+    struct fi_msg_rma m = {.msg_iov = &iov,
+                           .iov_count = 1,
+                           .addr = (fi_addr_t)pe,
+                           .rma_iov = &rma,
+                           .rma_iov_count = 1,
+                           .context = &op};
+    OFI_POST(e, &e->get_posted, fi_readmsg(e->ep, &m, FI_COMPLETION), fn, pe,
+             "read (ofi_rxd's handshake)");
+    ofi_wait_op(e, &op, fn, pe, "read (ofi_rxd's handshake)");
+}
+
+/* Everything e posted complete (its writes acknowledged), then one read
+ * of the peer: its answer comes after the acknowledgements of what e sent
+ * before it (the target answers a peer's packets in sequence, an
+ * acknowledgement being cumulative), which covers the non-fetching
+ * atomics that rxd completed once sent; the handshake is done too. */
+void ofi_rxd_before_fetch(struct ofi_ep *e, int pe, const char *fn)
+{
+    ofi_wait_quiet(e, fn, pe, "quiet (before a fetching atomic over ofi_rxd)");
+    greet(e, pe, fn);
+}
