@@ -93,7 +93,6 @@ void ofi_ep_close(struct ofi_ep *e)
         pthread_mutex_destroy(&e->lock);
     peers_free(&e->dirty);
     peers_free(&e->signalled);
-    free(e->greeted);
     memset(e, 0, sizeof *e);
 }
 

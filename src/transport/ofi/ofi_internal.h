@@ -96,7 +96,6 @@ struct ofi_ep {
     uint64_t flush_operand;          /* their (unused) operand */
     struct ofi_ep *next_sender;      /* on the senders' list (ofi_progress.c) */
     int enlisted;
-    unsigned char *greeted; /* [pe]: ofi_rxd's handshake done (ofi_rxd.c) */
 };
 
 /* A context's state: its endpoint; pooled when the context goes.

@@ -16,16 +16,14 @@
  * started from that list is safe (the loop stops at it first).
  *
  * So over rxd a fetching atomic is posted only where rxd starts it at
- * once: after a quiet of its endpoint (its flush reads acknowledge what
- * went before) and, the first time on that endpoint, one blocking read of
- * the peer (the handshake), and it is waited for (a non-blocking one
+ * once: after its endpoint's counted operations completed and one
+ * blocking read of the peer came back, and it is waited for (a non-blocking one
  * too); quiet's flush reads are reads (ofi_rma.c), and a blocking
  * non-fetching AMO takes its fetching form (ofi_amo.c: rxd completes a
  * non-fetching one once sent, num_segs 0 again).  An endpoint that other
  * threads post on at the same time breaks the guard (their operations
  * fill the window): _nbe requests' fetching atomics go on the calling
  * thread's own endpoint (ofi_request.c). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "transport/ofi/ofi_internal.h"
@@ -55,22 +53,18 @@ static void greet(struct ofi_ep *e, int pe, const char *fn)
     ofi_wait_op(e, &op, fn, pe, "read (ofi_rxd's handshake)");
 }
 
-/* e quiet, with a flush read of every peer written since the last one
- * (ofi_ep_quiet): their answers come after the acknowledgements of what e
- * sent before them (the target answers a peer's packets in sequence, an
- * acknowledgement being cumulative), which covers the non-fetching
- * atomics that rxd completed once sent; then, the first time on e, one
- * read of `pe` (the handshake). */
+/* Everything e posted and counted complete, then one read of the peer,
+ * every time: a read waits behind what e has queued for the peer (its
+ * tagged messages too, which no counter counts), and its answer comes
+ * after the acknowledgements of what e sent before it (the target
+ * answers a peer's packets in sequence, an acknowledgement being
+ * cumulative), which covers the non-fetching atomics that rxd completed
+ * once sent; it also does the handshake.  A quiet with flush reads only
+ * to the peers written since the last one, and a read only at the first
+ * fetching atomic to a peer, crashed spec.signal, spec.p2p_sync,
+ * spec.ordering and spec.amo over rxd. */
 void ofi_rxd_before_fetch(struct ofi_ep *e, int pe, const char *fn)
 {
-    ofi_ep_quiet(e, fn);
-    if (!e->greeted) {
-        e->greeted = calloc((size_t)ofi_g.n_pes, 1);
-        if (!e->greeted)
-            ofi_fatalf(fn, "out of memory");
-    }
-    if (!e->greeted[pe]) {
-        greet(e, pe, fn);
-        e->greeted[pe] = 1;
-    }
+    ofi_wait_quiet(e, fn, pe, "quiet (before a fetching atomic over ofi_rxd)");
+    greet(e, pe, fn);
 }
