@@ -82,7 +82,7 @@ void ofi_progress_enlist(struct ofi_ep *e)
     pthread_mutex_lock(&senders_lock);
     e->next_sender = senders;
     e->enlisted = 1;
-    senders = e;
+    __atomic_store_n(&senders, e, __ATOMIC_RELEASE); /* read unlocked below */
     pthread_mutex_unlock(&senders_lock);
 }
 
@@ -95,7 +95,7 @@ void ofi_progress_delist(struct ofi_ep *e)
     while (*at && *at != e)
         at = &(*at)->next_sender;
     if (*at)
-        *at = e->next_sender;
+        __atomic_store_n(at, e->next_sender, __ATOMIC_RELEASE);
     e->enlisted = 0;
     pthread_mutex_unlock(&senders_lock);
 }

@@ -100,9 +100,17 @@ void ofi_net_req_get(struct shoal_net_req *r, void *dest, const void *src, size_
     posted(r, -1);
 }
 
+/* Over ofi_rxd a fetching one goes on the calling thread's own endpoint:
+ * its guard (ofi_rxd.c) holds only on an endpoint no other thread posts
+ * on (the shared one's window filled by other threads' operations let rxd
+ * free it: requests.threads), and it is complete when it returns. */
 void ofi_net_req_amo(struct shoal_net_req *r, int op, void *fetch, const void *dest, unsigned size,
                      uint64_t value, uint64_t cond, int pe, const char *fn)
 {
+    if (OFI_UNLIKELY(ofi_g.fetch_guard) && fetch) {
+        ofi_post_amo(ofi_thread_ep_get(fn), op, fetch, dest, size, value, cond, pe, fn);
+        return;
+    }
     ofi_post_amo(ep_of(r, fn), op, fetch, dest, size, value, cond, pe, fn);
     posted(r, pe);
 }

@@ -16,12 +16,14 @@
  * started from that list is safe (the loop stops at it first).
  *
  * So over rxd a fetching atomic is posted only where rxd starts it at
- * once: after the endpoint's operations completed and one blocking read
- * of the peer came back (the handshake done, the window empty), and it is
- * waited for (a non-blocking one too); quiet's flush reads are reads
- * (ofi_rma.c), and a blocking non-fetching AMO takes its fetching form
- * (ofi_amo.c: rxd completes a non-fetching one once sent, num_segs 0
- * again).  Two round trips more per fetching atomic, only over rxd. */
+ * once: after its endpoint's counted operations completed and one
+ * blocking read of the peer came back, and it is waited for (a non-blocking one
+ * too); quiet's flush reads are reads (ofi_rma.c), and a blocking
+ * non-fetching AMO takes its fetching form (ofi_amo.c: rxd completes a
+ * non-fetching one once sent, num_segs 0 again).  An endpoint that other
+ * threads post on at the same time breaks the guard (their operations
+ * fill the window): _nbe requests' fetching atomics go on the calling
+ * thread's own endpoint (ofi_request.c). */
 #include <string.h>
 
 #include "transport/ofi/ofi_internal.h"
@@ -51,11 +53,16 @@ static void greet(struct ofi_ep *e, int pe, const char *fn)
     ofi_wait_op(e, &op, fn, pe, "read (ofi_rxd's handshake)");
 }
 
-/* Everything e posted complete (its writes acknowledged), then one read
- * of the peer: its answer comes after the acknowledgements of what e sent
- * before it (the target answers a peer's packets in sequence, an
- * acknowledgement being cumulative), which covers the non-fetching
- * atomics that rxd completed once sent; the handshake is done too. */
+/* Everything e posted and counted complete, then one read of the peer,
+ * every time: a read waits behind what e has queued for the peer (its
+ * tagged messages too, which no counter counts), and its answer comes
+ * after the acknowledgements of what e sent before it (the target
+ * answers a peer's packets in sequence, an acknowledgement being
+ * cumulative), which covers the non-fetching atomics that rxd completed
+ * once sent; it also does the handshake.  A quiet with flush reads only
+ * to the peers written since the last one, and a read only at the first
+ * fetching atomic to a peer, crashed spec.signal, spec.p2p_sync,
+ * spec.ordering and spec.amo over rxd. */
 void ofi_rxd_before_fetch(struct ofi_ep *e, int pe, const char *fn)
 {
     ofi_wait_quiet(e, fn, pe, "quiet (before a fetching atomic over ofi_rxd)");
