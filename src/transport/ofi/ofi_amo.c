@@ -80,25 +80,41 @@ int ofi_amo_check(struct fid_ep *ep, char *err, size_t errlen)
     return 0;
 }
 
+/* An AMO's operands, in one piece of memory (one registration where
+ * local buffers need one). */
+struct amo_operands {
+    uint64_t value, cond;
+    uint32_t v32, c32;
+};
+
 /* One AMO.  With `op` (a blocking AMO) it asks for a completion entry of
  * its own and is waited for; without, its operands travel with the
  * request (FI_INJECT: an nbi AMO returns before completion) and its
- * completion is counted only.  A fetching one writes the old value to
- * *fetch. */
+ * completion is counted only (with a context from e's ring where the
+ * provider needs one).  A fetching one writes the old value to *fetch,
+ * whose registration (FI_MR_LOCAL) lasts until the AMO completed. */
 static void post(struct ofi_ep *e, int op, void *fetch, const void *dest, unsigned size,
                  uint64_t value, uint64_t cond, int pe, struct ofi_op *wait, const char *fn)
 {
-    struct ofi_op own = {0, 0};
+    struct ofi_op own = {0};
     if (!wait && OFI_UNLIKELY(!ofi_g.inject_atomics))
         wait = &own; /* waited for, not injected (ofi_provider.c: sockets) */
     uint64_t ra, key;
     ofi_target(dest, pe, &ra, &key, fn);
-    uint32_t v32 = (uint32_t)value, c32 = (uint32_t)cond;
-    struct fi_ioc src = {.addr = size == 4 ? (void *)&v32 : (void *)&value, .count = 1};
-    struct fi_ioc cmp = {.addr = size == 4 ? (void *)&c32 : (void *)&cond, .count = 1};
+    struct amo_operands o = {value, cond, (uint32_t)value, (uint32_t)cond};
+    void *src_at = size == 4 ? (void *)&o.v32 : (void *)&o.value;
+    void *cmp_at = size == 4 ? (void *)&o.c32 : (void *)&o.cond;
+    struct ofi_local lo, lr;
+    ofi_local_get(e, &o, sizeof o, 0, &lo, fn);
+    ofi_local_get(e, fetch, fetch ? size : 0, !wait, &lr, fn);
+    void *src_desc = ofi_desc(&lo, src_at, size, fn), *cmp_desc = ofi_desc(&lo, cmp_at, size, fn);
+    void *res_desc = fetch ? ofi_desc(&lr, fetch, size, fn) : NULL;
+    struct fi_ioc src = {.addr = src_at, .count = 1};
+    struct fi_ioc cmp = {.addr = cmp_at, .count = 1};
     struct fi_ioc res = {.addr = fetch, .count = 1};
     struct fi_rma_ioc dst = {.addr = ra, .count = 1, .key = key};
     struct fi_msg_atomic m = {.msg_iov = &src,
+                              .desc = &src_desc,
                               .iov_count = 1,
                               .addr = (fi_addr_t)pe,
                               .rma_iov = &dst,
@@ -108,17 +124,23 @@ static void post(struct ofi_ep *e, int op, void *fetch, const void *dest, unsign
                               .context = wait};
     const uint64_t flags = wait ? FI_COMPLETION : FI_INJECT;
     const char *what = amo_map[op].name;
+    if (!wait)
+        m.context = ofi_ctx_reserve(e, fn);
     if (amo_map[op].kind == AMO_PLAIN)
         OFI_POST(e, &e->put_posted, fi_atomicmsg(e->ep, &m, flags), fn, pe, what);
     else if (amo_map[op].kind == AMO_FETCH)
-        OFI_POST(e, &e->get_posted, fi_fetch_atomicmsg(e->ep, &m, &res, NULL, 1, flags), fn, pe,
-                 what);
+        OFI_POST(e, &e->get_posted, fi_fetch_atomicmsg(e->ep, &m, &res, &res_desc, 1, flags), fn,
+                 pe, what);
     else
         OFI_POST(e, &e->get_posted,
-                 fi_compare_atomicmsg(e->ep, &m, &cmp, NULL, 1, &res, NULL, 1, flags), fn, pe,
-                 what);
+                 fi_compare_atomicmsg(e->ep, &m, &cmp, &cmp_desc, 1, &res, &res_desc, 1, flags), fn,
+                 pe, what);
+    if (!wait)
+        ofi_ctx_posted(e, m.context);
     if (wait)
         ofi_wait_op(e, wait, fn, pe, what);
+    ofi_local_done(e, &lo, 0); /* the operands: taken at the post (FI_INJECT) or waited for */
+    ofi_local_done(e, &lr, !wait);
 }
 
 /* Not waited for: the next flush completes it at the target. */
@@ -152,7 +174,7 @@ uint64_t ofi_amo_blocking(struct ofi_ep *e, int op, const void *dest, unsigned s
         uint32_t u32;
         uint64_t u64;
     } old = {.u64 = 0};
-    struct ofi_op done = {0, 0};
+    struct ofi_op done = {0};
     post(e, op, &old, dest, size, value, cond, pe, &done, fn);
     if (amo_map[op].kind == AMO_PLAIN) /* complete, perhaps only locally (shm) */
         ofi_peers_add(e, &e->dirty, pe);

@@ -24,8 +24,12 @@
 /* Every mr_mode bit Shoal handles (the provider clears those it does not
  * need): addresses as virtual addresses or offsets, keys the provider
  * chooses or Shoal's, memory registered as allocated, MRs bound to an
- * endpoint.  Not FI_MR_LOCAL: local buffers are the user's, unregistered. */
-#define OFI_MR_MODES (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT)
+ * endpoint, local buffers registered (FI_MR_LOCAL).  And the modes: the
+ * application's operation contexts (FI_CONTEXT, FI_CONTEXT2).  Shoal
+ * does what the chosen provider keeps of them (ofi_modes.c). */
+#define OFI_MR_MODES \
+    (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT | FI_MR_LOCAL)
+#define OFI_MODES (FI_CONTEXT | FI_CONTEXT2)
 
 /* The providers whose automatic progress Shoal does not ask for. */
 #define OFI_MANUAL_ALWAYS "sockets"
@@ -45,7 +49,7 @@ struct fi_info *ofi_provider_hints(enum fi_progress progress)
     if (!h)
         return NULL;
     h->caps = FI_RMA | FI_ATOMIC | msg_caps;
-    h->mode = 0;
+    h->mode = OFI_MODES;
     h->ep_attr->type = FI_EP_RDM;
     h->domain_attr->mr_mode = OFI_MR_MODES;
     h->domain_attr->threading = FI_THREAD_SAFE;
@@ -147,6 +151,7 @@ static int try_candidate(const struct fi_info *i, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    ofi_modes_note(i);
     struct fi_av_attr av = {.type = FI_AV_TABLE, .count = (size_t)ofi_g.n_pes};
     if (opened(ofi_lib.fabric(i->fabric_attr, &ofi_g.fabric, NULL), "fi_fabric", err, errlen) ||
         opened(fi_domain(ofi_g.fabric, ofi_g.info, &ofi_g.domain, NULL), "fi_domain", err,

@@ -1,0 +1,275 @@
+/* What some providers ask of the application (info->mode and mr_mode),
+ * which Shoal offers in its hints and honours only where the chosen
+ * provider keeps them (every provider clears the bits it does not need):
+ *
+ * FI_CONTEXT / FI_CONTEXT2 (opx, efa-direct): the context of every
+ * operation is a struct fi_context2 the provider may write in until the
+ * operation completes, completion entry or not.  An operation waited for
+ * by itself has one first in its struct ofi_op, a receive in its struct
+ * ofi_rx, a peek in its slot.  The counted ones (non-blocking puts, gets
+ * and atomics, the flushes' reads), which no entry names, take a slot of
+ * their endpoint's ring before the post, kept through the provider's
+ * -FI_EAGAIN answers: ticket t uses slot t % slots, free again once a
+ * quiet covered it.  A quiet reads the tickets taken, then the number of
+ * operations between their ticket and their count (ctx_posting), then
+ * the counters: where none is between, every ticket it read belongs to an
+ * operation the counters cover, else it frees none.  Before posting,
+ * ofi_ctx_room waits for a quiet while half the ring is taken: the other
+ * half is the margin for threads that post on one endpoint at once (a
+ * ring overrun is fatal, never silent).
+ *
+ * FI_MR_LOCAL (efa-direct, verbs): every local buffer handed to a data
+ * transfer needs the descriptor of a registration covering it.  Buffers
+ * in a symmetric segment use the segment's registration (made with local
+ * access too), the flushes' words their endpoint's own; any other buffer
+ * (the user's private or stack memory, an AMO's operands and result) is
+ * registered for the operation: a blocking one closes it once complete,
+ * a non-blocking one holds it on its endpoint until the quiet that
+ * completes it (with a quiet first when OFI_HELD_SOFT_MAX are held).
+ * Registration per call costs a system call or two on fabric hardware; a
+ * bounce area or a cache is the next step where a provider that needs
+ * the mode serves Shoal's job (efa-direct, which needs it, has no atomics
+ * and is refused: ofi_amo_check).  Nothing here is shared between
+ * endpoints but the key counter of local registrations. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/ofi/ofi_env.h"
+#include "transport/ofi/ofi_internal.h"
+
+/* Slots of a ring beyond what a flush posts at once (a read per peer). */
+#define OFI_CTX_RING_HALF 512
+/* Registrations held for non-blocking operations before a quiet. */
+#define OFI_HELD_SOFT_MAX 64
+/* Keys of local registrations (where Shoal chooses keys): above the
+ * segments' 0 and 1. */
+#define OFI_LOCAL_KEY_FIRST 16
+
+#define LOCAL_ACCESS (FI_READ | FI_WRITE | FI_SEND | FI_RECV)
+
+static uint64_t next_local_key = OFI_LOCAL_KEY_FIRST;
+
+void ofi_modes_note(const struct fi_info *i)
+{
+    ofi_g.mr_local = (i->domain_attr->mr_mode & FI_MR_LOCAL) || ofi_cfg.assume_mr_local;
+    ofi_g.op_ctx = (i->mode & (FI_CONTEXT | FI_CONTEXT2)) || ofi_cfg.assume_ctx;
+    ofi_g.modes_assumed = ofi_cfg.assume_mr_local || ofi_cfg.assume_ctx;
+}
+
+uint64_t ofi_modes_seg_access(void)
+{
+    return FI_REMOTE_READ | FI_REMOTE_WRITE | (ofi_g.mr_local ? LOCAL_ACCESS : 0);
+}
+
+static int reg(void *buf, size_t n, struct fid_ep *ep, struct fid_mr **mr)
+{
+    const uint64_t key = __atomic_fetch_add(&next_local_key, 1, __ATOMIC_RELAXED);
+    int rc = fi_mr_reg(ofi_g.domain, buf, n, LOCAL_ACCESS, 0, key, 0, mr, NULL);
+    if (!rc && ep && (ofi_g.info->domain_attr->mr_mode & FI_MR_ENDPOINT)) {
+        rc = fi_mr_bind(*mr, &ep->fid, 0);
+        if (!rc)
+            rc = fi_mr_enable(*mr);
+    }
+    if (rc && *mr) {
+        fi_close(&(*mr)->fid);
+        *mr = NULL;
+    }
+    return rc;
+}
+
+int ofi_modes_ep_open(struct ofi_ep *e, char *err, size_t errlen)
+{
+    if (ofi_g.op_ctx) {
+        e->ctx_slots = 2 * (OFI_CTX_RING_HALF + (uint64_t)ofi_g.n_pes);
+        e->ctx_ring = calloc(e->ctx_slots, sizeof *e->ctx_ring);
+        if (!e->ctx_ring) {
+            snprintf(err, errlen, "out of memory (operation contexts)");
+            return -1;
+        }
+    }
+    if (ofi_g.mr_local) {
+        const int rc = reg(e->flush_words, sizeof e->flush_words, e->ep, &e->own_mr);
+        if (rc) {
+            snprintf(err, errlen, "fi_mr_reg (an endpoint's own words): %s", ofi_strerror(-rc));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void held_release(struct ofi_ep *e, uint64_t upto)
+{
+    pthread_mutex_lock(&e->held_lock);
+    if (upto > e->held_freed) {
+        const uint64_t k = upto - e->held_freed, n = e->held_total - e->held_freed;
+        for (uint64_t i = 0; i < k; i++)
+            fi_close(&e->held[i]->fid);
+        memmove(e->held, e->held + k, (size_t)(n - k) * sizeof *e->held);
+        e->held_freed = upto;
+    }
+    pthread_mutex_unlock(&e->held_lock);
+}
+
+/* After the endpoint closed (nothing it posted can still use them),
+ * before its locks go. */
+void ofi_modes_ep_close(struct ofi_ep *e)
+{
+    if (e->held_total > e->held_freed)
+        held_release(e, e->held_total);
+    if (e->own_mr)
+        fi_close(&e->own_mr->fid);
+    free(e->held);
+    free(e->ctx_ring);
+    e->held = NULL;
+    e->ctx_ring = NULL;
+    e->own_mr = NULL;
+}
+
+void ofi_ctx_room(struct ofi_ep *e, uint64_t need, const char *fn)
+{
+    if (OFI_LIKELY(!e->ctx_ring))
+        return;
+    const uint64_t half = e->ctx_slots / 2;
+    if (__atomic_load_n(&e->ctx_taken, __ATOMIC_SEQ_CST) + need -
+            __atomic_load_n(&e->ctx_free, __ATOMIC_SEQ_CST) >
+        half)
+        ofi_wait_quiet(e, fn, -1, "quiet (operation contexts in use: FI_CONTEXT2)");
+}
+
+void *ofi_ctx_reserve(struct ofi_ep *e, const char *fn)
+{
+    if (OFI_LIKELY(!e->ctx_ring))
+        return NULL;
+    ofi_ctx_room(e, 1, fn);
+    __atomic_fetch_add(&e->ctx_posting, 1, __ATOMIC_SEQ_CST);
+    const uint64_t t = __atomic_fetch_add(&e->ctx_taken, 1, __ATOMIC_SEQ_CST);
+    if (OFI_UNLIKELY(t - __atomic_load_n(&e->ctx_free, __ATOMIC_SEQ_CST) >= e->ctx_slots))
+        ofi_fatalf(fn,
+                   "internal error: more than %llu operations in flight on one endpoint "
+                   "(its FI_CONTEXT2 ring)",
+                   (unsigned long long)e->ctx_slots);
+    return &e->ctx_ring[t % e->ctx_slots];
+}
+
+void ofi_ctx_posted(struct ofi_ep *e, const void *ctx)
+{
+    if (ctx)
+        __atomic_fetch_sub(&e->ctx_posting, 1, __ATOMIC_SEQ_CST);
+}
+
+int ofi_ctx_in_ring(const struct ofi_ep *e, const void *ctx)
+{
+    const uintptr_t c = (uintptr_t)ctx, first = (uintptr_t)e->ctx_ring;
+    return e->ctx_ring && c - first < e->ctx_slots * sizeof *e->ctx_ring;
+}
+
+void ofi_modes_mark(struct ofi_ep *e, struct ofi_modes_mark *m)
+{
+    if (OFI_LIKELY(!e->ctx_ring && !ofi_g.mr_local)) {
+        m->ctx_taken = m->held_total = 0;
+        return;
+    }
+    m->ctx_taken = __atomic_load_n(&e->ctx_taken, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&e->ctx_posting, __ATOMIC_SEQ_CST))
+        m->ctx_taken = 0; /* a ticket below it may not be counted yet: free none */
+    m->held_total = __atomic_load_n(&e->held_total, __ATOMIC_SEQ_CST);
+}
+
+void ofi_modes_quiet(struct ofi_ep *e, const struct ofi_modes_mark *m)
+{
+    if (OFI_LIKELY(!m->ctx_taken && !m->held_total))
+        return;
+    uint64_t f = __atomic_load_n(&e->ctx_free, __ATOMIC_SEQ_CST);
+    while (f < m->ctx_taken && !__atomic_compare_exchange_n(&e->ctx_free, &f, m->ctx_taken, 0,
+                                                            __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        ;
+    if (m->held_total > __atomic_load_n(&e->held_freed, __ATOMIC_ACQUIRE))
+        held_release(e, m->held_total);
+}
+
+/* The segment (or e's own words) holding n bytes at a, or -1. */
+static int known(const struct ofi_ep *e, uintptr_t a, size_t n, struct ofi_local *l)
+{
+    for (int s = 0; s < 2; s++)
+        if (ofi_g.mr[s] && a - ofi_g.seg_base[s] < ofi_g.seg_len[s] &&
+            n <= ofi_g.seg_len[s] - (a - ofi_g.seg_base[s])) {
+            *l = (struct ofi_local){fi_mr_desc(ofi_g.mr[s]), ofi_g.seg_base[s], ofi_g.seg_len[s],
+                                    NULL};
+            return 0;
+        }
+    const uintptr_t own = (uintptr_t)e->flush_words;
+    if (e->own_mr && a - own < sizeof e->flush_words && n <= sizeof e->flush_words - (a - own)) {
+        *l = (struct ofi_local){fi_mr_desc(e->own_mr), own, sizeof e->flush_words, NULL};
+        return 0;
+    }
+    return -1;
+}
+
+void ofi_local_get(struct ofi_ep *e, const void *buf, size_t n, int nbi, struct ofi_local *l,
+                   const char *fn)
+{
+    memset(l, 0, sizeof *l);
+    if (OFI_LIKELY(!ofi_g.mr_local) || !n || known(e, (uintptr_t)buf, n, l) == 0)
+        return;
+    if (nbi && __atomic_load_n(&e->held_total, __ATOMIC_SEQ_CST) -
+                       __atomic_load_n(&e->held_freed, __ATOMIC_SEQ_CST) >=
+                   OFI_HELD_SOFT_MAX)
+        ofi_wait_quiet(e, fn, -1, "quiet (registrations of local buffers held: FI_MR_LOCAL)");
+    const int rc = reg((void *)buf, n, e->ep, &l->mr);
+    if (rc)
+        ofi_fatalf(fn,
+                   "libfabric (%s): registering a local buffer of %zu bytes at %p "
+                   "(FI_MR_LOCAL) failed: %s",
+                   ofi_g.info->fabric_attr->prov_name, n, buf, ofi_strerror(-rc));
+    l->desc = fi_mr_desc(l->mr);
+    l->base = (uintptr_t)buf;
+    l->len = n;
+}
+
+static void hold(struct ofi_ep *e, struct fid_mr *mr, const char *fn)
+{
+    pthread_mutex_lock(&e->held_lock);
+    const uint64_t n = e->held_total - e->held_freed;
+    if (n == e->held_cap) {
+        const uint64_t cap = e->held_cap ? 2 * e->held_cap : OFI_HELD_SOFT_MAX;
+        struct fid_mr **more = realloc(e->held, (size_t)cap * sizeof *more);
+        if (!more)
+            ofi_fatalf(fn, "out of memory (registrations held until quiet)");
+        e->held = more;
+        e->held_cap = cap;
+    }
+    e->held[n] = mr;
+    __atomic_store_n(&e->held_total, e->held_total + 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&e->held_lock);
+}
+
+void ofi_local_done(struct ofi_ep *e, struct ofi_local *l, int nbi)
+{
+    if (OFI_LIKELY(!l->mr))
+        return;
+    if (nbi)
+        hold(e, l->mr, "quiet");
+    else
+        fi_close(&l->mr->fid);
+    l->mr = NULL;
+}
+
+void *ofi_desc(const struct ofi_local *l, const void *buf, size_t n, const char *fn)
+{
+    const uintptr_t a = (uintptr_t)buf;
+    if (OFI_UNLIKELY(ofi_g.mr_local && n &&
+                     (!l->desc || a - l->base > l->len || n > l->len - (a - l->base))))
+        ofi_fatalf(fn,
+                   "internal error: a local buffer of %zu bytes at %p handed to libfabric "
+                   "without a registration covering it (FI_MR_LOCAL)",
+                   n, buf);
+    return l->desc;
+}
+
+void ofi_modes_describe(FILE *f, const char *prefix)
+{
+    fprintf(f, "%sOFI modes: local buffers %s, operation contexts %s%s\n", prefix,
+            ofi_g.mr_local ? "registered (FI_MR_LOCAL)" : "unregistered",
+            ofi_g.op_ctx ? "the application's (FI_CONTEXT2)" : "not needed",
+            ofi_g.modes_assumed ? " (assumed: SHOAL_OFI_ASSUME_MODES)" : "");
+}
