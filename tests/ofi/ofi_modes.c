@@ -6,7 +6,8 @@
  * at 1 PE):
  *   - blocking and nbi puts from malloc'd and stack memory, above and
  *     below the inject size, then quiet: the values arrived;
- *   - blocking and nbi gets into malloc'd and stack memory; more nbi
+ *   - blocking and nbi gets into malloc'd and stack memory (small
+ *     blocking ones through the endpoint's bounce area); more nbi
  *     operations between quiets than an endpoint's ring of contexts and
  *     its held registrations hold (both recycled by quiet or by the
  *     endpoint itself);
@@ -89,6 +90,14 @@ static void test_gets(int me, int right)
         CHECK_EQ_I(priv[i], pattern(right, i, 5));
     for (size_t i = 0; i < mid; i++)
         CHECK_EQ_I(stack_dst[i], pattern(right, i + 1, 5));
+    /* Small blocking gets into the stack (a bounce slot stands in). */
+    long small[64];
+    for (size_t at = 0; at < 8; at++) {
+        memset(small, 0, sizeof small);
+        shmem_long_get(small, sym + at * 64, 64, right);
+        for (size_t i = 0; i < 64; i++)
+            CHECK_EQ_I(small[i], pattern(right, at * 64 + i, 5));
+    }
     /* Many small nbi gets, each into its own private word. */
     memset(priv, 0, BIG);
     for (size_t i = 0; i < MANY_NBI; i++)

@@ -57,11 +57,11 @@ endif()
 # makes Shoal register every local buffer it hands to libfabric (checked
 # at each call) and give every operation a context of its own, over
 # tcp;ofi_rxm (ofi_modes.c; tests/ofi runs ofi.modes_* at 1-4 PEs).  By
-# default the RMA, AMO, signal and context programs at 2 PEs, the typed
-# collectives at 2 and 3 and the active messages' order; the rest
-# extended.
+# default the RMA, AMO, signal, context and typed-request programs and
+# the active messages' order at 2 PEs, the typed collectives at 2 and 3;
+# the rest extended.
 if(SHOAL_HAVE_OFI)
-  set(_modes2 "spec\\.(rma|amo|signal|ctx)|am\\.fifo")
+  set(_modes2 "spec\\.(rma|amo|signal|ctx)|requests\\.typed|am\\.fifo")
   shoal_add_test_variant(NAME ofi_modes LAUNCH ${SHOAL_OSHRUN} -n @N@
     ENV SHOAL_TRANSPORTS=ofi FI_PROVIDER=tcp SHOAL_OFI_ASSUME_MODES=mr_local,context2
         SHOAL_TEST_TIMEOUT=400 NPES 2 3 LABELS ofi SLOWER 4

@@ -101,17 +101,19 @@ static void post(struct ofi_ep *e, int op, void *fetch, const void *dest, unsign
         wait = &own; /* waited for, not injected (ofi_provider.c: sockets) */
     uint64_t ra, key;
     ofi_target(dest, pe, &ra, &key, fn);
-    struct amo_operands o = {value, cond, (uint32_t)value, (uint32_t)cond};
-    void *src_at = size == 4 ? (void *)&o.v32 : (void *)&o.value;
-    void *cmp_at = size == 4 ? (void *)&o.c32 : (void *)&o.cond;
+    const struct amo_operands o = {value, cond, (uint32_t)value, (uint32_t)cond};
+    /* Where libfabric reads them: o, or a bounce slot (FI_MR_LOCAL). */
     struct ofi_local lo, lr;
-    ofi_local_get(e, &o, sizeof o, 0, &lo, fn);
-    ofi_local_get(e, fetch, fetch ? size : 0, !wait, &lr, fn);
+    ofi_local_get(e, &o, sizeof o, OFI_LOCAL_IN, &lo, fn);
+    ofi_local_get(e, fetch, fetch ? size : 0, wait ? OFI_LOCAL_OUT : OFI_LOCAL_HOLD, &lr, fn);
+    const struct amo_operands *at = lo.at;
+    void *src_at = size == 4 ? (void *)&at->v32 : (void *)&at->value;
+    void *cmp_at = size == 4 ? (void *)&at->c32 : (void *)&at->cond;
     void *src_desc = ofi_desc(&lo, src_at, size, fn), *cmp_desc = ofi_desc(&lo, cmp_at, size, fn);
-    void *res_desc = fetch ? ofi_desc(&lr, fetch, size, fn) : NULL;
+    void *res_desc = fetch ? ofi_desc(&lr, lr.at, size, fn) : NULL;
     struct fi_ioc src = {.addr = src_at, .count = 1};
     struct fi_ioc cmp = {.addr = cmp_at, .count = 1};
-    struct fi_ioc res = {.addr = fetch, .count = 1};
+    struct fi_ioc res = {.addr = lr.at, .count = 1};
     struct fi_rma_ioc dst = {.addr = ra, .count = 1, .key = key};
     struct fi_msg_atomic m = {.msg_iov = &src,
                               .desc = &src_desc,
@@ -139,8 +141,8 @@ static void post(struct ofi_ep *e, int op, void *fetch, const void *dest, unsign
         ofi_ctx_posted(e, m.context);
     if (wait)
         ofi_wait_op(e, wait, fn, pe, what);
-    ofi_local_done(e, &lo, 0); /* the operands: taken at the post (FI_INJECT) or waited for */
-    ofi_local_done(e, &lr, !wait);
+    ofi_local_done(e, &lo); /* the operands: taken at the post (FI_INJECT) or waited for */
+    ofi_local_done(e, &lr);
 }
 
 /* Not waited for: the next flush completes it at the target. */

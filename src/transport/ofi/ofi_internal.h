@@ -84,14 +84,25 @@ struct ofi_op {
 };
 
 /* A local buffer's registration, where the provider asks for FI_MR_LOCAL
- * (ofi_modes.c): its descriptor, the range it covers, and the region
- * registered for this operation alone (NULL: a segment's or the
- * endpoint's own). */
+ * (ofi_modes.c): what to hand to libfabric (`at`: the buffer, or a slot
+ * of the endpoint's bounce area standing in for it), its descriptor, the
+ * range that covers, and the region registered for this operation alone
+ * (NULL: a segment's, the endpoint's own, or none). */
+enum ofi_local_use {
+    OFI_LOCAL_IN,   /* a blocking operation's source: may be copied to a bounce slot */
+    OFI_LOCAL_OUT,  /* a blocking operation's destination: may land in one, copied out */
+    OFI_LOCAL_HOLD, /* a non-blocking operation's: its registration held until a quiet */
+    OFI_LOCAL_KEEP, /* the caller's until ofi_local_done (a peek's) */
+};
 struct ofi_local {
+    void *at, *user;
+    size_t n;
     void *desc;
     uintptr_t base;
     size_t len;
     struct fid_mr *mr;
+    int use;  /* enum ofi_local_use */
+    int slot; /* the bounce slot + 1, or 0 (none) */
 };
 
 struct ofi_ep {
@@ -114,6 +125,9 @@ struct ofi_ep {
     uint64_t ctx_slots, ctx_taken, ctx_free; /* atomic */
     uint64_t ctx_posting;                    /* atomic: reserved, not yet counted */
     struct fid_mr *own_mr;
+    unsigned char *bounce; /* OFI_BOUNCE_SLOTS of OFI_BOUNCE_SIZE bytes, registered */
+    struct fid_mr *bounce_mr;
+    unsigned bounce_busy; /* atomic: a bit per slot taken */
     pthread_mutex_t held_lock;
     struct fid_mr **held; /* [held_cap], entries held_freed..held_total-1 (mod cap) */
     uint64_t held_total, held_freed, held_cap;
@@ -349,13 +363,14 @@ struct ofi_modes_mark {
 void ofi_modes_mark(struct ofi_ep *e, struct ofi_modes_mark *m);
 /* The counters reached the counts read after the mark: release. */
 void ofi_modes_quiet(struct ofi_ep *e, const struct ofi_modes_mark *m);
-/* The registration covering n bytes at buf (nothing where FI_MR_LOCAL is
- * off); `nbi`: its operation is not waited for (a registration made for
- * it is held until a quiet). */
-void ofi_local_get(struct ofi_ep *e, const void *buf, size_t n, int nbi, struct ofi_local *l,
+/* What to hand to libfabric for n bytes at buf, and its registration
+ * (buf itself and no descriptor where FI_MR_LOCAL is off); `use`: enum
+ * ofi_local_use. */
+void ofi_local_get(struct ofi_ep *e, const void *buf, size_t n, int use, struct ofi_local *l,
                    const char *fn);
-/* After the post (nbi) or the completion: close or hold what was made. */
-void ofi_local_done(struct ofi_ep *e, struct ofi_local *l, int nbi);
+/* After the post (HOLD, or an injected IN) or the completion: copies a
+ * bounced OUT back, frees its slot, closes or holds what was made. */
+void ofi_local_done(struct ofi_ep *e, struct ofi_local *l);
 /* l's descriptor for n bytes at buf, checked where FI_MR_LOCAL is on:
  * fatal when it does not cover them (a local buffer left unregistered). */
 void *ofi_desc(const struct ofi_local *l, const void *buf, size_t n, const char *fn);

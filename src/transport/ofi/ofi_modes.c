@@ -21,16 +21,20 @@
  * FI_MR_LOCAL (efa-direct, verbs): every local buffer handed to a data
  * transfer needs the descriptor of a registration covering it.  Buffers
  * in a symmetric segment use the segment's registration (made with local
- * access too), the flushes' words their endpoint's own; any other buffer
- * (the user's private or stack memory, an AMO's operands and result) is
- * registered for the operation: a blocking one closes it once complete,
- * a non-blocking one holds it on its endpoint until the quiet that
- * completes it (with a quiet first when OFI_HELD_SOFT_MAX are held).
- * Registration per call costs a system call or two on fabric hardware; a
- * bounce area or a cache is the next step where a provider that needs
- * the mode serves Shoal's job (efa-direct, which needs it, has no atomics
- * and is refused: ofi_amo_check).  Nothing here is shared between
- * endpoints but the key counter of local registrations. */
+ * access too), the flushes' words their endpoint's own.  Any other buffer
+ * (the user's private or stack memory, an AMO's operands and result): a
+ * blocking operation's of at most OFI_BOUNCE_SIZE bytes goes through a
+ * free slot of its endpoint's registered bounce area (copied in before
+ * the post, out after the completion; slots taken with an atomic bit,
+ * no lock); else the buffer is registered for the operation: a blocking
+ * one closes it once complete, a non-blocking one holds it on its
+ * endpoint until the quiet that completes it (with a quiet first when
+ * OFI_HELD_SOFT_MAX are held), since its buffer is the program's until
+ * then.  Registration per call costs a system call or two on fabric
+ * hardware; a registration cache is the next step where a provider that
+ * needs the mode serves Shoal's jobs (efa-direct, which needs it, has no
+ * atomics and is refused: ofi_amo_check).  Nothing here is shared
+ * between endpoints but the key counter of local registrations. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +48,11 @@
 /* Keys of local registrations (where Shoal chooses keys): above the
  * segments' 0 and 1. */
 #define OFI_LOCAL_KEY_FIRST 16
+
+/* An endpoint's bounce area: slots (at most 32, a bit each) and their
+ * size (a blocking AMO takes two). */
+#define OFI_BOUNCE_SLOTS 4
+#define OFI_BOUNCE_SIZE 4096
 
 #define LOCAL_ACCESS (FI_READ | FI_WRITE | FI_SEND | FI_RECV)
 
@@ -87,12 +96,19 @@ int ofi_modes_ep_open(struct ofi_ep *e, char *err, size_t errlen)
             return -1;
         }
     }
-    if (ofi_g.mr_local) {
-        const int rc = reg(e->flush_words, sizeof e->flush_words, e->ep, &e->own_mr);
-        if (rc) {
-            snprintf(err, errlen, "fi_mr_reg (an endpoint's own words): %s", ofi_strerror(-rc));
-            return -1;
-        }
+    if (!ofi_g.mr_local)
+        return 0;
+    e->bounce = malloc(OFI_BOUNCE_SLOTS * OFI_BOUNCE_SIZE);
+    if (!e->bounce) {
+        snprintf(err, errlen, "out of memory (bounce area)");
+        return -1;
+    }
+    int rc = reg(e->flush_words, sizeof e->flush_words, e->ep, &e->own_mr);
+    if (!rc)
+        rc = reg(e->bounce, OFI_BOUNCE_SLOTS * OFI_BOUNCE_SIZE, e->ep, &e->bounce_mr);
+    if (rc) {
+        snprintf(err, errlen, "fi_mr_reg (an endpoint's own words): %s", ofi_strerror(-rc));
+        return -1;
     }
     return 0;
 }
@@ -118,6 +134,11 @@ void ofi_modes_ep_close(struct ofi_ep *e)
         held_release(e, e->held_total);
     if (e->own_mr)
         fi_close(&e->own_mr->fid);
+    if (e->bounce_mr)
+        fi_close(&e->bounce_mr->fid);
+    free(e->bounce);
+    e->bounce = NULL;
+    e->bounce_mr = NULL;
     free(e->held);
     free(e->ctx_ring);
     e->held = NULL;
@@ -188,32 +209,64 @@ void ofi_modes_quiet(struct ofi_ep *e, const struct ofi_modes_mark *m)
 }
 
 /* The segment (or e's own words) holding n bytes at a, or -1. */
+static void covered(struct ofi_local *l, struct fid_mr *mr, uintptr_t base, size_t len)
+{
+    l->desc = fi_mr_desc(mr);
+    l->base = base;
+    l->len = len;
+}
+
 static int known(const struct ofi_ep *e, uintptr_t a, size_t n, struct ofi_local *l)
 {
     for (int s = 0; s < 2; s++)
         if (ofi_g.mr[s] && a - ofi_g.seg_base[s] < ofi_g.seg_len[s] &&
             n <= ofi_g.seg_len[s] - (a - ofi_g.seg_base[s])) {
-            *l = (struct ofi_local){fi_mr_desc(ofi_g.mr[s]), ofi_g.seg_base[s], ofi_g.seg_len[s],
-                                    NULL};
+            covered(l, ofi_g.mr[s], ofi_g.seg_base[s], ofi_g.seg_len[s]);
             return 0;
         }
     const uintptr_t own = (uintptr_t)e->flush_words;
     if (e->own_mr && a - own < sizeof e->flush_words && n <= sizeof e->flush_words - (a - own)) {
-        *l = (struct ofi_local){fi_mr_desc(e->own_mr), own, sizeof e->flush_words, NULL};
+        covered(l, e->own_mr, own, sizeof e->flush_words);
         return 0;
     }
     return -1;
 }
 
-void ofi_local_get(struct ofi_ep *e, const void *buf, size_t n, int nbi, struct ofi_local *l,
+/* A free slot of e's bounce area standing in for n bytes at buf: 0, or
+ * -1 when none is free. */
+static int bounce(struct ofi_ep *e, const void *buf, size_t n, struct ofi_local *l)
+{
+    if (!e->bounce || n > OFI_BOUNCE_SIZE)
+        return -1;
+    unsigned busy = __atomic_load_n(&e->bounce_busy, __ATOMIC_RELAXED);
+    for (int s = 0; s < OFI_BOUNCE_SLOTS; s++) {
+        if (busy & (1u << s))
+            continue;
+        busy = __atomic_fetch_or(&e->bounce_busy, 1u << s, __ATOMIC_ACQUIRE);
+        if (busy & (1u << s))
+            continue; /* another thread took it first */
+        unsigned char *at = e->bounce + (size_t)s * OFI_BOUNCE_SIZE;
+        l->at = at;
+        l->slot = s + 1;
+        covered(l, e->bounce_mr, (uintptr_t)at, OFI_BOUNCE_SIZE);
+        if (l->use == OFI_LOCAL_IN)
+            memcpy(at, buf, n);
+        return 0;
+    }
+    return -1;
+}
+
+void ofi_local_get(struct ofi_ep *e, const void *buf, size_t n, int use, struct ofi_local *l,
                    const char *fn)
 {
-    memset(l, 0, sizeof *l);
+    *l = (struct ofi_local){.at = (void *)buf, .user = (void *)buf, .n = n, .use = use};
     if (OFI_LIKELY(!ofi_g.mr_local) || !n || known(e, (uintptr_t)buf, n, l) == 0)
         return;
-    if (nbi && __atomic_load_n(&e->held_total, __ATOMIC_SEQ_CST) -
-                       __atomic_load_n(&e->held_freed, __ATOMIC_SEQ_CST) >=
-                   OFI_HELD_SOFT_MAX)
+    if ((use == OFI_LOCAL_IN || use == OFI_LOCAL_OUT) && bounce(e, buf, n, l) == 0)
+        return;
+    if (use == OFI_LOCAL_HOLD && __atomic_load_n(&e->held_total, __ATOMIC_SEQ_CST) -
+                                         __atomic_load_n(&e->held_freed, __ATOMIC_SEQ_CST) >=
+                                     OFI_HELD_SOFT_MAX)
         ofi_wait_quiet(e, fn, -1, "quiet (registrations of local buffers held: FI_MR_LOCAL)");
     const int rc = reg((void *)buf, n, e->ep, &l->mr);
     if (rc)
@@ -221,9 +274,7 @@ void ofi_local_get(struct ofi_ep *e, const void *buf, size_t n, int nbi, struct 
                    "libfabric (%s): registering a local buffer of %zu bytes at %p "
                    "(FI_MR_LOCAL) failed: %s",
                    ofi_g.info->fabric_attr->prov_name, n, buf, ofi_strerror(-rc));
-    l->desc = fi_mr_desc(l->mr);
-    l->base = (uintptr_t)buf;
-    l->len = n;
+    covered(l, l->mr, (uintptr_t)buf, n);
 }
 
 static void hold(struct ofi_ep *e, struct fid_mr *mr, const char *fn)
@@ -243,11 +294,18 @@ static void hold(struct ofi_ep *e, struct fid_mr *mr, const char *fn)
     pthread_mutex_unlock(&e->held_lock);
 }
 
-void ofi_local_done(struct ofi_ep *e, struct ofi_local *l, int nbi)
+void ofi_local_done(struct ofi_ep *e, struct ofi_local *l)
 {
+    if (l->slot) {
+        if (l->use == OFI_LOCAL_OUT)
+            memcpy(l->user, l->at, l->n);
+        __atomic_fetch_and(&e->bounce_busy, ~(1u << (l->slot - 1)), __ATOMIC_RELEASE);
+        l->slot = 0;
+        return;
+    }
     if (OFI_LIKELY(!l->mr))
         return;
-    if (nbi)
+    if (l->use == OFI_LOCAL_HOLD)
         hold(e, l->mr, "quiet");
     else
         fi_close(&l->mr->fid);

@@ -53,7 +53,7 @@ int ofi_peek_init(char *err, size_t errlen)
     }
     if (ofi_ep_open(&peek_ep, 0, err, errlen) < 0)
         return -1;
-    ofi_local_get(&peek_ep, slots, (size_t)ofi_g.n_pes * sizeof *slots, 0, &slots_reg,
+    ofi_local_get(&peek_ep, slots, (size_t)ofi_g.n_pes * sizeof *slots, OFI_LOCAL_KEEP, &slots_reg,
                   "shmem_init");
     return 0;
 }
@@ -70,8 +70,8 @@ void ofi_peek_fini(void)
     if (peek_ep.ep)
         ofi_ep_close(&peek_ep);
     for (int k = 0; k < LOOKS; k++)
-        ofi_local_done(&peek_ep, &looks[k].reg, 0);
-    ofi_local_done(&peek_ep, &slots_reg, 0);
+        ofi_local_done(&peek_ep, &looks[k].reg);
+    ofi_local_done(&peek_ep, &slots_reg);
     free(slots);
     free(addressed);
     slots = NULL;
@@ -201,11 +201,11 @@ int ofi_net_look_start(void *dest, const void *src, size_t n, int pe, int connec
         looks[k].n = n;
         looks[k].raddr = ra;
         looks[k].key = key;
-        ofi_local_get(&peek_ep, dest, n, 0, &looks[k].reg, fn);
+        ofi_local_get(&peek_ep, dest, n, OFI_LOCAL_KEEP, &looks[k].reg, fn);
         look_post(&looks[k]);
         if (__atomic_load_n(&looks[k].state, __ATOMIC_ACQUIRE) != LOOK_FAILED)
             return k;
-        ofi_local_done(&peek_ep, &looks[k].reg, 0);
+        ofi_local_done(&peek_ep, &looks[k].reg);
         __atomic_store_n(&looks[k].state, LOOK_FREE, __ATOMIC_RELEASE);
         return -1;
     }
@@ -227,7 +227,7 @@ int ofi_net_look_test(int ticket, const char *fn)
     if (st == LOOK_AGAIN || st == LOOK_FLIGHT)
         return 0;
     if (slots)
-        ofi_local_done(&peek_ep, &l->reg, 0);
+        ofi_local_done(&peek_ep, &l->reg);
     __atomic_store_n(&l->state, LOOK_FREE, __ATOMIC_RELEASE);
     return st == LOOK_DONE ? 1 : -1;
 }

@@ -55,7 +55,8 @@ void ofi_peers_add(struct ofi_ep *e, struct ofi_peers *set, int pe)
  * completion entry of its own (a blocking transfer waits for it); else
  * it is counted only, with a context from e's ring where the provider
  * needs one.  The local buffer's registration (FI_MR_LOCAL) lasts until
- * the transfer completed: here, or at a quiet. */
+ * the transfer completed: here (or a bounce slot stands in for it), or
+ * at a quiet. */
 static void rma_one(struct ofi_ep *e, int is_put, void *local, size_t k, int pe, uint64_t ra,
                     uint64_t key, struct ofi_op *op, const char *fn)
 {
@@ -66,7 +67,12 @@ static void rma_one(struct ofi_ep *e, int is_put, void *local, size_t k, int pe,
         return;
     }
     struct ofi_local l;
-    ofi_local_get(e, local, k, !op, &l, fn);
+    ofi_local_get(e, local, k,
+                  !op      ? OFI_LOCAL_HOLD
+                  : is_put ? OFI_LOCAL_IN
+                           : OFI_LOCAL_OUT,
+                  &l, fn);
+    local = l.at; /* a bounce slot may stand in for it */
     void *desc = ofi_desc(&l, local, k, fn);
     struct iovec iov = {.iov_base = local, .iov_len = k};
     struct fi_rma_iov rma = {.addr = ra, .len = k, .key = key};
@@ -91,7 +97,7 @@ static void rma_one(struct ofi_ep *e, int is_put, void *local, size_t k, int pe,
     ofi_ctx_posted(e, ctx);
     if (op)
         ofi_wait_op(e, op, fn, pe, what);
-    ofi_local_done(e, &l, !op);
+    ofi_local_done(e, &l);
 }
 
 /* A transfer in pieces of at most max_msg bytes; `wait`: each piece
@@ -163,7 +169,7 @@ void ofi_flush_post(struct ofi_ep *e, struct ofi_peers *set, const char *fn)
 void ofi_flush_read(struct ofi_ep *e, int pe, const char *fn)
 {
     struct ofi_local l;
-    ofi_local_get(e, e->flush_words, sizeof e->flush_words, 1, &l, fn);
+    ofi_local_get(e, e->flush_words, sizeof e->flush_words, OFI_LOCAL_HOLD, &l, fn);
     void *sink = ofi_desc(&l, &e->flush_words[0], 8, fn);
     void *operand = ofi_desc(&l, &e->flush_words[1], 8, fn);
     void *ctx = ofi_ctx_reserve(e, fn);
