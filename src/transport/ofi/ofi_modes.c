@@ -1,5 +1,6 @@
 /* What some providers ask of the application (info->mode and mr_mode),
- * which Shoal offers in its hints and honours only where the chosen
+ * which Shoal offers in its hints (FI_MR_LOCAL only where no provider
+ * serves without it: ofi_provider.c) and honours where the chosen
  * provider keeps them (every provider clears the bits it does not need):
  *
  * FI_CONTEXT / FI_CONTEXT2 (opx, efa-direct): the context of every
