@@ -66,3 +66,18 @@ if(SHOAL_HAVE_OFI)
     NPES 2 3 4 LABELS ofi SLOWER 4
     DEFAULT "^(spec\\.barrier|coll\\.typed)\\.ofi_rxd\\.np2$")
 endif()
+# The modes some providers ask for (FI_MR_LOCAL, FI_CONTEXT2: efa-direct,
+# opx, verbs), which none of Debian's requires: SHOAL_OFI_ASSUME_MODES
+# makes Shoal register every local buffer it hands to libfabric (checked
+# at each call) and give every operation a context of its own, over
+# tcp;ofi_rxm (ofi_modes.c; tests/ofi runs ofi.modes_* at 1-4 PEs).  By
+# default the RMA, AMO, signal, context and typed-request programs and
+# the active messages' order at 2 PEs, the typed collectives at 2 and 3;
+# the rest extended.
+if(SHOAL_HAVE_OFI)
+  set(_modes2 "spec\\.(rma|amo|signal|ctx)|requests\\.typed|am\\.fifo")
+  shoal_add_test_variant(NAME ofi_modes LAUNCH ${SHOAL_OSHRUN} -n @N@
+    ENV SHOAL_TRANSPORTS=ofi FI_PROVIDER=tcp SHOAL_OFI_ASSUME_MODES=mr_local,context2
+        SHOAL_TEST_TIMEOUT=400 NPES 2 3 LABELS ofi SLOWER 4
+    DEFAULT "^(${_modes2})\\.ofi_modes\\.np2$|^coll\\.typed\\.ofi_modes\\.np[23]$")
+endif()

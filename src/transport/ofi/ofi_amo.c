@@ -90,15 +90,23 @@ static int kind_of(int op, const struct ofi_op *wait)
     return OFI_UNLIKELY(ofi_g.fetch_guard) && wait && kind == AMO_PLAIN ? AMO_FETCH : kind;
 }
 
+/* An AMO's operands, in one piece of memory (one registration where
+ * local buffers need one). */
+struct amo_operands {
+    uint64_t value, cond;
+    uint32_t v32, c32;
+};
+
 /* One AMO.  With `op` (a blocking AMO) it asks for a completion entry of
  * its own and is waited for; without, its operands travel with the
  * request (FI_INJECT: an nbi AMO returns before completion) and its
- * completion is counted only.  A fetching one writes the old value to
- * *fetch. */
+ * completion is counted only (with a context from e's ring where the
+ * provider needs one).  A fetching one writes the old value to *fetch,
+ * whose registration (FI_MR_LOCAL) lasts until the AMO completed. */
 static void post(struct ofi_ep *e, int op, void *fetch, const void *dest, unsigned size,
                  uint64_t value, uint64_t cond, int pe, struct ofi_op *wait, const char *fn)
 {
-    struct ofi_op own = {0, 0};
+    struct ofi_op own = {0};
     if (!wait && OFI_UNLIKELY(!ofi_g.inject_atomics))
         wait = &own; /* waited for, not injected (ofi_provider.c: sockets) */
     const int kind = kind_of(op, wait);
@@ -108,12 +116,22 @@ static void post(struct ofi_ep *e, int op, void *fetch, const void *dest, unsign
     }
     uint64_t ra, key;
     ofi_target(dest, pe, &ra, &key, fn);
-    uint32_t v32 = (uint32_t)value, c32 = (uint32_t)cond;
-    struct fi_ioc src = {.addr = size == 4 ? (void *)&v32 : (void *)&value, .count = 1};
-    struct fi_ioc cmp = {.addr = size == 4 ? (void *)&c32 : (void *)&cond, .count = 1};
-    struct fi_ioc res = {.addr = fetch, .count = 1};
+    const struct amo_operands o = {value, cond, (uint32_t)value, (uint32_t)cond};
+    /* Where libfabric reads them: o, or a bounce slot (FI_MR_LOCAL). */
+    struct ofi_local lo, lr;
+    ofi_local_get(e, &o, sizeof o, OFI_LOCAL_IN, &lo, fn);
+    ofi_local_get(e, fetch, fetch ? size : 0, wait ? OFI_LOCAL_OUT : OFI_LOCAL_HOLD, &lr, fn);
+    const struct amo_operands *at = lo.at;
+    void *src_at = size == 4 ? (void *)&at->v32 : (void *)&at->value;
+    void *cmp_at = size == 4 ? (void *)&at->c32 : (void *)&at->cond;
+    void *src_desc = ofi_desc(&lo, src_at, size, fn), *cmp_desc = ofi_desc(&lo, cmp_at, size, fn);
+    void *res_desc = fetch ? ofi_desc(&lr, lr.at, size, fn) : NULL;
+    struct fi_ioc src = {.addr = src_at, .count = 1};
+    struct fi_ioc cmp = {.addr = cmp_at, .count = 1};
+    struct fi_ioc res = {.addr = lr.at, .count = 1};
     struct fi_rma_ioc dst = {.addr = ra, .count = 1, .key = key};
     struct fi_msg_atomic m = {.msg_iov = &src,
+                              .desc = &src_desc,
                               .iov_count = 1,
                               .addr = (fi_addr_t)pe,
                               .rma_iov = &dst,
@@ -123,17 +141,23 @@ static void post(struct ofi_ep *e, int op, void *fetch, const void *dest, unsign
                               .context = wait};
     const uint64_t flags = wait ? FI_COMPLETION : FI_INJECT;
     const char *what = amo_map[op].name;
+    if (!wait)
+        m.context = ofi_ctx_reserve(e, fn);
     if (kind == AMO_PLAIN)
         OFI_POST(e, &e->put_posted, fi_atomicmsg(e->ep, &m, flags), fn, pe, what);
     else if (kind == AMO_FETCH)
-        OFI_POST(e, &e->get_posted, fi_fetch_atomicmsg(e->ep, &m, &res, NULL, 1, flags), fn, pe,
-                 what);
+        OFI_POST(e, &e->get_posted, fi_fetch_atomicmsg(e->ep, &m, &res, &res_desc, 1, flags), fn,
+                 pe, what);
     else
         OFI_POST(e, &e->get_posted,
-                 fi_compare_atomicmsg(e->ep, &m, &cmp, NULL, 1, &res, NULL, 1, flags), fn, pe,
-                 what);
+                 fi_compare_atomicmsg(e->ep, &m, &cmp, &cmp_desc, 1, &res, &res_desc, 1, flags), fn,
+                 pe, what);
+    if (!wait)
+        ofi_ctx_posted(e, m.context);
     if (wait)
         ofi_wait_op(e, wait, fn, pe, what);
+    ofi_local_done(e, &lo); /* the operands: taken at the post (FI_INJECT) or waited for */
+    ofi_local_done(e, &lr);
 }
 
 /* Not waited for: the next flush completes it at the target. */
@@ -167,7 +191,7 @@ uint64_t ofi_amo_blocking(struct ofi_ep *e, int op, const void *dest, unsigned s
         uint32_t u32;
         uint64_t u64;
     } old = {.u64 = 0};
-    struct ofi_op done = {0, 0};
+    struct ofi_op done = {0};
     post(e, op, &old, dest, size, value, cond, pe, &done, fn);
     if (amo_map[op].kind == AMO_PLAIN) /* complete, perhaps only locally (shm) */
         ofi_peers_add(e, &e->dirty, pe);

@@ -112,7 +112,8 @@ int ofi_net_coll_waiting(uint64_t tag, uint64_t mask, uint64_t *found)
 {
     if (!ofi_msgs.coll)
         return 0;
-    struct peek p = {{peeked}, 0, 0, 0};
+    struct peek p = {0};
+    p.rx.done = peeked;
     struct fi_msg_tagged m = {.msg_iov = NULL,
                               .desc = NULL,
                               .iov_count = 0,

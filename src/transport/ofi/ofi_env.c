@@ -57,8 +57,33 @@ static int amo_disabled(const char *v, unsigned *bits)
     return 0;
 }
 
+/* SHOAL_OFI_ASSUME_MODES's list ("mr_local,context2"); -1 for a name
+ * that is none. */
+static int assumed_modes(const char *v)
+{
+    ofi_cfg.assume_mr_local = ofi_cfg.assume_ctx = 0;
+    for (const char *p = v; *p; p += strcspn(p, ","), p += *p == ',') {
+        const size_t n = strcspn(p, ",");
+        if (n == 8 && !strncmp(p, "mr_local", n))
+            ofi_cfg.assume_mr_local = 1;
+        else if ((n == 7 && !strncmp(p, "context", n)) || (n == 8 && !strncmp(p, "context2", n)))
+            ofi_cfg.assume_ctx = 1;
+        else
+            return -1;
+    }
+    return 0;
+}
+
 static int load(char *err, size_t errlen)
 {
+    const char *modes = value(OFI_ENV_ASSUME_MODES);
+    if (assumed_modes(modes) < 0) {
+        snprintf(err, errlen,
+                 "environment variable %s='%s' is malformed: expected a comma-separated list of "
+                 "mr_local, context, context2",
+                 rows[OFI_ENV_ASSUME_MODES].name, modes);
+        return -1;
+    }
     const char *amo = value(OFI_ENV_AMO_DISABLE);
     if (amo_disabled(amo, &ofi_cfg.amo_disabled) < 0) {
         snprintf(err, errlen,

@@ -10,6 +10,8 @@ struct ofi_config {
     int msgs_coll;            /* SHOAL_OFI_MSGS=on */
     const char *auto_devices; /* SHOAL_OFI_AUTO_DEVICES */
     unsigned amo_disabled;    /* SHOAL_OFI_AMO_DISABLE: 1 << enum shoal_amo_op */
+    int assume_mr_local;      /* SHOAL_OFI_ASSUME_MODES has mr_local */
+    int assume_ctx;           /* ... context or context2 */
 };
 extern struct ofi_config ofi_cfg;
 

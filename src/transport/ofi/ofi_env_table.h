@@ -19,6 +19,12 @@ SHOAL_ENV(AUTO_DEVICES, "SHOAL_OFI_AUTO_DEVICES", NULL, STRING,
           "provider (cxi, efa, opx, psm3, psm2, or verbs where UCX finds no device); none "
           "there: UCX, libfabric not loaded. Testing: a place that exists makes it ask "
           "libfabric on any machine")
+SHOAL_ENV(ASSUME_MODES, "SHOAL_OFI_ASSUME_MODES", NULL, STRING, "",
+          "Testing: behave as if the provider asked for these modes (comma-separated: mr_local, "
+          "context, context2): mr_local registers every local buffer handed to libfabric and "
+          "checks each descriptor (FI_MR_LOCAL; messages then go as atomics and RMA), context "
+          "and context2 give every operation a context of Shoal's (FI_CONTEXT2); shmem-info says "
+          "so")
 SHOAL_ENV(AMO_DISABLE, "SHOAL_OFI_AMO_DISABLE", NULL, STRING, "",
           "Testing: atomic operations to treat as missing from the provider (comma-separated: "
           "fetch, set, swap, fetch-add, add, fetch-and, and, fetch-or, or, fetch-xor, xor, or "

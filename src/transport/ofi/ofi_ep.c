@@ -60,6 +60,7 @@ int ofi_ep_open(struct ofi_ep *e, int counters, char *err, size_t errlen)
         goto fail;
     }
     pthread_mutex_init(&e->lock, NULL);
+    pthread_mutex_init(&e->held_lock, NULL);
     if (step(fi_cq_open(ofi_g.domain, &cq, &e->cq, NULL), "fi_cq_open", err, errlen) ||
         step(fi_endpoint(ofi_g.domain, ofi_g.info, &e->ep, NULL), "fi_endpoint", err, errlen) ||
         step(fi_ep_bind(e->ep, &ofi_g.av->fid, 0), "fi_ep_bind (address vector)", err, errlen) ||
@@ -68,7 +69,8 @@ int ofi_ep_open(struct ofi_ep *e, int counters, char *err, size_t errlen)
     if (counters && (open_counter(e, &e->put, FI_WRITE, err, errlen) ||
                      open_counter(e, &e->get, FI_READ, err, errlen)))
         goto fail;
-    if (step(fi_enable(e->ep), "fi_enable", err, errlen))
+    if (step(fi_enable(e->ep), "fi_enable", err, errlen) ||
+        (counters && ofi_modes_ep_open(e, err, errlen) < 0))
         goto fail;
     if (counters)
         ofi_progress_enlist(e);
@@ -89,8 +91,11 @@ void ofi_ep_close(struct ofi_ep *e)
         fi_close(&e->get->fid);
     if (e->cq)
         fi_close(&e->cq->fid);
-    if (e->dirty.on || e->signalled.on)
+    ofi_modes_ep_close(e);
+    if (e->dirty.on || e->signalled.on) {
         pthread_mutex_destroy(&e->lock);
+        pthread_mutex_destroy(&e->held_lock);
+    }
     peers_free(&e->dirty);
     peers_free(&e->signalled);
     memset(e, 0, sizeof *e);

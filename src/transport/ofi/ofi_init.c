@@ -153,6 +153,7 @@ static void describe_active(FILE *f, const char *prefix)
             ofi_msgs.am ? "tagged messages (SHOAL_OFI_MSGS)"
                         : "RMA and atomics into the target's ring (SHOAL_OFI_MSGS)");
     ofi_amo_describe(f, prefix);
+    ofi_modes_describe(f, prefix);
     long created, in_use, reused;
     ofi_net_worker_counts(&created, &in_use, &reused);
     fprintf(f, "%sOFI contexts' endpoints: %ld created, %ld in use, %ld reused\n", prefix, created,

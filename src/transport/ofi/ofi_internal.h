@@ -25,6 +25,7 @@
  * (waiting on counters, retries of -FI_EAGAIN, progress, errors),
  * ofi_rma.c (put, get, quiet, fence), ofi_amo.c (atomics, signals),
  * ofi_amo_emul.c (atomics the provider lacks, by compare-and-swap),
+ * ofi_modes.c (FI_MR_LOCAL and FI_CONTEXT2 where the provider asks),
  * ofi_auto.c and ofi_auto_rule.c (SHOAL_TRANSPORTS=auto's look and rule),
  * ofi_peek.c (looks at a peer that never block), ofi_request.c
  * (the network part of _nbe requests), ofi_msgs.c, ofi_signal.c,
@@ -79,8 +80,31 @@ struct ofi_peers {
  * errors and drives the provider's progress. */
 /* An operation waited for by itself: the context of its completion entry. */
 struct ofi_op {
-    int done; /* set (release) by whoever read its entry */
-    int err;  /* its error (FI_E*), 0 on success */
+    struct fi_context2 fi_ctx; /* first: the provider's, where it asks for FI_CONTEXT(2) */
+    int done;                  /* set (release) by whoever read its entry */
+    int err;                   /* its error (FI_E*), 0 on success */
+};
+
+/* A local buffer's registration, where the provider asks for FI_MR_LOCAL
+ * (ofi_modes.c): what to hand to libfabric (`at`: the buffer, or a slot
+ * of the endpoint's bounce area standing in for it), its descriptor, the
+ * range that covers, and the region registered for this operation alone
+ * (NULL: a segment's, the endpoint's own, or none). */
+enum ofi_local_use {
+    OFI_LOCAL_IN,   /* a blocking operation's source: may be copied to a bounce slot */
+    OFI_LOCAL_OUT,  /* a blocking operation's destination: may land in one, copied out */
+    OFI_LOCAL_HOLD, /* a non-blocking operation's: its registration held until a quiet */
+    OFI_LOCAL_KEEP, /* the caller's until ofi_local_done (a peek's) */
+};
+struct ofi_local {
+    void *at, *user;
+    size_t n;
+    void *desc;
+    uintptr_t base;
+    size_t len;
+    struct fid_mr *mr;
+    int use;  /* enum ofi_local_use */
+    int slot; /* the bounce slot + 1, or 0 (none) */
 };
 
 struct ofi_ep {
@@ -92,9 +116,24 @@ struct ofi_ep {
     pthread_mutex_t lock;            /* the peer sets */
     struct ofi_peers dirty;          /* written since the last flush (quiet, fence) */
     struct ofi_peers signalled;      /* signals since the last flush_signals */
-    uint64_t flush_sink;             /* where the flushes' reads land */
-    uint64_t flush_operand;          /* their (unused) operand */
-    struct ofi_ep *next_sender;      /* on the senders' list (ofi_progress.c) */
+    /* [0]: where the flushes' reads land, [1]: their (unused) operand;
+     * registered as own_mr where local buffers need it. */
+    uint64_t flush_words[2];
+    /* FI_CONTEXT(2) and FI_MR_LOCAL, where the provider asks (ofi_modes.c):
+     * contexts of counted operations, ticket t in slot t % ctx_slots, and
+     * registrations of non-blocking operations' buffers, kept until a
+     * quiet; all counts only grow. */
+    struct fi_context2 *ctx_ring;
+    uint64_t ctx_slots, ctx_taken, ctx_free; /* atomic */
+    uint64_t ctx_posting;                    /* atomic: reserved, not yet counted */
+    struct fid_mr *own_mr;
+    unsigned char *bounce; /* OFI_BOUNCE_SLOTS of OFI_BOUNCE_SIZE bytes, registered */
+    struct fid_mr *bounce_mr;
+    unsigned bounce_busy; /* atomic: a bit per slot taken */
+    pthread_mutex_t held_lock;
+    struct fid_mr **held; /* [held_cap], entries held_freed..held_total-1 (mod cap) */
+    uint64_t held_total, held_freed, held_cap;
+    struct ofi_ep *next_sender; /* on the senders' list (ofi_progress.c) */
     int enlisted;
 };
 
@@ -129,6 +168,9 @@ struct ofi_state {
     int rc_mode;          /* enum ofi_remote_completion */
     int inject_atomics;   /* non-blocking atomics injected (else waited for) */
     int fetch_guard;      /* ofi_rxd: fetching atomics posted as ofi_rxd.c says */
+    int mr_local;         /* local buffers need descriptors (FI_MR_LOCAL, or assumed) */
+    int op_ctx;           /* operations need a struct fi_context2 (FI_CONTEXT(2), or assumed) */
+    int modes_assumed;    /* ... because SHOAL_OFI_ASSUME_MODES says so (testing) */
     size_t inject_size, max_msg;
     /* This PE's segments (heap, static data) and every peer's. */
     uintptr_t seg_base[2];
@@ -314,6 +356,43 @@ void ofi_amo_describe(FILE *f, const char *prefix);
  * for). */
 int ofi_rxd_fetch_guard(const struct fi_info *i);
 void ofi_rxd_before_fetch(struct ofi_ep *e, int pe, const char *fn);
+/* ofi_modes.c: FI_MR_LOCAL and FI_CONTEXT / FI_CONTEXT2. */
+/* What candidate `i` asks for, with SHOAL_OFI_ASSUME_MODES. */
+void ofi_modes_note(const struct fi_info *i);
+/* A counting endpoint's ring and own registration; 0 or -1 with a message. */
+int ofi_modes_ep_open(struct ofi_ep *e, char *err, size_t errlen);
+void ofi_modes_ep_close(struct ofi_ep *e);
+/* Room in e's ring for `need` more counted operations (waits for quiet
+ * when there is none); before the posts. */
+void ofi_ctx_room(struct ofi_ep *e, uint64_t need, const char *fn);
+/* The context of one counted operation (NULL where none is needed),
+ * taken before OFI_POST (kept through its retries); ofi_ctx_posted after
+ * it. */
+void *ofi_ctx_reserve(struct ofi_ep *e, const char *fn);
+void ofi_ctx_posted(struct ofi_ep *e, const void *ctx);
+/* Whether ctx is a slot of e's ring (an error entry of a counted op). */
+int ofi_ctx_in_ring(const struct ofi_ep *e, const void *ctx);
+/* What a quiet that follows may release: read before the counters. */
+struct ofi_modes_mark {
+    uint64_t ctx_taken, held_total;
+};
+void ofi_modes_mark(struct ofi_ep *e, struct ofi_modes_mark *m);
+/* The counters reached the counts read after the mark: release. */
+void ofi_modes_quiet(struct ofi_ep *e, const struct ofi_modes_mark *m);
+/* What to hand to libfabric for n bytes at buf, and its registration
+ * (buf itself and no descriptor where FI_MR_LOCAL is off); `use`: enum
+ * ofi_local_use. */
+void ofi_local_get(struct ofi_ep *e, const void *buf, size_t n, int use, struct ofi_local *l,
+                   const char *fn);
+/* After the post (HOLD, or an injected IN) or the completion: copies a
+ * bounced OUT back, frees its slot, closes or holds what was made. */
+void ofi_local_done(struct ofi_ep *e, struct ofi_local *l);
+/* l's descriptor for n bytes at buf, checked where FI_MR_LOCAL is on:
+ * fatal when it does not cover them (a local buffer left unregistered). */
+void *ofi_desc(const struct ofi_local *l, const void *buf, size_t n, const char *fn);
+/* The access flags of the segments' registration. */
+uint64_t ofi_modes_seg_access(void);
+void ofi_modes_describe(FILE *f, const char *prefix);
 
 /* ofi_peek.c */
 int ofi_peek_init(char *err, size_t errlen);

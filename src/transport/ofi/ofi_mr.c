@@ -8,7 +8,8 @@
  * FI_MR_VIRT_ADDR (a remote address is the peer's base plus the offset;
  * else the offset alone), FI_MR_ENDPOINT (each region bound to the target
  * endpoint and enabled), FI_MR_ALLOCATED (the segments are mapped before
- * they are registered: nothing to do). */
+ * they are registered: nothing to do), FI_MR_LOCAL (registered for local
+ * access too: the buffers in them need no other, ofi_modes.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +31,7 @@ static int reg_segment(int s, struct ofi_card *c, char *err, size_t errlen)
     const uint64_t mode = ofi_g.info->domain_attr->mr_mode;
     const char *what = s ? "the static data" : "the symmetric heap";
     int rc = fi_mr_reg(ofi_g.domain, (void *)ofi_g.seg_base[s], ofi_g.seg_len[s],
-                       FI_REMOTE_READ | FI_REMOTE_WRITE, 0, (uint64_t)s, 0, &ofi_g.mr[s], NULL);
+                       ofi_modes_seg_access(), 0, (uint64_t)s, 0, &ofi_g.mr[s], NULL);
     if (!rc && (mode & FI_MR_ENDPOINT)) {
         rc = fi_mr_bind(ofi_g.mr[s], &ofi_g.target.ep->fid, 0);
         if (!rc)

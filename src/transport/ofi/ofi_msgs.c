@@ -52,7 +52,10 @@ int ofi_msgs_setup(struct shoal_net_init_result *out, char *err, size_t errlen)
     /* Not where injected operations never leave (sockets with manual
      * progress, ofi_provider.c): its signals' fi_tinject stayed there too,
      * and coll.typed.ofi_sockets hung in its first barrier. */
-    if ((ofi_g.info->caps & FI_TAGGED) && ofi_g.inject_atomics)
+    /* Nor where local buffers need registrations (FI_MR_LOCAL): the
+     * messages' buffers are not registered, so signals are atomics,
+     * collectives' data puts and active messages RMA. */
+    if ((ofi_g.info->caps & FI_TAGGED) && ofi_g.inject_atomics && !ofi_g.mr_local)
         mine = (unsigned char)((ofi_cfg.msgs_signals && !nic_atomics() ? 1 : 0) |
                                (ofi_cfg.msgs_coll && peek_answers() ? 2 : 0) |
                                (ofi_cfg.msgs_coll && ofi_g.hooks->am_arrived ? 4 : 0));
@@ -125,7 +128,7 @@ void ofi_msg_send(struct ofi_ep *e, uint64_t tag, const void *src, size_t len, i
         OFI_POST(e, &posted, fi_tinject(e->ep, src, len, (fi_addr_t)pe, tag), fn, pe, what);
         return;
     }
-    struct ofi_op op = {0, 0};
+    struct ofi_op op = {0};
     struct iovec iov = {.iov_base = (void *)src, .iov_len = len};
     struct fi_msg_tagged m = {.msg_iov = &iov,
                               .desc = NULL,

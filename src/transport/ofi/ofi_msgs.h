@@ -33,6 +33,7 @@
  * which the target's progress hands to `done` (err: 0, or the entry's
  * FI_E* error; olen: the bytes that did not fit, with FI_ETRUNC). */
 struct ofi_rx {
+    struct fi_context2 fi_ctx; /* first: the provider's, where it asks for FI_CONTEXT(2) */
     void (*done)(struct ofi_rx *rx, size_t len, uint64_t tag, int err, size_t olen);
 };
 /* A receive's error that is no failure: cancelled when its endpoint

@@ -15,8 +15,9 @@
 #include "transport/ofi/ofi_msgs.h"
 
 struct peek_slot {
-    uint32_t val; /* the read's destination */
-    int state;    /* PEEK_IDLE, PEEK_OUT, PEEK_DONE */
+    struct fi_context2 fi_ctx; /* first: the provider's, where it asks for FI_CONTEXT(2) */
+    uint32_t val;              /* the read's destination */
+    int state;                 /* PEEK_IDLE, PEEK_OUT, PEEK_DONE */
 };
 enum { PEEK_IDLE, PEEK_OUT, PEEK_DONE };
 
@@ -25,17 +26,20 @@ enum { PEEK_IDLE, PEEK_OUT, PEEK_DONE };
  * again by the next test. */
 #define LOOKS 64
 struct look {
+    struct fi_context2 fi_ctx; /* first: the provider's, where it asks for FI_CONTEXT(2) */
     int state; /* LOOK_*; changed by the thread holding the ticket or the queue's reader */
     int pe;
     void *dest;
     size_t n;
     uint64_t raddr, key;
+    struct ofi_local reg; /* dest's registration (FI_MR_LOCAL), until the look ends */
 };
 enum { LOOK_FREE, LOOK_TAKEN, LOOK_AGAIN, LOOK_FLIGHT, LOOK_DONE, LOOK_FAILED };
 
 static struct ofi_ep peek_ep;
 static struct peek_slot *slots;
-static unsigned char *addressed; /* [pe]: peek_ep posted to it (its connection is made) */
+static unsigned char *addressed;   /* [pe]: peek_ep posted to it (its connection is made) */
+static struct ofi_local slots_reg; /* the slots' registration (FI_MR_LOCAL) */
 static struct look looks[LOOKS];
 static pthread_mutex_t peek_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -47,7 +51,11 @@ int ofi_peek_init(char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    return ofi_ep_open(&peek_ep, 0, err, errlen);
+    if (ofi_ep_open(&peek_ep, 0, err, errlen) < 0)
+        return -1;
+    ofi_local_get(&peek_ep, slots, (size_t)ofi_g.n_pes * sizeof *slots, OFI_LOCAL_KEEP, &slots_reg,
+                  "shmem_init");
+    return 0;
 }
 
 /* Looks in flight fail (their tickets test -1); closing the endpoint
@@ -61,6 +69,9 @@ void ofi_peek_fini(void)
     }
     if (peek_ep.ep)
         ofi_ep_close(&peek_ep);
+    for (int k = 0; k < LOOKS; k++)
+        ofi_local_done(&peek_ep, &looks[k].reg);
+    ofi_local_done(&peek_ep, &slots_reg);
     free(slots);
     free(addressed);
     slots = NULL;
@@ -136,7 +147,8 @@ static void start(struct peek_slot *s, int pe, const void *addr, const char *fn)
 {
     uint64_t ra, key;
     ofi_target(addr, pe, &ra, &key, fn);
-    ssize_t rc = fi_read(peek_ep.ep, &s->val, sizeof s->val, NULL, (fi_addr_t)pe, ra, key, s);
+    void *desc = ofi_desc(&slots_reg, &s->val, sizeof s->val, fn);
+    ssize_t rc = fi_read(peek_ep.ep, &s->val, sizeof s->val, desc, (fi_addr_t)pe, ra, key, s);
     if (rc == 0)
         s->state = PEEK_OUT;
     else if (rc != -FI_EAGAIN) /* -FI_EAGAIN: the next look tries again */
@@ -167,15 +179,14 @@ int ofi_net_peek(int pe, const void *addr, uint32_t *value, int connect, const c
 static void look_post(struct look *l)
 {
     __atomic_store_n(&l->state, LOOK_FLIGHT, __ATOMIC_RELEASE);
-    const ssize_t rc =
-        fi_read(peek_ep.ep, l->dest, l->n, NULL, (fi_addr_t)l->pe, l->raddr, l->key, l);
+    const ssize_t rc = fi_read(peek_ep.ep, l->dest, l->n, ofi_desc(&l->reg, l->dest, l->n, "look"),
+                               (fi_addr_t)l->pe, l->raddr, l->key, l);
     if (rc)
         __atomic_store_n(&l->state, rc == -FI_EAGAIN ? LOOK_AGAIN : LOOK_FAILED, __ATOMIC_RELEASE);
 }
 
 int ofi_net_look_start(void *dest, const void *src, size_t n, int pe, int connect, const char *fn)
 {
-    (void)fn;
     uint64_t ra, key;
     if (!slots || pe < 0 || pe >= ofi_g.n_pes || n > ofi_g.max_msg ||
         ofi_target_try(src, pe, &ra, &key) < 0 || !may_address(pe, connect))
@@ -190,9 +201,11 @@ int ofi_net_look_start(void *dest, const void *src, size_t n, int pe, int connec
         looks[k].n = n;
         looks[k].raddr = ra;
         looks[k].key = key;
+        ofi_local_get(&peek_ep, dest, n, OFI_LOCAL_KEEP, &looks[k].reg, fn);
         look_post(&looks[k]);
         if (__atomic_load_n(&looks[k].state, __ATOMIC_ACQUIRE) != LOOK_FAILED)
             return k;
+        ofi_local_done(&peek_ep, &looks[k].reg);
         __atomic_store_n(&looks[k].state, LOOK_FREE, __ATOMIC_RELEASE);
         return -1;
     }
@@ -213,6 +226,8 @@ int ofi_net_look_test(int ticket, const char *fn)
         look_post(l);
     if (st == LOOK_AGAIN || st == LOOK_FLIGHT)
         return 0;
+    if (slots)
+        ofi_local_done(&peek_ep, &l->reg);
     __atomic_store_n(&l->state, LOOK_FREE, __ATOMIC_RELEASE);
     return st == LOOK_DONE ? 1 : -1;
 }

@@ -24,8 +24,11 @@
 /* Every mr_mode bit Shoal handles (the provider clears those it does not
  * need): addresses as virtual addresses or offsets, keys the provider
  * chooses or Shoal's, memory registered as allocated, MRs bound to an
- * endpoint.  Not FI_MR_LOCAL: local buffers are the user's, unregistered. */
+ * endpoint.  And the modes: the application's operation contexts
+ * (FI_CONTEXT, FI_CONTEXT2), which cost Shoal a slot of a ring per
+ * operation.  Shoal does what the chosen provider keeps (ofi_modes.c). */
 #define OFI_MR_MODES (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT)
+#define OFI_MODES (FI_CONTEXT | FI_CONTEXT2)
 
 /* The providers whose automatic progress Shoal does not ask for. */
 #define OFI_MANUAL_ALWAYS "sockets"
@@ -38,6 +41,13 @@
 /* Tagged messages beside RMA and atomics (ofi_msgs.h), where a provider
  * has them; cleared for a second search where none has. */
 static uint64_t msg_caps = FI_TAGGED;
+/* FI_MR_LOCAL, offered only in a last search, where no provider serves
+ * without it: ofi_rxm (over verbs) and efa keep it when it is offered,
+ * leaving their own registration caches to the application (rxm lists
+ * such an info first "for better performance", efa then turns its cache
+ * off), and Shoal would then register or bounce every private buffer and
+ * send no messages (ofi_modes.c). */
+static uint64_t mr_local_offer;
 
 struct fi_info *ofi_provider_hints(enum fi_progress progress)
 {
@@ -45,9 +55,9 @@ struct fi_info *ofi_provider_hints(enum fi_progress progress)
     if (!h)
         return NULL;
     h->caps = FI_RMA | FI_ATOMIC | msg_caps;
-    h->mode = 0;
+    h->mode = OFI_MODES;
     h->ep_attr->type = FI_EP_RDM;
-    h->domain_attr->mr_mode = OFI_MR_MODES;
+    h->domain_attr->mr_mode = OFI_MR_MODES | mr_local_offer;
     h->domain_attr->threading = FI_THREAD_SAFE;
     h->domain_attr->data_progress = progress;
     /* Asked for as the other OpenSHMEMs do; rxm accepts it and does not
@@ -128,6 +138,7 @@ static int try_candidate(const struct fi_info *i, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    ofi_modes_note(i);
     struct fi_av_attr av = {.type = FI_AV_TABLE, .count = (size_t)ofi_g.n_pes};
     if (opened(ofi_lib.fabric(i->fabric_attr, &ofi_g.fabric, NULL), "fi_fabric", err, errlen) ||
         opened(fi_domain(ofi_g.fabric, ofi_g.info, &ofi_g.domain, NULL), "fi_domain", err,
@@ -206,6 +217,12 @@ int ofi_provider_open(char *err, size_t errlen)
         msg_caps = 0;
         const int rc = ofi_provider_open(err, errlen);
         msg_caps = FI_TAGGED;
+        return rc;
+    }
+    if (!mr_local_offer) { /* messages are off under FI_MR_LOCAL anyway */
+        mr_local_offer = FI_MR_LOCAL;
+        const int rc = ofi_provider_open(err, errlen);
+        mr_local_offer = 0;
         return rc;
     }
     char provs[256];

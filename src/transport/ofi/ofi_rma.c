@@ -52,34 +52,52 @@ void ofi_peers_add(struct ofi_ep *e, struct ofi_peers *set, int pe)
 }
 
 /* One RMA transfer of at most max_msg bytes: with `op`, it asks for a
- * completion entry of its own (a blocking transfer waits for it). */
+ * completion entry of its own (a blocking transfer waits for it); else
+ * it is counted only, with a context from e's ring where the provider
+ * needs one.  The local buffer's registration (FI_MR_LOCAL) lasts until
+ * the transfer completed: here (or a bounce slot stands in for it), or
+ * at a quiet. */
 static void rma_one(struct ofi_ep *e, int is_put, void *local, size_t k, int pe, uint64_t ra,
                     uint64_t key, struct ofi_op *op, const char *fn)
 {
+    const char *what = is_put ? "put" : "get";
+    if (is_put && !op && k <= ofi_g.inject_size) {
+        OFI_POST(e, &e->put_posted, fi_inject_write(e->ep, local, k, (fi_addr_t)pe, ra, key), fn,
+                 pe, what);
+        return;
+    }
+    struct ofi_local l;
+    ofi_local_get(e, local, k,
+                  !op      ? OFI_LOCAL_HOLD
+                  : is_put ? OFI_LOCAL_IN
+                           : OFI_LOCAL_OUT,
+                  &l, fn);
+    local = l.at; /* a bounce slot may stand in for it */
+    void *desc = ofi_desc(&l, local, k, fn);
     struct iovec iov = {.iov_base = local, .iov_len = k};
     struct fi_rma_iov rma = {.addr = ra, .len = k, .key = key};
     struct fi_msg_rma m = {.msg_iov = &iov,
+                           .desc = &desc,
                            .iov_count = 1,
                            .addr = (fi_addr_t)pe,
                            .rma_iov = &rma,
                            .rma_iov_count = 1,
                            .context = op};
-    const char *what = is_put ? "put" : "get";
-    if (is_put && !op && k <= ofi_g.inject_size)
-        OFI_POST(e, &e->put_posted, fi_inject_write(e->ep, local, k, (fi_addr_t)pe, ra, key), fn,
-                 pe, what);
-    else if (is_put)
+    void *ctx = op ? NULL : ofi_ctx_reserve(e, fn);
+    if (is_put)
         OFI_POST(e, &e->put_posted,
                  op ? fi_writemsg(e->ep, &m, FI_COMPLETION)
-                    : fi_write(e->ep, local, k, NULL, (fi_addr_t)pe, ra, key, NULL),
+                    : fi_write(e->ep, local, k, desc, (fi_addr_t)pe, ra, key, ctx),
                  fn, pe, what);
     else
         OFI_POST(e, &e->get_posted,
                  op ? fi_readmsg(e->ep, &m, FI_COMPLETION)
-                    : fi_read(e->ep, local, k, NULL, (fi_addr_t)pe, ra, key, NULL),
+                    : fi_read(e->ep, local, k, desc, (fi_addr_t)pe, ra, key, ctx),
                  fn, pe, what);
+    ofi_ctx_posted(e, ctx);
     if (op)
         ofi_wait_op(e, op, fn, pe, what);
+    ofi_local_done(e, &l);
 }
 
 /* A transfer in pieces of at most max_msg bytes; `wait`: each piece
@@ -93,7 +111,7 @@ static void rma(struct ofi_ep *e, int is_put, void *remote, void *local, size_t 
     char *l = local;
     while (n) {
         const size_t k = n < ofi_g.max_msg ? n : ofi_g.max_msg;
-        struct ofi_op op = {0, 0};
+        struct ofi_op op = {0};
         const int own = wait && !(is_put && k <= ofi_g.inject_size);
         rma_one(e, is_put, l, k, pe, ra, key, own ? &op : NULL, fn);
         l += k, ra += k, n -= k;
@@ -129,6 +147,7 @@ void ofi_flush_post(struct ofi_ep *e, struct ofi_peers *set, const char *fn)
 {
     if (!__atomic_load_n(&set->n, __ATOMIC_ACQUIRE))
         return;
+    ofi_ctx_room(e, (uint64_t)ofi_g.n_pes, fn); /* not under the lock: it may quiet */
     pthread_mutex_lock(&e->lock);
     for (int i = 0; i < set->n; i++) {
         const int pe = set->list[i];
@@ -151,18 +170,25 @@ void ofi_flush_post(struct ofi_ep *e, struct ofi_peers *set, const char *fn)
  * serves in sequence after the packets before it. */
 void ofi_flush_read(struct ofi_ep *e, int pe, const char *fn)
 {
+    struct ofi_local l;
+    ofi_local_get(e, e->flush_words, sizeof e->flush_words, OFI_LOCAL_HOLD, &l, fn);
+    void *sink = ofi_desc(&l, &e->flush_words[0], 8, fn);
+    void *operand = ofi_desc(&l, &e->flush_words[1], 8, fn);
+    void *ctx = ofi_ctx_reserve(e, fn);
     if (OFI_UNLIKELY(ofi_g.fetch_guard)) {
         OFI_POST(e, &e->get_posted,
-                 fi_read(e->ep, &e->flush_sink, sizeof e->flush_sink, NULL, (fi_addr_t)pe,
-                         ofi_g.peer_base[2 * pe], ofi_g.peer_key[2 * pe], NULL),
+                 fi_read(e->ep, &e->flush_words[0], sizeof e->flush_words[0], sink, (fi_addr_t)pe,
+                         ofi_g.peer_base[2 * pe], ofi_g.peer_key[2 * pe], ctx),
                  fn, pe, "read (remote completion of writes)");
+        ofi_ctx_posted(e, ctx);
         return;
     }
     OFI_POST(e, &e->get_posted,
-             fi_fetch_atomic(e->ep, &e->flush_operand, 1, NULL, &e->flush_sink, NULL, (fi_addr_t)pe,
-                             ofi_g.peer_base[2 * pe], ofi_g.peer_key[2 * pe], FI_UINT64,
-                             FI_ATOMIC_READ, NULL),
+             fi_fetch_atomic(e->ep, &e->flush_words[1], 1, operand, &e->flush_words[0], sink,
+                             (fi_addr_t)pe, ofi_g.peer_base[2 * pe], ofi_g.peer_key[2 * pe],
+                             FI_UINT64, FI_ATOMIC_READ, ctx),
              fn, pe, "atomic read (remote completion of writes)");
+    ofi_ctx_posted(e, ctx);
 }
 
 void ofi_ep_quiet(struct ofi_ep *e, const char *fn)

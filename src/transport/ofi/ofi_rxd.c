@@ -37,10 +37,10 @@ int ofi_rxd_fetch_guard(const struct fi_info *i)
  * waits in rxd's list without harm). */
 static void greet(struct ofi_ep *e, int pe, const char *fn)
 {
-    struct ofi_op op = {0, 0};
-    struct iovec iov = {.iov_base = &e->flush_sink, .iov_len = sizeof e->flush_sink};
+    struct ofi_op op = {0};
+    struct iovec iov = {.iov_base = &e->flush_words[0], .iov_len = sizeof e->flush_words[0]};
     struct fi_rma_iov rma = {.addr = ofi_g.peer_base[2 * pe],
-                             .len = sizeof e->flush_sink,
+                             .len = sizeof e->flush_words[0],
                              .key = ofi_g.peer_key[2 * pe]};
     struct fi_msg_rma m = {.msg_iov = &iov,
                            .iov_count = 1,

@@ -78,7 +78,7 @@ static void queue_error(struct ofi_ep *e, const char *fn)
         rx->done(rx, ee.len, ee.tag, ee.err ? ee.err : FI_EIO, ee.olen);
         return;
     }
-    struct ofi_op *op = ee.op_context;
+    struct ofi_op *op = ofi_ctx_in_ring(e, ee.op_context) ? NULL : ee.op_context;
     if (op) {
         op->err = ee.err ? ee.err : FI_EIO;
         __atomic_store_n(&op->done, 1, __ATOMIC_RELEASE);
@@ -196,18 +196,30 @@ static int counters_quiet(struct ofi_ep *e)
            get >= __atomic_load_n(&e->get_posted, __ATOMIC_SEQ_CST);
 }
 
+/* Quiet also frees what the operations counted before it held: their
+ * contexts and registrations (ofi_modes.c), marked before the counters
+ * are read. */
 int ofi_is_quiet(struct ofi_ep *e, const char *fn)
 {
+    struct ofi_modes_mark m;
+    ofi_modes_mark(e, &m);
     ofi_ep_poll(e, fn);
     check_errors(e, e->put, fn);
     check_errors(e, e->get, fn);
-    return counters_quiet(e);
+    if (!counters_quiet(e))
+        return 0;
+    ofi_modes_quiet(e, &m);
+    return 1;
 }
 
 void ofi_wait_quiet(struct ofi_ep *e, const char *fn, int pe, const char *what)
 {
-    if (OFI_LIKELY(counters_quiet(e)))
+    struct ofi_modes_mark m;
+    ofi_modes_mark(e, &m);
+    if (OFI_LIKELY(counters_quiet(e))) {
+        ofi_modes_quiet(e, &m);
         return;
+    }
     if (OFI_UNLIKELY(ofi_g.forked))
         ofi_forked_child(fn);
     struct ofi_slow s = {0, 0, 0};
