@@ -6,12 +6,14 @@
 #
 #   scripts/public_suites.sh build TESTS_SOS_SRC BUILD_DIR SHOAL_PREFIX
 #       copies the checkout to BUILD_DIR, configures it with the prefix's
-#       oshcc/oshc++ and builds every test that compiles (SOS-only
-#       extensions in test/shmemx do not; they are listed as "not built").
+#       oshcc/oshc++ and builds every test that compiles (Sandia
+#       OpenSHMEM's own extensions in test/shmemx do not; they are listed
+#       as "not built").
 #   scripts/public_suites.sh run BUILD_DIR SHOAL_PREFIX MODE NPES [DIRS...]
 #       runs `make check` in DIRS (default: unit spec-example shmemx apps),
 #       one test at a time, and writes BUILD_DIR/results/MODE.npNPES.txt
-#       (one line per test: dir/test RESULT) and a summary on stdout.
+#       (one line per test: dir/test RESULT SECONDS) and a summary (counts,
+#       total seconds, every line that is not PASS) on stdout.
 #
 # MODE sets the network:
 #   ucx      SHOAL_TRANSPORTS=shm,ucx UCX_TLS=tcp,self, each PE its own node
@@ -25,7 +27,7 @@
 set -eu
 
 usage() {
-  sed -n '2,24p' "$0" >&2
+  sed -n '2,/^set -eu/p' "$0" | sed '$d' >&2
   exit 2
 }
 
@@ -36,14 +38,24 @@ build_suite() {
   cd "$dir"
   find . -name Makefile -delete
   ./autogen.sh >autogen.log 2>&1
-  PATH="$prefix/bin:$PATH" ./configure CC=oshcc CXX=oshc++ \
-    --enable-shmemx >configure.log 2>&1
+  sos_names "$prefix" >sos_shmemx_names.h
+  PATH="$prefix/bin:$PATH" ./configure CC=oshcc CXX=oshc++ --enable-shmemx \
+    CPPFLAGS="-include $PWD/sos_shmemx_names.h" >configure.log 2>&1
   PATH="$prefix/bin:$PATH" make -k -j2 check TESTS= >build.log 2>&1 || true
   for d in unit spec-example shmemx apps; do
     for t in $(suite_tests "$d"); do
       [ -x "test/$d/$t" ] || echo "not built: $d/$t"
     done
   done
+}
+
+# test/shmemx calls routines of OpenSHMEM 1.6 by the shmemx_ names Sandia
+# OpenSHMEM gave them before 1.6 (blocked strided RMA, scans, signal_add and
+# signal_set): a header that maps those names to the prefix's shmem_ ones.
+sos_names() {
+  grep -o 'shmem_[a-z0-9_]*\(ibget\|ibput\|inscan\|exscan\|signal_add\|signal_set\)\b' \
+    "$1/include/shmem.h" | sort -u |
+    sed 's/^shmem_\(.*\)/#define shmemx_\1 shmem_\1/'
 }
 
 # The tests `make check` runs in test/$1.
@@ -71,22 +83,30 @@ set_mode_env() {
   esac
 }
 
-# One line per test of test/$1 from the harness's .trs files; a test that
-# oshrun ended after SUITE_TIMEOUT (exit status 124) reads TIMEOUT.
+# One line per test of test/$1 from the harness's .trs files: its result
+# (a test that oshrun ended after SUITE_TIMEOUT, exit status 124, reads
+# TIMEOUT) and its seconds (the tests ran one after the other from $2, the
+# time make started, each .trs written at its test's end).
 collect() {
+  prev=$2
   for t in $(suite_tests "$1"); do
     trs="test/$1/$t.trs"
     if [ ! -f "$trs" ]; then
       echo "$1/$t NOTBUILT"
-    elif grep -q '^:test-result: PASS' "$trs"; then
-      echo "$1/$t PASS"
-    elif grep -q '^:test-result: SKIP' "$trs"; then
-      echo "$1/$t SKIP"
-    elif grep -q 'exit status: 124' "test/$1/$t.log"; then
-      echo "$1/$t TIMEOUT"
-    else
-      echo "$1/$t FAIL"
+      continue
     fi
+    if grep -q '^:test-result: PASS' "$trs"; then
+      result=PASS
+    elif grep -q '^:test-result: SKIP' "$trs"; then
+      result=SKIP
+    elif grep -q 'exit status: 124' "test/$1/$t.log"; then
+      result=TIMEOUT
+    else
+      result=FAIL
+    fi
+    end=$(stat -c %Y "$trs")
+    echo "$1/$t $result $((end - prev))"
+    prev=$end
   done
 }
 
@@ -116,14 +136,15 @@ run_suite() {
       [ ! -x "test/$d/$t" ] || printf '%s ' "$t"
     done)
     rm -f test/"$d"/*.trs
+    start=$(date +%s)
     PATH="$prefix/bin:$PATH" make -k -C "test/$d" check-TESTS \
       check_PROGRAMS="$built" TESTS="$built" TEST_RUNNER="$runner" \
       >"results/$mode.np$npes.$d.log" 2>&1 || true
-    collect "$d" >>"$out"
+    collect "$d" "$start" >>"$out"
   done
   echo "$mode np=$npes: $(awk '{print $2}' "$out" | sort | uniq -c |
-    awk '{printf "%s %s  ", $2, $1}')"
-  grep -v ' PASS$' "$out" || true
+    awk '{printf "%s %s  ", $2, $1}')$(awk '{s += $3} END {print s}' "$out") s"
+  grep -v ' PASS [0-9]*$' "$out" || true
 }
 
 [ $# -ge 1 ] || usage
