@@ -18,7 +18,8 @@
 # MODE sets the network:
 #   ucx      SHOAL_TRANSPORTS=shm,ucx UCX_TLS=tcp,self, each PE its own node
 #   ofi      SHOAL_TRANSPORTS=shm,ofi FI_PROVIDER=tcp, each PE its own node
-#   ofi-shm  SHOAL_TRANSPORTS=shm,ofi FI_PROVIDER=tcp, one node (shm)
+#   ofi-shm  SHOAL_TRANSPORTS=shm,ofi FI_PROVIDER=tcp, one node: every PE
+#            by load/store, libfabric not even opened (a contrast only)
 #   cluster-ofi, cluster-ucx
 #            across the hosts of a namespace cluster (tests/cluster/cluster.py
 #            up; its directory in CLUSTER_DIR), started by its mpirun; make
