@@ -52,7 +52,7 @@ SHOAL_ENV(TRANSPORTS, "SHOAL_TRANSPORTS", NULL, STRING, "auto",
           "docs/user-guide.md, Choosing the network)")
 SHOAL_ENV(SPLIT_NODES, "SHOAL_SPLIT_NODES", NULL, UINT, "1",
           "Testing: treat this machine as N nodes (ranks in N contiguous blocks); PEs in different "
-          "blocks reach each other through UCX, as on a cluster")
+          "blocks reach each other through the network transport (UCX or OFI), as on a cluster")
 SHOAL_ENV(PEER_TIMEOUT, "SHOAL_PEER_TIMEOUT", NULL, UINT, "20",
           "Seconds a peer's host (or the link to it) may stay unreachable at the TCP level before "
           "the peer is taken for dead; the job then ends, each PE naming the peer and its host. "
