@@ -152,10 +152,10 @@ static void post(struct ofi_ep *e, int op, void *fetch, const void *dest, unsign
         OFI_POST(e, &e->get_posted,
                  fi_compare_atomicmsg(e->ep, &m, &cmp, &cmp_desc, 1, &res, &res_desc, 1, flags), fn,
                  pe, what);
-    if (!wait)
-        ofi_ctx_posted(e, m.context);
     if (wait)
         ofi_wait_op(e, wait, fn, pe, what);
+    else
+        ofi_ctx_posted(e, m.context);
     ofi_local_done(e, &lo); /* the operands: taken at the post (FI_INJECT) or waited for */
     ofi_local_done(e, &lr);
 }

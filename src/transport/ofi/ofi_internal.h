@@ -311,10 +311,10 @@ int ofi_progress_thread_start(char *err, size_t errlen);
 void ofi_progress_thread_stop(void);
 /* With manual progress, an endpoint's own operations move only while its
  * queue or counters are read: every endpoint that posts is listed, and
- * core's waits and the progress thread read them all (0 when none was). */
+ * core's waits and the progress thread read them all. */
 void ofi_progress_enlist(struct ofi_ep *e);
 void ofi_progress_delist(struct ofi_ep *e);
-int ofi_progress_senders(void);
+void ofi_progress_senders(void);
 
 /* ofi_rma.c */
 /* The peer's address and key for this PE's symmetric address `addr`. */
@@ -323,6 +323,9 @@ void ofi_target(const void *addr, int pe, uint64_t *raddr, uint64_t *key, const 
 int ofi_target_try(const void *addr, int pe, uint64_t *raddr, uint64_t *key);
 void ofi_post_put(struct ofi_ep *e, void *dest, const void *src, size_t n, int pe, const char *fn);
 void ofi_post_get(struct ofi_ep *e, void *dest, const void *src, size_t n, int pe, const char *fn);
+/* A get on e that returns once the data is in dest. */
+void ofi_get_blocking(struct ofi_ep *e, void *dest, const void *src, size_t n, int pe,
+                      const char *fn);
 /* Posts the reads that make e's writes to the peers of `set` visible
  * (OFI_RC_READ; nothing for OFI_RC_DELIVERY), emptying the set. */
 void ofi_flush_post(struct ofi_ep *e, struct ofi_peers *set, const char *fn);
@@ -433,11 +436,6 @@ void ofi_net_amo_nbi(struct shoal_net_ctx *net, int op, void *fetch, const void 
 void ofi_net_signal(struct shoal_net_ctx *net, uint64_t *word, uint64_t value, int pe,
                     const char *fn);
 void ofi_net_flush_signals(struct shoal_net_ctx *net, const char *fn);
-/* ofi_rxd.c: is `i` ofi_rxd, whose fetching atomics need the guard; the
- * guard, before each fetching atomic on e to pe (the AMO is then waited
- * for). */
-int ofi_rxd_fetch_guard(const struct fi_info *i);
-void ofi_rxd_before_fetch(struct ofi_ep *e, int pe, const char *fn);
 
 /* ofi_peek.c */
 int ofi_net_peek(int pe, const void *addr, uint32_t *value, int connect, const char *fn);

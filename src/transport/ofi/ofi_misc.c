@@ -5,5 +5,6 @@
 int ofi_net_progress(void)
 {
     ofi_net_attend();
-    return ofi_progress_target() | ofi_progress_senders();
+    ofi_progress_senders();
+    return ofi_progress_target();
 }

@@ -100,14 +100,13 @@ void ofi_progress_delist(struct ofi_ep *e)
     pthread_mutex_unlock(&senders_lock);
 }
 
-int ofi_progress_senders(void)
+void ofi_progress_senders(void)
 {
     if (!__atomic_load_n(&senders, __ATOMIC_RELAXED) || pthread_mutex_trylock(&senders_lock))
-        return 0;
+        return;
     for (struct ofi_ep *e = senders; e; e = e->next_sender)
         ofi_ep_poll(e, "(progress)");
     pthread_mutex_unlock(&senders_lock);
-    return 0;
 }
 
 /* Serves what peers' operations brought to the target endpoint, and moves

@@ -130,6 +130,12 @@ void ofi_post_get(struct ofi_ep *e, void *dest, const void *src, size_t n, int p
     rma(e, 0, (void *)src, dest, n, pe, 0, fn);
 }
 
+void ofi_get_blocking(struct ofi_ep *e, void *dest, const void *src, size_t n, int pe,
+                      const char *fn)
+{
+    rma(e, 0, (void *)src, dest, n, pe, 1, fn);
+}
+
 void ofi_net_put(struct shoal_net_ctx *net, void *dest, const void *src, size_t n, int pe, int nbi,
                  const char *fn)
 {

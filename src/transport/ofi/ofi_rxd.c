@@ -33,26 +33,6 @@ int ofi_rxd_fetch_guard(const struct fi_info *i)
     return !strcmp(i->fabric_attr->prov_name, "udp;ofi_rxd");
 }
 
-/* One blocking read of `pe`'s first heap word into e's flush sink (a read
- * waits in rxd's list without harm). */
-static void greet(struct ofi_ep *e, int pe, const char *fn)
-{
-    struct ofi_op op = {0};
-    struct iovec iov = {.iov_base = &e->flush_words[0], .iov_len = sizeof e->flush_words[0]};
-    struct fi_rma_iov rma = {.addr = ofi_g.peer_base[2 * pe],
-                             .len = sizeof e->flush_words[0],
-                             .key = ofi_g.peer_key[2 * pe]};
-    struct fi_msg_rma m = {.msg_iov = &iov,
-                           .iov_count = 1,
-                           .addr = (fi_addr_t)pe,
-                           .rma_iov = &rma,
-                           .rma_iov_count = 1,
-                           .context = &op};
-    OFI_POST(e, &e->get_posted, fi_readmsg(e->ep, &m, FI_COMPLETION), fn, pe,
-             "read (ofi_rxd's handshake)");
-    ofi_wait_op(e, &op, fn, pe, "read (ofi_rxd's handshake)");
-}
-
 /* Everything e posted and counted complete, then one read of the peer,
  * every time: a read waits behind what e has queued for the peer (its
  * tagged messages too, which no counter counts), and its answer comes
@@ -66,5 +46,8 @@ static void greet(struct ofi_ep *e, int pe, const char *fn)
 void ofi_rxd_before_fetch(struct ofi_ep *e, int pe, const char *fn)
 {
     ofi_wait_quiet(e, fn, pe, "quiet (before a fetching atomic over ofi_rxd)");
-    greet(e, pe, fn);
+    /* The peer's first heap word into e's flush sink (a read waits in
+     * rxd's list without harm). */
+    ofi_get_blocking(e, &e->flush_words[0], (const void *)ofi_g.seg_base[0],
+                     sizeof e->flush_words[0], pe, fn);
 }
